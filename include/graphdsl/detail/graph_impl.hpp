@@ -1,0 +1,79 @@
+// graphdsl/detail/graph_impl.hpp — the storage of a plan (internal).
+//
+// One vector of nodes (kind, payload index, name, predecessor list) plus one vector per node kind
+// for the parameters, so a kernel node costs only what a kernel needs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/kernel_args.hpp"
+#include "graphdsl/event.hpp"
+#include "graphdsl/launch.hpp"
+#include "graphdsl/node.hpp"
+#include "graphdsl/node_kind.hpp"
+
+namespace graphdsl::detail {
+
+/// A host-node callable owned by a plan and, once compiled, by executables (through CUDA user
+/// objects). Counted in debug::live_counts().host_closures.
+struct HostClosure {
+  HostClosure() noexcept;
+  HostClosure(const HostClosure&) = delete;
+  HostClosure& operator=(const HostClosure&) = delete;
+  virtual ~HostClosure();
+  virtual void call() = 0;
+  bool empty = false;  ///< the callable was a null function pointer or an empty std::function
+};
+
+template <class F>
+struct HostClosureOf final : HostClosure {
+  explicit HostClosureOf(F fn) : f(std::move(fn)) {}
+  void call() override { f(); }
+  F f;
+};
+
+struct KernelData {
+  const void* func = nullptr;
+  Launch launch;
+  const ArgLayout* layout = nullptr;
+  std::uint32_t args = 0;  ///< offset of the packed argument block in GraphImpl::args
+};
+
+struct NodeData {
+  std::string name;
+  std::vector<std::uint32_t> preds;  ///< set semantics, in insertion order
+  std::uint32_t payload = 0;         ///< index into the per-kind vector
+  NodeKind kind = NodeKind::empty;
+};
+
+struct GraphImpl {
+  explicit GraphImpl(std::string graph_name);
+  GraphImpl(const GraphImpl& other);  ///< a copy is a new plan with a new id
+  GraphImpl& operator=(const GraphImpl&) = delete;
+  ~GraphImpl();
+
+  std::uint64_t id;
+  std::string name;
+  std::vector<NodeData> nodes;
+  std::size_t edge_count = 0;
+
+  std::vector<KernelData> kernels;
+  std::vector<unsigned char> args;
+  std::vector<cudaMemsetParams> memsets;
+  std::vector<cudaMemcpy3DParms> memcpys;
+  std::vector<std::shared_ptr<HostClosure>> hosts;
+  std::vector<std::shared_ptr<const GraphImpl>> children;
+  std::vector<Event> events;  ///< for event record and event wait nodes
+
+  /// Appends a node of `kind` whose parameters are at `payload` in the per-kind vector.
+  NodeRef push(NodeKind kind, std::size_t payload);
+  /// The NodeInfo of node `index` (for messages).
+  NodeInfo info(std::uint32_t index) const;
+};
+
+}  // namespace graphdsl::detail

@@ -1,0 +1,86 @@
+// graphdsl/detail/kernel_args.hpp — compile-time checked packing of kernel arguments.
+//
+// Arguments are converted to the kernel's own parameter types (never deduced from the call site)
+// and their bytes copied into storage the plan owns. The layout of a signature is a static table.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+namespace graphdsl::detail {
+
+/// Where each argument of one kernel signature lives inside a packed argument block.
+struct ArgLayout {
+  std::uint32_t count;
+  std::uint32_t total;            ///< bytes of the packed block
+  const std::uint32_t* offsets;   ///< count entries
+  const std::uint32_t* sizes;     ///< count entries
+};
+
+template <std::size_t N>
+constexpr std::array<std::uint32_t, N + 1> prefix_sums(const std::array<std::uint32_t, N + 1>& sizes) {
+  std::array<std::uint32_t, N + 1> out{};
+  std::uint32_t acc = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    out[i] = acc;
+    acc += sizes[i];
+  }
+  out[N] = acc;
+  return out;
+}
+
+/// The static layout of the parameter list P...
+template <class... P>
+struct ArgLayoutOf {
+  static constexpr std::size_t count = sizeof...(P);
+  static constexpr std::array<std::uint32_t, count + 1> sizes = {static_cast<std::uint32_t>(sizeof(P))..., 0u};
+  static constexpr std::array<std::uint32_t, count + 1> offsets = prefix_sums<count>(sizes);
+  static constexpr ArgLayout value{static_cast<std::uint32_t>(count), offsets[count], offsets.data(), sizes.data()};
+};
+
+template <class... T>
+struct TypeList {};
+
+/// True when both lists have the same length and each A converts to its P.
+template <class Params, class Args, class = void>
+struct AllConvertible : std::false_type {};
+template <class... P, class... A>
+struct AllConvertible<TypeList<P...>, TypeList<A...>, std::enable_if_t<sizeof...(P) == sizeof...(A)>>
+    : std::conjunction<std::is_convertible<A, P>...> {};
+
+/// Converts each argument to its parameter type and copies the bytes into `block`.
+template <class... P>
+struct ArgPacker {
+  template <class... A>
+  static void pack(unsigned char* block, A&&... args) {
+    pack_each(block, std::index_sequence_for<P...>{}, std::forward<A>(args)...);
+  }
+
+ private:
+  template <std::size_t... I, class... A>
+  static void pack_each(unsigned char* block, std::index_sequence<I...>, A&&... args) {
+    (store<P>(block + ArgLayoutOf<P...>::offsets[I], std::forward<A>(args)), ...);
+  }
+  template <class T, class A>
+  static void store(unsigned char* dst, A&& arg) {
+    const T value = static_cast<T>(std::forward<A>(arg));
+    std::memcpy(dst, &value, sizeof(T));
+  }
+};
+
+/// The compile-time rules for `add_kernel(void (*)(P...), Launch, A...)`.
+template <class... P, class... A>
+constexpr void check_kernel_args(TypeList<P...>, TypeList<A...>) {
+  static_assert(sizeof...(P) == sizeof...(A),
+                "graphdsl add_kernel: the number of arguments differs from the kernel's parameter count");
+  static_assert(AllConvertible<TypeList<P...>, TypeList<A...>>::value,
+                "graphdsl add_kernel: an argument does not convert to the kernel's parameter type");
+  static_assert((std::is_trivially_copyable_v<P> && ...),
+                "graphdsl add_kernel: kernel parameters must be trivially copyable");
+}
+
+}  // namespace graphdsl::detail

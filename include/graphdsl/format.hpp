@@ -1,0 +1,58 @@
+// graphdsl/format.hpp — fmt formatters for graphdsl's value types.
+//
+//   fmt::print("{}\n", graph);        // the plan's text dump (Graph::dump())
+//   fmt::print("{}\n", node);         // kernel node 'scale' (#1)
+//   fmt::print("{}\n", launch);       // <<<(16,1,1), (256,1,1), 0>>>
+//   fmt::print("{}\n", NodeKind::host);
+#pragma once
+
+#include <fmt/format.h>
+
+#include "graphdsl/graph.hpp"
+#include "graphdsl/launch.hpp"
+#include "graphdsl/node.hpp"
+#include "graphdsl/node_kind.hpp"
+
+template <>
+struct fmt::formatter<graphdsl::NodeKind> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(graphdsl::NodeKind k, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(graphdsl::to_string(k), ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<graphdsl::NodeInfo> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const graphdsl::NodeInfo& n, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(n.describe(), ctx);
+  }
+};
+
+template <class T>
+struct fmt::formatter<T, char, std::enable_if_t<std::is_base_of_v<graphdsl::Node, T>>>
+    : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const graphdsl::Node& n, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(n.valid() ? n.info().describe() : std::string("empty node"), ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<graphdsl::Launch> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const graphdsl::Launch& l, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(
+        fmt::format("<<<({},{},{}), ({},{},{}), {}>>>", l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
+                    l.shared_bytes),
+        ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<graphdsl::Graph> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const graphdsl::Graph& g, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(g.dump(), ctx);
+  }
+};

@@ -1,0 +1,232 @@
+// graphdsl/graph.hpp — the plan: a host-side description of a CUDA graph.
+//
+//   gd::Graph g("pipeline");
+//   auto up  = g.add_memcpy(d_x, h_x.data(), n).name("upload");
+//   auto a   = g.add_kernel(scale, gd::cover(n), d_x, 2.0f, n).name("scale").after(up);
+//   auto out = g.add_memcpy(h_x.data(), d_x, n).name("download").after(a);
+//   gd::Executable exec = g.instantiate();
+//
+// Building a plan makes no CUDA call: it can be built, validated, compared and printed on a
+// machine without a GPU. Graph::instantiate() is the one place that creates CUDA objects.
+//
+// Ownership: kernel arguments are converted to the kernel's parameter types and copied into the
+// plan. Host callables are moved into the plan and shared with every executable compiled from it.
+// Events are shared owners. Memset and memcpy nodes keep *raw pointers*: those buffers must stay
+// valid for as long as any executable compiled from the plan can launch.
+//
+// A Graph is a value: copying it makes an independent plan (with a new identity; handles of the
+// original do not refer to the copy). A moved-from Graph throws UsageError on use; handles keep
+// referring to the plan, now owned by the Graph it was moved into.
+//
+// Thread-safety: like a std::vector (const member functions may run concurrently).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/config.hpp"
+#include "graphdsl/detail/graph_impl.hpp"
+#include "graphdsl/detail/kernel_args.hpp"
+#include "graphdsl/event.hpp"
+#include "graphdsl/executable.hpp"
+#include "graphdsl/launch.hpp"
+#include "graphdsl/node.hpp"
+
+namespace graphdsl {
+
+/// A dependency edge: `to` runs after `from`.
+struct Edge {
+  Node from;
+  Node to;
+};
+
+class Graph {
+ public:
+  /// An empty plan named "graph".
+  Graph();
+  /// An empty plan; the name appears in messages, dumps and DOT output.
+  explicit Graph(std::string name);
+  Graph(const Graph& other);
+  Graph& operator=(const Graph& other);
+  Graph(Graph&& other) noexcept;
+  Graph& operator=(Graph&& other) noexcept;
+  ~Graph();
+
+  const std::string& name() const;
+  /// A process-unique number identifying this plan (copies get a new one).
+  std::uint64_t id() const;
+
+  // ---- nodes --------------------------------------------------------------------------------
+
+  /// Adds a kernel node launching `kernel<<<launch.grid, launch.block, launch.shared_bytes>>>(args...)`.
+  /// The argument count and each argument's conversion to the kernel's own parameter type are
+  /// checked at compile time; the converted values are copied into the plan.
+  /// Launch-shape rules (dimensions >= 1, <= 1024 threads per block) and a null `kernel` are
+  /// reported by validate().
+  template <class... P, class... A>
+  KernelNode<P...> add_kernel(void (*kernel)(P...), const Launch& launch, A&&... args) {
+    detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<A&&...>{});
+    auto& g = impl();
+    const auto& layout = detail::ArgLayoutOf<P...>::value;
+    const std::size_t offset = g.args.size();
+    g.args.resize(offset + layout.total);
+    detail::ArgPacker<P...>::pack(g.args.data() + offset, std::forward<A>(args)...);
+    return KernelNode<P...>(add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset));
+  }
+
+  /// Adds a 1-D memset node setting `count` elements of type T (1, 2 or 4 bytes) at `dst` to `value`.
+  template <class T>
+  MemsetNode add_memset(T* dst, T value, std::size_t count) {
+    return add_memset_2d(dst, count * sizeof(T), value, count, 1);
+  }
+  /// Adds a 2-D memset node: `height` rows of `width` elements, rows `pitch_bytes` apart.
+  template <class T>
+  MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, T value, std::size_t width, std::size_t height) {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                  "graphdsl add_memset: the element type must be 1, 2 or 4 bytes wide");
+    static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_memset: the element type must be trivially copyable");
+    return add_memset_raw(dst, bit_pattern(value), sizeof(T), width, height, pitch_bytes);
+  }
+  /// Adds a memset node from raw parameters (cudaMemsetParams). `element_size` must be 1, 2 or 4
+  /// and `pitch_bytes` (for height > 1) at least width * element_size; validate() checks both.
+  MemsetNode add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                            std::size_t height = 1, std::size_t pitch_bytes = 0);
+
+  /// Adds a 1-D memcpy node copying `count` elements from `src` to `dst`. Both element types must
+  /// be the same (checked at compile time). `kind` defaults to cudaMemcpyDefault (direction
+  /// inferred from the pointers, the safe choice with unified addressing).
+  template <class D, class S>
+  MemcpyNode add_memcpy(D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
+    static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
+                  "graphdsl add_memcpy: source and destination element types differ (use add_memcpy_bytes for raw bytes)");
+    static_assert(!std::is_const_v<D>, "graphdsl add_memcpy: the destination is const");
+    return add_memcpy_bytes(dst, src, count * sizeof(D), kind);
+  }
+  /// Adds a 1-D memcpy node copying `bytes` bytes.
+  MemcpyNode add_memcpy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// Adds a 2-D memcpy node: `height` rows of `width_bytes`, rows `dst_pitch` / `src_pitch` bytes apart.
+  MemcpyNode add_memcpy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                           std::size_t width_bytes, std::size_t height, cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// Adds a memcpy node from full 3-D parameters (pitched pointers or CUDA arrays, offsets, extent).
+  MemcpyNode add_memcpy_3d(const cudaMemcpy3DParms& params);
+
+  /// Adds a host node that calls `fn()` (any callable; moved into the plan). An exception thrown by
+  /// `fn` is caught and re-thrown by the Executable (see executable.hpp). A null function pointer or
+  /// empty std::function is reported by validate(). `fn` must not call CUDA.
+  template <class F>
+  HostNode add_host(F&& fn) {
+    using Fn = std::decay_t<F>;
+    static_assert(std::is_invocable_v<Fn&>, "graphdsl add_host: the callable must be invocable with no arguments");
+    bool empty = false;
+    if constexpr (std::is_constructible_v<bool, const Fn&>) empty = !static_cast<bool>(fn);
+    auto closure = std::make_shared<detail::HostClosureOf<Fn>>(Fn(std::forward<F>(fn)));
+    closure->empty = empty;
+    return add_host_node(std::move(closure));
+  }
+
+  /// Adds a child-graph node embedding a copy of `child` (taken now; later changes to `child` do
+  /// not affect this plan).
+  ChildNode add_child(const Graph& child);
+  /// Adds a node that does nothing (a join or fork point).
+  EmptyNode add_empty();
+  /// Adds a node that records `event`. The plan and its executables share ownership of the event.
+  EventRecordNode add_event_record(const Event& event);
+  /// Adds a node that waits for `event`.
+  EventWaitNode add_event_wait(const Event& event);
+
+  // ---- edges --------------------------------------------------------------------------------
+
+  /// Adds the edge from -> to (`to` runs after `from`). Set semantics: an existing edge is kept once.
+  /// @throws UsageError for a self edge, an empty handle or a node of another plan.
+  void add_edge(const Node& from, const Node& to);
+
+  // ---- introspection ------------------------------------------------------------------------
+
+  std::size_t node_count() const;
+  std::size_t edge_count() const;
+  /// The node at `index`. @throws UsageError if out of range.
+  Node node(std::uint32_t index) const;
+  /// All nodes, in creation order.
+  std::vector<Node> nodes() const;
+  /// The first node named `name`.
+  std::optional<Node> find(std::string_view name) const;
+  /// All edges, sorted by (from, to) index.
+  std::vector<Edge> edges() const;
+  /// Nodes `node` runs after, in the order the edges were added.
+  std::vector<Node> predecessors(const Node& node) const;
+  /// Nodes that run after `node`, in index order.
+  std::vector<Node> successors(const Node& node) const;
+  /// The launch shape of a kernel node.
+  template <class... P>
+  const Launch& launch_of(const KernelNode<P...>& node) const {
+    return kernel_data(node).launch;
+  }
+  /// The plan embedded by a child node.
+  Graph child_plan(const ChildNode& node) const;
+
+  /// Checks every rule that can be checked without CUDA: per-node parameters (null pointers, zero
+  /// sizes, launch shapes, memset widths, empty callables and events), cycles (the whole cycle is
+  /// named), recursively into child plans. instantiate() calls it first.
+  /// @throws UsageError naming the node and the rule.
+  void validate() const;
+
+  /// A deterministic multi-line description: one line per node with its kind, name, parameters
+  /// and predecessors. Pointer values are shown as given.
+  std::string dump() const;
+  /// A Graphviz DOT description (`dot -Tsvg`), nodes labelled with name and kind; child plans
+  /// appear as clusters.
+  std::string to_dot() const;
+  /// Host bytes this plan's storage holds (node table, parameters, argument blocks, names).
+  std::size_t storage_bytes() const;
+  /// Reserves room for `nodes` nodes (and as many kernel nodes).
+  void reserve(std::size_t nodes);
+
+  // ---- compile ------------------------------------------------------------------------------
+
+  /// Validates the plan, materializes it as a cudaGraph_t and instantiates it
+  /// (cudaGraphInstantiateWithParams).
+  /// @throws UsageError for an invalid plan or options (before any CUDA call);
+  ///         CudaError naming the plan node when CUDA refuses a node or the instantiation.
+  Executable instantiate(const InstantiateOptions& options = {}) const;
+
+  /// Internal: the plan storage. @throws UsageError on a moved-from Graph.
+  detail::GraphImpl& impl() const;
+  /// Internal: wraps a plan storage.
+  explicit Graph(std::unique_ptr<detail::GraphImpl> impl) noexcept;
+
+ private:
+  template <class T>
+  static unsigned int bit_pattern(T value) {
+    if constexpr (sizeof(T) == 1) {
+      std::uint8_t b;
+      std::memcpy(&b, &value, 1);
+      return b;
+    } else if constexpr (sizeof(T) == 2) {
+      std::uint16_t b;
+      std::memcpy(&b, &value, 2);
+      return b;
+    } else {
+      std::uint32_t b;
+      std::memcpy(&b, &value, 4);
+      return b;
+    }
+  }
+  detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
+                                  std::size_t args_offset);
+  HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
+  const detail::KernelData& kernel_data(const Node& node) const;
+
+  std::unique_ptr<detail::GraphImpl> impl_;
+};
+
+}  // namespace graphdsl

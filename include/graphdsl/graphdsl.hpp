@@ -1,0 +1,24 @@
+// graphdsl/graphdsl.hpp — the umbrella header: includes every public header.
+//
+//   version.hpp     library version
+//   error.hpp       Error, UsageError, CudaError
+//   node_kind.hpp   NodeKind, NodeInfo
+//   node.hpp        Node and the typed node handles
+//   launch.hpp      Launch (grid, block, shared memory, priority)
+//   event.hpp       Event (shared cudaEvent_t owner)
+//   graph.hpp       Graph (the plan)
+//   executable.hpp  Executable, InstantiateOptions
+//   format.hpp      fmt formatters
+//   debug.hpp       live-object and CUDA-call counters
+#pragma once
+
+#include "graphdsl/debug.hpp"
+#include "graphdsl/error.hpp"
+#include "graphdsl/event.hpp"
+#include "graphdsl/executable.hpp"
+#include "graphdsl/format.hpp"
+#include "graphdsl/graph.hpp"
+#include "graphdsl/launch.hpp"
+#include "graphdsl/node.hpp"
+#include "graphdsl/node_kind.hpp"
+#include "graphdsl/version.hpp"

@@ -1,0 +1,31 @@
+// graphdsl/launch.hpp — the launch shape of a kernel node.
+#pragma once
+
+#include <vector_types.h>
+
+namespace graphdsl {
+
+/// Grid, block, dynamic shared memory and (optional) priority of a kernel node.
+///
+/// Every grid and block dimension must be at least 1 and a block may hold at most 1024 threads;
+/// Graph::validate() checks both and names the node. `priority` is applied as the node's
+/// cudaLaunchAttributePriority when it is not 0; it takes effect when the executable is compiled
+/// with InstantiateOptions::use_node_priority().
+struct Launch {
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  unsigned int shared_bytes = 0;
+  int priority = 0;
+
+  Launch() = default;
+  Launch(dim3 grid_dims, dim3 block_dims, unsigned int dynamic_shared_bytes = 0, int node_priority = 0)
+      : grid(grid_dims), block(block_dims), shared_bytes(dynamic_shared_bytes), priority(node_priority) {}
+};
+
+/// A 1-D launch that covers `n` elements with blocks of `block_size` threads.
+inline Launch cover(unsigned long long n, unsigned int block_size = 256) {
+  unsigned long long blocks = (n + block_size - 1) / block_size;
+  return Launch{dim3(static_cast<unsigned int>(blocks == 0 ? 1 : blocks)), dim3(block_size)};
+}
+
+}  // namespace graphdsl

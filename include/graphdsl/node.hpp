@@ -1,0 +1,146 @@
+// graphdsl/node.hpp — handles to the nodes of a plan.
+//
+// A handle is a small value (plan + index). `Node` names any node; the typed handles
+// (KernelNode<P...>, MemsetNode, MemcpyNode, HostNode, ChildNode, EmptyNode, EventRecordNode,
+// EventWaitNode) are what the add_* functions return and convert to Node. Per-node operations that
+// only make sense for one kind take the typed handle, so using the wrong kind fails to compile.
+//
+// A handle stays usable while its Graph (or whatever Graph it was moved into) is alive, like an
+// iterator. Using a handle with another Graph is a UsageError that names both graphs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "graphdsl/node_kind.hpp"
+
+namespace graphdsl {
+
+class Graph;
+class Node;
+
+namespace detail {
+struct GraphImpl;
+
+/// Internal: what a handle is made of.
+struct NodeRef {
+  GraphImpl* graph = nullptr;
+  std::uint32_t index = 0;
+};
+
+void name_node(const Node& node, std::string_view name);
+void add_edge(const Node& from, const Node& to);
+
+/// Calls f on `x` if it is a node handle, or on each element if it is a range of node handles.
+template <class N, class F>
+void for_each_node(const N& x, F&& f) {
+  if constexpr (std::is_base_of_v<Node, N>) {
+    f(static_cast<const Node&>(x));
+  } else {
+    for (const auto& n : x) {
+      static_assert(std::is_base_of_v<Node, std::decay_t<decltype(n)>>,
+                    "after()/before() take node handles or ranges of node handles");
+      f(static_cast<const Node&>(n));
+    }
+  }
+}
+}  // namespace detail
+
+/// Any node of a plan.
+class Node {
+ public:
+  /// An empty handle; every use of it is a UsageError.
+  Node() noexcept = default;
+  explicit Node(detail::NodeRef ref) noexcept : graph_(ref.graph), index_(ref.index) {}
+
+  /// True for a handle made by a Graph.
+  bool valid() const noexcept { return graph_ != nullptr; }
+  /// Position of the node in its plan: nodes are numbered 0, 1, ... in creation order.
+  std::uint32_t index() const noexcept { return index_; }
+  /// @throws UsageError for an empty handle.
+  NodeKind kind() const;
+  /// The user's name, or an empty string. @throws UsageError for an empty handle.
+  const std::string& name() const;
+  /// Index, kind, name and plan name copied out. @throws UsageError for an empty handle.
+  NodeInfo info() const;
+
+  /// Internal: the plan and index this handle refers to.
+  detail::NodeRef ref() const noexcept { return {graph_, index_}; }
+
+  friend bool operator==(const Node& a, const Node& b) noexcept {
+    return a.graph_ == b.graph_ && a.index_ == b.index_;
+  }
+  friend bool operator!=(const Node& a, const Node& b) noexcept { return !(a == b); }
+
+ private:
+  detail::GraphImpl* graph_ = nullptr;
+  std::uint32_t index_ = 0;
+};
+
+/// The operations every typed handle has; `Self` is the typed handle, returned by value so that
+/// calls chain: `g.add_kernel(...).name("scale").after(up)`.
+template <class Self>
+class NodeHandle : public Node {
+ public:
+  NodeHandle() noexcept = default;
+  explicit NodeHandle(detail::NodeRef ref) noexcept : Node(ref) {}
+
+  using Node::name;
+  /// Names the node; names appear in every message, dump and DOT export. Names should be unique
+  /// within a plan (Graph::find returns the first match).
+  Self name(std::string_view new_name) const {
+    detail::name_node(*this, new_name);
+    return self();
+  }
+
+  /// Adds edges pred -> this for each argument (a node handle or a range of them). Edges have set
+  /// semantics: adding an existing edge again changes nothing.
+  /// @throws UsageError for a self edge, an empty handle or a node of another plan.
+  template <class... N>
+  Self after(const N&... preds) const {
+    (detail::for_each_node(preds, [this](const Node& p) { detail::add_edge(p, *this); }), ...);
+    return self();
+  }
+
+  /// Adds edges this -> succ for each argument (a node handle or a range of them).
+  template <class... N>
+  Self before(const N&... succs) const {
+    (detail::for_each_node(succs, [this](const Node& s) { detail::add_edge(*this, s); }), ...);
+    return self();
+  }
+
+ private:
+  Self self() const { return Self(ref()); }
+};
+
+/// A kernel node for a `__global__ void k(P...)`; the parameter types are part of the handle's type.
+template <class... P>
+class KernelNode : public NodeHandle<KernelNode<P...>> {
+ public:
+  using NodeHandle<KernelNode<P...>>::NodeHandle;
+};
+
+#define GRAPHDSL_DETAIL_HANDLE(Name)                      \
+  class Name : public NodeHandle<Name> {                  \
+   public:                                                \
+    using NodeHandle<Name>::NodeHandle;                   \
+  }
+/// A memset node (add_memset, add_memset_2d, add_memset_raw).
+GRAPHDSL_DETAIL_HANDLE(MemsetNode);
+/// A memcpy node (add_memcpy, add_memcpy_bytes, add_memcpy_2d, add_memcpy_3d).
+GRAPHDSL_DETAIL_HANDLE(MemcpyNode);
+/// A host-callback node (add_host).
+GRAPHDSL_DETAIL_HANDLE(HostNode);
+/// A child-graph node (add_child).
+GRAPHDSL_DETAIL_HANDLE(ChildNode);
+/// An empty node (add_empty).
+GRAPHDSL_DETAIL_HANDLE(EmptyNode);
+/// An event-record node (add_event_record).
+GRAPHDSL_DETAIL_HANDLE(EventRecordNode);
+/// An event-wait node (add_event_wait).
+GRAPHDSL_DETAIL_HANDLE(EventWaitNode);
+#undef GRAPHDSL_DETAIL_HANDLE
+
+}  // namespace graphdsl

@@ -1,0 +1,150 @@
+// src/executable.cpp — compiling a plan and running the executable.
+#include <fmt/format.h>
+
+#include "counters.hpp"
+#include "cuda_call.hpp"
+#include "graphdsl/executable.hpp"
+#include "native.hpp"
+#include "plan_rules.hpp"
+
+namespace graphdsl {
+
+namespace {
+
+const char* instantiate_result_name(cudaGraphInstantiateResult r) {
+  switch (r) {
+    case cudaGraphInstantiateSuccess: return "cudaGraphInstantiateSuccess";
+    case cudaGraphInstantiateError: return "cudaGraphInstantiateError";
+    case cudaGraphInstantiateInvalidStructure: return "cudaGraphInstantiateInvalidStructure";
+    case cudaGraphInstantiateNodeOperationNotSupported: return "cudaGraphInstantiateNodeOperationNotSupported";
+    case cudaGraphInstantiateMultipleDevicesNotSupported: return "cudaGraphInstantiateMultipleDevicesNotSupported";
+    case cudaGraphInstantiateConditionalHandleUnused: return "cudaGraphInstantiateConditionalHandleUnused";
+  }
+  return "unknown cudaGraphInstantiateResult";
+}
+
+/// Device-launchable executables may hold only kernel, memcpy, memset and child nodes (recursively).
+void check_device_launch(const detail::GraphImpl& g, const std::string& context) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const NodeKind k = g.nodes[i].kind;
+    if (k == NodeKind::child) {
+      check_device_launch(*g.children[g.nodes[i].payload],
+                          fmt::format("{}in {} of graph '{}': ", context, g.info(i).describe(), g.name));
+    } else if (k != NodeKind::kernel && k != NodeKind::memcpy && k != NodeKind::memset) {
+      throw UsageError(fmt::format("{}{} cannot be part of a device-launchable executable (device_launch allows only "
+                                   "kernel, memcpy, memset and child nodes)",
+                                   context, g.info(i).describe()));
+    }
+  }
+}
+
+void check_options(const detail::GraphImpl& g, const InstantiateOptions& options) {
+  const unsigned long long f = options.flags();
+  if ((f & cudaGraphInstantiateFlagDeviceLaunch) && (f & cudaGraphInstantiateFlagAutoFreeOnLaunch)) {
+    throw UsageError(fmt::format("instantiating graph '{}': device_launch and auto_free_on_launch cannot be combined "
+                                 "(CUDA refuses the pair)",
+                                 g.name));
+  }
+  if (f & cudaGraphInstantiateFlagDeviceLaunch) {
+    if (g.nodes.empty()) {
+      throw UsageError(fmt::format("instantiating graph '{}' for device launch: the graph is empty; a "
+                                   "device-launchable executable needs at least one node",
+                                   g.name));
+    }
+    check_device_launch(g, {});
+  }
+}
+
+}  // namespace
+
+Executable Graph::instantiate(const InstantiateOptions& options) const {
+  const detail::GraphImpl& g = impl();
+  check_options(g, options);
+  const std::vector<std::uint32_t> order = detail::check_plan(g);
+
+  auto x = std::make_unique<detail::ExecImpl>();
+  x->plan = *this;
+  x->sink = std::make_shared<detail::HostErrorSink>();
+  x->flags = options.flags();
+  const detail::GraphImpl& own = x->plan.impl();
+  x->native = detail::materialize(own, order, x->sink);
+
+  cudaGraphInstantiateParams params{};
+  params.flags = options.flags();
+  params.uploadStream = options.upload_stream();
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t rc = detail::cuda_try(cudaGraphInstantiateWithParams, &exec, x->native.graph.get(), &params);
+  if (rc != cudaSuccess || params.result_out != cudaGraphInstantiateSuccess) {
+    if (rc == cudaSuccess && exec != nullptr) (void)detail::cuda_try(cudaGraphExecDestroy, exec);
+    std::optional<NodeInfo> where;
+    std::string detail = fmt::format("instantiate result {}", instantiate_result_name(params.result_out));
+    if (params.errNode_out != nullptr) {
+      const auto& nodes = x->native.nodes;
+      const auto it = std::find(nodes.begin(), nodes.end(), params.errNode_out);
+      if (it != nodes.end()) {
+        where = own.info(static_cast<std::uint32_t>(it - nodes.begin()));
+      } else {
+        detail += " (the failing node is inside a child graph)";
+      }
+    }
+    detail::throw_cuda(rc == cudaSuccess ? cudaErrorUnknown : rc, "cudaGraphInstantiateWithParams", std::move(where),
+                       std::move(detail));
+  }
+  detail::counters().executables.fetch_add(1);
+  x->exec = detail::NativeExec(exec);
+  return Executable(std::move(x));
+}
+
+Executable::Executable() noexcept = default;
+Executable::Executable(std::unique_ptr<detail::ExecImpl> impl) noexcept : impl_(std::move(impl)) {}
+Executable::Executable(Executable&&) noexcept = default;
+Executable& Executable::operator=(Executable&&) noexcept = default;
+Executable::~Executable() = default;
+
+detail::ExecImpl& Executable::impl() const {
+  if (!impl_) throw UsageError("use of an empty or moved-from Executable");
+  return *impl_;
+}
+
+void Executable::rethrow_host_error() {
+  auto& x = impl();
+  if (x.sink->pending.load(std::memory_order_acquire)) {
+    if (std::exception_ptr e = x.sink->take()) std::rethrow_exception(e);
+  }
+}
+
+bool Executable::has_host_error() const { return impl().sink->pending.load(std::memory_order_acquire); }
+
+void Executable::launch(cudaStream_t stream) {
+  rethrow_host_error();
+  GRAPHDSL_CHECK(cudaGraphLaunch, impl_->exec.get(), stream);
+}
+
+void Executable::upload(cudaStream_t stream) {
+  rethrow_host_error();
+  GRAPHDSL_CHECK(cudaGraphUpload, impl_->exec.get(), stream);
+}
+
+void Executable::synchronize(cudaStream_t stream) {
+  impl();
+  GRAPHDSL_CHECK(cudaStreamSynchronize, stream);
+  rethrow_host_error();
+}
+
+const Graph& Executable::plan() const { return impl().plan; }
+unsigned long long Executable::flags() const { return impl().flags; }
+cudaGraphExec_t Executable::native_handle() const { return impl().exec.get(); }
+cudaGraph_t Executable::native_graph() const { return impl().native.graph.get(); }
+
+cudaGraphNode_t Executable::native_node(const Node& node) const {
+  auto& x = impl();
+  const auto& plan = x.plan.impl();
+  if (!node.valid() || node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != node.kind()) {
+    throw UsageError(fmt::format("{} is not a node of the plan this executable was compiled from (graph '{}')",
+                                 node.valid() ? node.info().describe() : std::string("an empty node handle"),
+                                 plan.name));
+  }
+  return x.native.nodes[node.index()];
+}
+
+}  // namespace graphdsl

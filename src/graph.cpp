@@ -1,0 +1,310 @@
+// src/graph.cpp — building and inspecting plans. No function in this file calls CUDA.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "counters.hpp"
+#include "graphdsl/error.hpp"
+#include "graphdsl/graph.hpp"
+#include "plan_rules.hpp"
+
+namespace graphdsl {
+namespace detail {
+
+namespace {
+std::uint64_t next_plan_id() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::string graph_ref(const GraphImpl& g) { return fmt::format("'{}' (plan id {})", g.name, g.id); }
+
+GraphImpl& owner(const Node& n) {
+  if (!n.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
+  return *n.ref().graph;
+}
+}  // namespace
+
+HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
+HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
+
+GraphImpl::GraphImpl(std::string graph_name) : id(next_plan_id()), name(std::move(graph_name)) {
+  counters().plans.fetch_add(1);
+}
+
+GraphImpl::GraphImpl(const GraphImpl& o)
+    : id(next_plan_id()),
+      name(o.name),
+      nodes(o.nodes),
+      edge_count(o.edge_count),
+      kernels(o.kernels),
+      args(o.args),
+      memsets(o.memsets),
+      memcpys(o.memcpys),
+      hosts(o.hosts),
+      children(o.children),
+      events(o.events) {
+  counters().plans.fetch_add(1);
+}
+
+GraphImpl::~GraphImpl() { counters().plans.fetch_sub(1); }
+
+NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
+  NodeData n;
+  n.kind = kind;
+  n.payload = static_cast<std::uint32_t>(payload);
+  nodes.push_back(std::move(n));
+  return NodeRef{this, static_cast<std::uint32_t>(nodes.size() - 1)};
+}
+
+NodeInfo GraphImpl::info(std::uint32_t index) const {
+  const NodeData& n = nodes.at(index);
+  return NodeInfo{index, n.kind, n.name, name};
+}
+
+std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
+
+void name_node(const Node& node, std::string_view name) {
+  GraphImpl& g = owner(node);
+  g.nodes.at(node.index()).name.assign(name.data(), name.size());
+}
+
+void add_edge(const Node& from, const Node& to) {
+  GraphImpl& gf = owner(from);
+  GraphImpl& gt = owner(to);
+  if (&gf != &gt) {
+    throw UsageError(fmt::format("edge {} -> {}: {} belongs to graph {} but {} belongs to graph {}; an edge "
+                                 "must join two nodes of the same graph",
+                                 gf.info(from.index()).ref(), gt.info(to.index()).ref(),
+                                 gf.info(from.index()).describe(), graph_ref(gf), gt.info(to.index()).describe(),
+                                 graph_ref(gt)));
+  }
+  if (from.index() == to.index()) {
+    throw UsageError(fmt::format("self edge: {} cannot run after itself", gt.info(to.index()).describe()));
+  }
+  auto& preds = gt.nodes.at(to.index()).preds;
+  if (std::find(preds.begin(), preds.end(), from.index()) != preds.end()) return;  // set semantics
+  preds.push_back(from.index());
+  ++gt.edge_count;
+}
+
+}  // namespace detail
+
+// ---- Node --------------------------------------------------------------------------------------
+
+NodeKind Node::kind() const { return detail::owner(*this).nodes.at(index_).kind; }
+const std::string& Node::name() const { return detail::owner(*this).nodes.at(index_).name; }
+NodeInfo Node::info() const { return detail::owner(*this).info(index_); }
+
+// ---- Graph: lifetime ---------------------------------------------------------------------------
+
+Graph::Graph() : Graph(std::string("graph")) {}
+Graph::Graph(std::string name) : impl_(std::make_unique<detail::GraphImpl>(std::move(name))) {}
+Graph::Graph(std::unique_ptr<detail::GraphImpl> impl) noexcept : impl_(std::move(impl)) {}
+Graph::Graph(const Graph& other) : impl_(std::make_unique<detail::GraphImpl>(other.impl())) {}
+Graph& Graph::operator=(const Graph& other) {
+  if (this != &other) impl_ = std::make_unique<detail::GraphImpl>(other.impl());
+  return *this;
+}
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+Graph::~Graph() = default;
+
+detail::GraphImpl& Graph::impl() const {
+  if (!impl_) throw UsageError("use of a moved-from Graph");
+  return *impl_;
+}
+
+const std::string& Graph::name() const { return impl().name; }
+std::uint64_t Graph::id() const { return impl().id; }
+
+namespace {
+std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
+  if (!n.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
+  if (n.ref().graph != &g) {
+    const auto& other = *n.ref().graph;
+    throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}), not to graph '{}' (plan id {})",
+                                 other.info(n.index()).describe(), other.name, other.id, g.name, g.id));
+  }
+  return n.index();
+}
+}  // namespace
+
+// ---- Graph: nodes ------------------------------------------------------------------------------
+
+detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
+                                       std::size_t args_offset) {
+  auto& g = impl();
+  g.kernels.push_back(detail::KernelData{func, launch, layout, static_cast<std::uint32_t>(args_offset)});
+  return g.push(NodeKind::kernel, g.kernels.size() - 1);
+}
+
+MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                                 std::size_t height, std::size_t pitch_bytes) {
+  auto& g = impl();
+  cudaMemsetParams p{};
+  p.dst = dst;
+  p.value = value;
+  p.elementSize = element_size;
+  p.width = width;
+  p.height = height;
+  p.pitch = pitch_bytes;
+  g.memsets.push_back(p);
+  return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
+}
+
+MemcpyNode Graph::add_memcpy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  return add_memcpy_2d(dst, bytes, src, bytes, bytes, 1, kind);
+}
+
+MemcpyNode Graph::add_memcpy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                                std::size_t width_bytes, std::size_t height, cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p{};
+  p.dstPtr = cudaPitchedPtr{dst, dst_pitch, width_bytes, height};
+  p.srcPtr = cudaPitchedPtr{const_cast<void*>(src), src_pitch, width_bytes, height};
+  p.extent = cudaExtent{width_bytes, height, 1};
+  p.kind = kind;
+  return add_memcpy_3d(p);
+}
+
+MemcpyNode Graph::add_memcpy_3d(const cudaMemcpy3DParms& params) {
+  auto& g = impl();
+  g.memcpys.push_back(params);
+  return MemcpyNode(g.push(NodeKind::memcpy, g.memcpys.size() - 1));
+}
+
+HostNode Graph::add_host_node(std::shared_ptr<detail::HostClosure> closure) {
+  auto& g = impl();
+  g.hosts.push_back(std::move(closure));
+  return HostNode(g.push(NodeKind::host, g.hosts.size() - 1));
+}
+
+ChildNode Graph::add_child(const Graph& child) {
+  auto copy = std::make_shared<const detail::GraphImpl>(child.impl());
+  auto& g = impl();
+  g.children.push_back(std::move(copy));
+  return ChildNode(g.push(NodeKind::child, g.children.size() - 1));
+}
+
+EmptyNode Graph::add_empty() { return EmptyNode(impl().push(NodeKind::empty, 0)); }
+
+EventRecordNode Graph::add_event_record(const Event& event) {
+  auto& g = impl();
+  g.events.push_back(event);
+  return EventRecordNode(g.push(NodeKind::event_record, g.events.size() - 1));
+}
+
+EventWaitNode Graph::add_event_wait(const Event& event) {
+  auto& g = impl();
+  g.events.push_back(event);
+  return EventWaitNode(g.push(NodeKind::event_wait, g.events.size() - 1));
+}
+
+void Graph::add_edge(const Node& from, const Node& to) {
+  auto& g = impl();
+  (void)own_index(g, from);
+  (void)own_index(g, to);
+  detail::add_edge(from, to);
+}
+
+// ---- Graph: introspection ----------------------------------------------------------------------
+
+std::size_t Graph::node_count() const { return impl().nodes.size(); }
+std::size_t Graph::edge_count() const { return impl().edge_count; }
+
+Node Graph::node(std::uint32_t index) const {
+  auto& g = impl();
+  if (index >= g.nodes.size()) {
+    throw UsageError(fmt::format("graph '{}' has {} nodes; there is no node #{}", g.name, g.nodes.size(), index));
+  }
+  return Node(detail::NodeRef{&g, index});
+}
+
+std::vector<Node> Graph::nodes() const {
+  auto& g = impl();
+  std::vector<Node> out;
+  out.reserve(g.nodes.size());
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) out.emplace_back(detail::NodeRef{&g, i});
+  return out;
+}
+
+std::optional<Node> Graph::find(std::string_view name) const {
+  auto& g = impl();
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].name == name) return Node(detail::NodeRef{&g, i});
+  }
+  return std::nullopt;
+}
+
+std::vector<Edge> Graph::edges() const {
+  auto& g = impl();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  pairs.reserve(g.edge_count);
+  for (std::uint32_t to = 0; to < g.nodes.size(); ++to) {
+    for (std::uint32_t from : g.nodes[to].preds) pairs.emplace_back(from, to);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  std::vector<Edge> out;
+  out.reserve(pairs.size());
+  for (auto [from, to] : pairs) out.push_back(Edge{Node(detail::NodeRef{&g, from}), Node(detail::NodeRef{&g, to})});
+  return out;
+}
+
+std::vector<Node> Graph::predecessors(const Node& node) const {
+  auto& g = impl();
+  std::vector<Node> out;
+  for (std::uint32_t p : g.nodes[own_index(g, node)].preds) out.emplace_back(detail::NodeRef{&g, p});
+  return out;
+}
+
+std::vector<Node> Graph::successors(const Node& node) const {
+  auto& g = impl();
+  const std::uint32_t self = own_index(g, node);
+  std::vector<Node> out;
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const auto& preds = g.nodes[i].preds;
+    if (std::find(preds.begin(), preds.end(), self) != preds.end()) out.emplace_back(detail::NodeRef{&g, i});
+  }
+  return out;
+}
+
+const detail::KernelData& Graph::kernel_data(const Node& node) const {
+  auto& g = impl();
+  return g.kernels[g.nodes[own_index(g, node)].payload];
+}
+
+Graph Graph::child_plan(const ChildNode& node) const {
+  auto& g = impl();
+  return Graph(std::make_unique<detail::GraphImpl>(*g.children[g.nodes[own_index(g, node)].payload]));
+}
+
+void Graph::validate() const { (void)detail::check_plan(impl()); }
+
+namespace {
+std::size_t plan_bytes(const detail::GraphImpl& g) {
+  std::size_t bytes = sizeof(detail::GraphImpl) + g.name.capacity();
+  bytes += g.nodes.capacity() * sizeof(detail::NodeData);
+  for (const auto& n : g.nodes) {
+    if (n.name.capacity() > 15) bytes += n.name.capacity() + 1;  // beyond the small-string buffer
+    bytes += n.preds.capacity() * sizeof(std::uint32_t);
+  }
+  bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.args.capacity();
+  bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
+  bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
+  bytes += g.children.capacity() * sizeof(g.children[0]);
+  for (const auto& c : g.children) bytes += plan_bytes(*c);
+  return bytes;
+}
+}  // namespace
+
+std::size_t Graph::storage_bytes() const { return plan_bytes(impl()); }
+
+void Graph::reserve(std::size_t n) {
+  auto& g = impl();
+  g.nodes.reserve(n);
+  g.kernels.reserve(n);
+}
+
+}  // namespace graphdsl

@@ -1,0 +1,206 @@
+// src/materialize.cpp — plan -> cudaGraph_t: the one place that creates graph nodes.
+#include <fmt/format.h>
+
+#include "counters.hpp"
+#include "cuda_call.hpp"
+#include "native.hpp"
+#include "plan_rules.hpp"
+
+namespace graphdsl::detail {
+
+// ---- native owners -----------------------------------------------------------------------------
+
+void GraphTraits::destroy(cudaGraph_t g) noexcept {
+  (void)cuda_try(cudaGraphDestroy, g);
+  counters().native_graphs.fetch_sub(1);
+}
+
+void ExecTraits::destroy(cudaGraphExec_t e) noexcept {
+  (void)cuda_try(cudaGraphExecDestroy, e);
+  counters().executables.fetch_sub(1);
+}
+
+NativeGraph create_native_graph() {
+  cudaGraph_t g = nullptr;
+  GRAPHDSL_CHECK(cudaGraphCreate, &g, 0u);
+  counters().native_graphs.fetch_add(1);
+  return NativeGraph(g);
+}
+
+void HostErrorSink::store(std::exception_ptr e) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!error_) error_ = std::move(e);
+  pending.store(true, std::memory_order_release);
+}
+
+std::exception_ptr HostErrorSink::take() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending.store(false, std::memory_order_release);
+  return std::exchange(error_, nullptr);
+}
+
+namespace {
+
+// ---- keep-alives through CUDA user objects -----------------------------------------------------
+
+void CUDART_CB release_keep_alive(void* p) { delete static_cast<std::shared_ptr<const void>*>(p); }
+
+/// Makes `root` (and every executable instantiated from it) share ownership of `keep`.
+void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const GraphImpl& g, std::uint32_t i) {
+  auto* heap = new std::shared_ptr<const void>(std::move(keep));
+  cudaUserObject_t obj = nullptr;
+  cudaError_t rc = cuda_try(cudaUserObjectCreate, &obj, static_cast<void*>(heap), &release_keep_alive, 1u,
+                            static_cast<unsigned>(cudaUserObjectNoDestructorSync));
+  if (rc != cudaSuccess) {
+    delete heap;
+    throw_cuda(rc, "cudaUserObjectCreate", g.info(i));
+  }
+  rc = cuda_try(cudaGraphRetainUserObject, root, obj, 1u, static_cast<unsigned>(cudaGraphUserObjectMove));
+  if (rc != cudaSuccess) {
+    (void)cuda_try(cudaUserObjectRelease, obj, 1u);  // runs release_keep_alive
+    throw_cuda(rc, "cudaGraphRetainUserObject", g.info(i));
+  }
+}
+
+/// What a host node's userData points at: the user's closure and the executable's error sink.
+struct HostCall {
+  std::shared_ptr<HostClosure> fn;
+  std::shared_ptr<HostErrorSink> sink;
+};
+
+void CUDART_CB host_trampoline(void* p) {
+  auto* call = static_cast<HostCall*>(p);
+  try {
+    call->fn->call();
+  } catch (...) {
+    call->sink->store(std::current_exception());
+  }
+}
+
+// ---- node creation -----------------------------------------------------------------------------
+
+std::string kernel_hint(cudaError_t rc, const KernelData& k) {
+  if (rc == cudaErrorInvalidDeviceFunction || rc == cudaErrorInvalidResourceHandle) {
+    return "the function is not a __global__ kernel compiled for this device (check CMAKE_CUDA_ARCHITECTURES)";
+  }
+  if (rc == cudaErrorInvalidValue && k.launch.shared_bytes > 48u * 1024u) {
+    return fmt::format("{} bytes of dynamic shared memory is above the default 48 KiB; raise the kernel's limit "
+                       "with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {})",
+                       k.launch.shared_bytes, k.launch.shared_bytes);
+  }
+  return {};
+}
+
+class Builder {
+ public:
+  Builder(cudaGraph_t root, const std::shared_ptr<HostErrorSink>& sink) : root_(root), sink_(sink) {}
+
+  /// Adds the nodes of `g` to `graph` in `order`; out[i] receives plan node i's native node.
+  void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
+             std::vector<cudaGraphNode_t>& out) {
+    out.assign(g.nodes.size(), nullptr);
+    std::vector<cudaGraphNode_t> deps;
+    for (std::uint32_t i : order) {
+      deps.clear();
+      for (std::uint32_t p : g.nodes[i].preds) deps.push_back(out[p]);
+      out[i] = add(g, i, graph, deps);
+    }
+  }
+
+ private:
+  cudaGraphNode_t add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps) {
+    const NodeData& n = g.nodes[i];
+    const cudaGraphNode_t* d = deps.data();
+    const std::size_t nd = deps.size();
+    cudaGraphNode_t node = nullptr;
+    cudaError_t rc = cudaSuccess;
+    const char* api = "";
+    std::string hint;
+    switch (n.kind) {
+      case NodeKind::kernel: {
+        const KernelData& k = g.kernels[n.payload];
+        argv_.resize(k.layout->count);
+        for (std::uint32_t a = 0; a < k.layout->count; ++a) {
+          argv_[a] = const_cast<unsigned char*>(g.args.data() + k.args + k.layout->offsets[a]);
+        }
+        cudaKernelNodeParams p{};
+        p.func = const_cast<void*>(k.func);
+        p.gridDim = k.launch.grid;
+        p.blockDim = k.launch.block;
+        p.sharedMemBytes = k.launch.shared_bytes;
+        p.kernelParams = argv_.empty() ? nullptr : argv_.data();
+        api = "cudaGraphAddKernelNode";
+        rc = cuda_try(cudaGraphAddKernelNode, &node, graph, d, nd, static_cast<const cudaKernelNodeParams*>(&p));
+        if (rc == cudaSuccess && k.launch.priority != 0) {
+          cudaKernelNodeAttrValue v{};
+          v.priority = k.launch.priority;
+          api = "cudaGraphKernelNodeSetAttribute";
+          rc = cuda_try(cudaGraphKernelNodeSetAttribute, node, cudaKernelNodeAttributePriority,
+                        static_cast<const cudaKernelNodeAttrValue*>(&v));
+        }
+        if (rc != cudaSuccess) hint = kernel_hint(rc, k);
+        break;
+      }
+      case NodeKind::memset:
+        api = "cudaGraphAddMemsetNode";
+        rc = cuda_try(cudaGraphAddMemsetNode, &node, graph, d, nd, &g.memsets[n.payload]);
+        if (rc == cudaErrorInvalidValue) hint = "the destination must be device memory (not pageable host memory)";
+        break;
+      case NodeKind::memcpy:
+        api = "cudaGraphAddMemcpyNode";
+        rc = cuda_try(cudaGraphAddMemcpyNode, &node, graph, d, nd, &g.memcpys[n.payload]);
+        break;
+      case NodeKind::host: {
+        auto call = std::make_shared<HostCall>(HostCall{g.hosts[n.payload], sink_});
+        cudaHostNodeParams p{};
+        p.fn = &host_trampoline;
+        p.userData = call.get();
+        retain_on_graph(root_, std::move(call), g, i);
+        api = "cudaGraphAddHostNode";
+        rc = cuda_try(cudaGraphAddHostNode, &node, graph, d, nd, static_cast<const cudaHostNodeParams*>(&p));
+        break;
+      }
+      case NodeKind::child: {
+        const GraphImpl& c = *g.children[n.payload];
+        NativeGraph inner = create_native_graph();
+        std::vector<cudaGraphNode_t> inner_nodes;
+        build(c, inner.get(), check_plan(c), inner_nodes);
+        api = "cudaGraphAddChildGraphNode";
+        rc = cuda_try(cudaGraphAddChildGraphNode, &node, graph, d, nd, inner.get());  // clones `inner`
+        break;
+      }
+      case NodeKind::empty:
+        api = "cudaGraphAddEmptyNode";
+        rc = cuda_try(cudaGraphAddEmptyNode, &node, graph, d, nd);
+        break;
+      case NodeKind::event_record:
+      case NodeKind::event_wait: {
+        const Event& e = g.events[n.payload];
+        retain_on_graph(root_, e.state(), g, i);
+        const bool record = n.kind == NodeKind::event_record;
+        api = record ? "cudaGraphAddEventRecordNode" : "cudaGraphAddEventWaitNode";
+        rc = record ? cuda_try(cudaGraphAddEventRecordNode, &node, graph, d, nd, e.native_handle())
+                    : cuda_try(cudaGraphAddEventWaitNode, &node, graph, d, nd, e.native_handle());
+        break;
+      }
+    }
+    if (rc != cudaSuccess) throw_cuda(rc, api, g.info(i), std::move(hint));
+    return node;
+  }
+
+  cudaGraph_t root_;
+  std::shared_ptr<HostErrorSink> sink_;
+  std::vector<void*> argv_;
+};
+
+}  // namespace
+
+Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
+                         const std::shared_ptr<HostErrorSink>& sink) {
+  Materialized m;
+  m.graph = create_native_graph();
+  Builder(m.graph.get(), sink).build(g, m.graph.get(), order, m.nodes);
+  return m;  // on an exception, m.graph (half-built) is destroyed on the way out
+}
+
+}  // namespace graphdsl::detail

@@ -1,0 +1,72 @@
+// src/native.hpp — owners of the native CUDA objects graphdsl creates, and the executable's state.
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/graph_impl.hpp"
+#include "graphdsl/detail/unique_handle.hpp"
+#include "graphdsl/graph.hpp"
+
+namespace graphdsl::detail {
+
+struct EventState {
+  explicit EventState(cudaEvent_t h) noexcept;
+  ~EventState();
+  EventState(const EventState&) = delete;
+  EventState& operator=(const EventState&) = delete;
+  cudaEvent_t handle;
+};
+
+struct GraphTraits {
+  static void destroy(cudaGraph_t g) noexcept;
+};
+struct ExecTraits {
+  static void destroy(cudaGraphExec_t e) noexcept;
+};
+/// Owns a cudaGraph_t (counted in live_counts().native_graphs).
+using NativeGraph = UniqueHandle<cudaGraph_t, GraphTraits>;
+/// Owns a cudaGraphExec_t (counted in live_counts().executables).
+using NativeExec = UniqueHandle<cudaGraphExec_t, ExecTraits>;
+
+/// cudaGraphCreate through the checked path.
+NativeGraph create_native_graph();
+
+/// Where host callbacks of one executable leave the first exception they throw.
+struct HostErrorSink {
+  void store(std::exception_ptr e) noexcept;
+  std::exception_ptr take() noexcept;
+  std::atomic<bool> pending{false};
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+/// A plan materialized as a cudaGraph_t; nodes[i] is the native node of top-level plan node i.
+struct Materialized {
+  NativeGraph graph;
+  std::vector<cudaGraphNode_t> nodes;
+};
+
+/// Creates the cudaGraph_t of plan `g` with its nodes in `order` (from check_plan). Host closures
+/// and events are retained by the new graph through CUDA user objects, so every executable
+/// instantiated from it keeps them alive. On failure the half-built graph is destroyed.
+/// @throws CudaError naming the plan node whose creation failed.
+Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
+                         const std::shared_ptr<HostErrorSink>& sink);
+
+struct ExecImpl {
+  Graph plan;  ///< the plan the executable was compiled from (a copy)
+  Materialized native;
+  NativeExec exec;
+  std::shared_ptr<HostErrorSink> sink;
+  unsigned long long flags = 0;
+};
+
+}  // namespace graphdsl::detail

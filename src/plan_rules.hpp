@@ -1,0 +1,21 @@
+// src/plan_rules.hpp — plan checks shared by Graph::validate() and instantiate().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graphdsl/detail/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+/// Checks every per-node rule and the absence of cycles (recursively into child plans) and
+/// returns the order in which nodes are created in the driver: a topological order, deterministic
+/// for a given plan. `context` prefixes messages about nodes of child plans.
+/// @throws UsageError naming the node and the rule.
+std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
+
+/// Short ref of node i: 'name' or #i.
+std::string node_ref(const GraphImpl& g, std::uint32_t i);
+
+}  // namespace graphdsl::detail

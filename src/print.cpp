@@ -1,0 +1,142 @@
+// src/print.cpp — the text dump and the Graphviz DOT export of a plan.
+//
+// Both are deterministic functions of the plan: pointer values are left out (they differ between
+// runs), everything else that shapes the graph is shown.
+#include <fmt/format.h>
+
+#include "graphdsl/graph.hpp"
+
+namespace graphdsl {
+
+namespace {
+
+const char* copy_kind(cudaMemcpyKind k) {
+  switch (k) {
+    case cudaMemcpyHostToHost: return "host-to-host";
+    case cudaMemcpyHostToDevice: return "host-to-device";
+    case cudaMemcpyDeviceToHost: return "device-to-host";
+    case cudaMemcpyDeviceToDevice: return "device-to-device";
+    case cudaMemcpyDefault: return "default";
+  }
+  return "invalid";
+}
+
+std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+/// What a node does, in a few words.
+std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
+  const detail::NodeData& n = g.nodes[i];
+  switch (n.kind) {
+    case NodeKind::kernel: {
+      const auto& k = g.kernels[n.payload];
+      std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid),
+                                  dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
+      if (k.launch.priority != 0) s += fmt::format(", priority {}", k.launch.priority);
+      return s;
+    }
+    case NodeKind::memset: {
+      const auto& p = g.memsets[n.payload];
+      return fmt::format("value 0x{:x}, {}-byte elements, {} x {}", p.value, p.elementSize, p.width, p.height);
+    }
+    case NodeKind::memcpy: {
+      const auto& p = g.memcpys[n.payload];
+      return fmt::format("{} x {} x {} bytes, {}", p.extent.width, p.extent.height, p.extent.depth, copy_kind(p.kind));
+    }
+    case NodeKind::child: {
+      const auto& c = *g.children[n.payload];
+      return fmt::format("graph '{}', {} nodes, {} edges", c.name, c.nodes.size(), c.edge_count);
+    }
+    case NodeKind::host:
+    case NodeKind::empty:
+    case NodeKind::event_record:
+    case NodeKind::event_wait: return {};
+  }
+  return {};
+}
+
+void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& indent) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const detail::NodeData& n = g.nodes[i];
+    out += fmt::format("{}#{} {}", indent, i, to_string(n.kind));
+    if (!n.name.empty()) out += fmt::format(" '{}'", n.name);
+    const std::string s = summary(g, i);
+    if (!s.empty()) out += ": " + s;
+    if (!n.preds.empty()) {
+      out += "; after ";
+      for (std::size_t k = 0; k < n.preds.size(); ++k) {
+        out += (k ? ", " : "") + g.info(n.preds[k]).ref();
+      }
+    }
+    out += '\n';
+    if (n.kind == NodeKind::child) dump_into(out, *g.children[n.payload], indent + "    ");
+  }
+}
+
+std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+const char* dot_shape(NodeKind k) {
+  switch (k) {
+    case NodeKind::kernel: return "box";
+    case NodeKind::memset:
+    case NodeKind::memcpy: return "cds";
+    case NodeKind::host: return "hexagon";
+    case NodeKind::child: return "box3d";
+    case NodeKind::empty: return "point";
+    case NodeKind::event_record:
+    case NodeKind::event_wait: return "diamond";
+  }
+  return "box";
+}
+
+void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& prefix, const std::string& indent) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const detail::NodeData& n = g.nodes[i];
+    const std::string label = n.name.empty() ? fmt::format("#{}", i) : n.name;
+    out += fmt::format("{}{}{} [label=\"{}\\n{}\", shape={}];\n", indent, prefix, i, dot_escape(label),
+                       to_string(n.kind), dot_shape(n.kind));
+  }
+  for (std::uint32_t to = 0; to < g.nodes.size(); ++to) {
+    for (std::uint32_t from : g.nodes[to].preds) out += fmt::format("{}{}{} -> {}{};\n", indent, prefix, from, prefix, to);
+  }
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const detail::NodeData& n = g.nodes[i];
+    if (n.kind != NodeKind::child) continue;
+    const auto& c = *g.children[n.payload];
+    const std::string inner = fmt::format("{}{}_", prefix, i);
+    out += fmt::format("{}subgraph cluster_{}{} {{\n{}  label=\"{}\";\n{}  style=dashed;\n", indent, prefix, i, indent,
+                       dot_escape(c.name), indent);
+    dot_into(out, c, inner, indent + "  ");
+    out += indent + "}\n";
+    for (std::uint32_t k = 0; k < c.nodes.size(); ++k) {
+      if (c.nodes[k].preds.empty()) {
+        out += fmt::format("{}{}{} -> {}{} [style=dotted, arrowhead=none];\n", indent, prefix, i, inner, k);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string Graph::dump() const {
+  const auto& g = impl();
+  std::string out = fmt::format("graph '{}': {} nodes, {} edges\n", g.name, g.nodes.size(), g.edge_count);
+  dump_into(out, g, "  ");
+  return out;
+}
+
+std::string Graph::to_dot() const {
+  const auto& g = impl();
+  std::string out = fmt::format("digraph \"{}\" {{\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n", dot_escape(g.name));
+  dot_into(out, g, "n", "  ");
+  out += "}\n";
+  return out;
+}
+
+}  // namespace graphdsl
