@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what building graphdsl needs and is missing (Debian/Ubuntu packages): CMake, Ninja,
+# fmt and Catch2. The CUDA toolkit (12.3 or newer) must already be installed.
+set -euo pipefail
+
+have_header() {
+  local h
+  for h in "$@"; do
+    for d in /usr/include /usr/local/include; do [ -f "$d/$h" ] && return 0; done
+  done
+  return 1
+}
+
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+have_header fmt/format.h || need+=(libfmt-dev)
+have_header catch2/catch.hpp catch2/catch_all.hpp || need+=(catch2)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "graphdsl: installing ${need[*]}"
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "graphdsl: please install ${need[*]} with your package manager" >&2
+    exit 1
+  fi
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends "${need[@]}" ||
+    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${need[@]}"; }
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "graphdsl: the CUDA toolkit (nvcc, 12.3 or newer) was not found; install it first" >&2
+  exit 1
+fi
