@@ -1,8 +1,7 @@
-// samples/quickstart — the README example: build a plan, compile it, launch it, check the result.
 #include <cstdio>
 #include <vector>
-
 #include <graphdsl/graphdsl.hpp>
+namespace gd = graphdsl;
 
 __global__ void scale(float* x, float factor, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -10,26 +9,21 @@ __global__ void scale(float* x, float factor, int n) {
 }
 
 int main() {
-  namespace gd = graphdsl;
   const int n = 1 << 20;
-  std::vector<float> host(n, 1.0f);
+  std::vector<float> host(n, 1.5f);
   float* dev = nullptr;
-  if (cudaMalloc(&dev, n * sizeof(float)) != cudaSuccess) {
-    std::printf("no CUDA device found: nothing to run\n");
-    return 0;
-  }
+  if (cudaMalloc(&dev, n * sizeof(float)) != cudaSuccess) return std::puts("no CUDA device found"), 0;
 
-  gd::Graph g("quickstart");
+  gd::Graph g("quickstart");                                   // a plan: no CUDA call yet
   auto up = g.add_memcpy(dev, host.data(), n).name("upload");
-  auto twice = g.add_kernel(scale, gd::cover(n), dev, 2.0f, n).name("twice").after(up);
+  auto twice = g.add_kernel(scale, gd::cover(n), dev, 2.0, n)  // 2.0 is converted to float
+                   .name("twice").after(up);
   g.add_memcpy(host.data(), dev, n).name("download").after(twice);
 
-  gd::Executable exec = g.instantiate();
+  gd::Executable exec = g.instantiate();                       // validate, materialize, instantiate
   exec.launch();
   exec.synchronize();
-
-  std::printf("%s", g.dump().c_str());
-  std::printf("host[0] = %.1f (expected 2.0)\n", host[0]);
+  fmt::print("{}host[0] = {} (expected 3)\n", g, host[0]);
   cudaFree(dev);
-  return host[0] == 2.0f ? 0 : 1;
+  return host[0] == 3.0f ? 0 : 1;
 }
