@@ -1,0 +1,113 @@
+// samples/common/sample_util.hpp — small helpers shared by the samples (not part of graphdsl):
+// a checked-CUDA-call macro, a device probe that makes no assumption about a driver being
+// present, a steady_clock stopwatch, a cudaEvent timer and medians.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include <fmt/format.h>
+
+/// Checks a CUDA runtime call made by the sample itself (graphdsl checks its own): on failure it
+/// prints the call, the file and line and the error, and exits with status 1.
+#define CUDA_CHECK(call) ::sample::cuda_check((call), #call, __FILE__, __LINE__)
+
+namespace sample {
+
+inline void cuda_check(cudaError_t rc, const char* what, const char* file, int line) {
+  if (rc != cudaSuccess) {
+    std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", file, line, what, cudaGetErrorName(rc),
+                 cudaGetErrorString(rc));
+    std::exit(1);
+  }
+}
+
+/// The number of CUDA devices; 0 when there is none, no driver, or a driver too old for this
+/// runtime (the error is cleared, so later calls do not see it).
+inline int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+/// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs), driver 12.8, runtime 13.0" for device `dev`.
+inline std::string device_summary(int dev) {
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  int driver = 0, runtime = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  return fmt::format("{} (sm_{}{}, {} SMs), driver API {}.{}, runtime {}.{}", p.name, p.major, p.minor,
+                     p.multiProcessorCount, driver / 1000, (driver % 1000) / 10, runtime / 1000,
+                     (runtime % 1000) / 10);
+}
+
+/// Host wall time with std::chrono::steady_clock.
+class Stopwatch {
+ public:
+  Stopwatch() : t0_(std::chrono::steady_clock::now()) {}
+  void restart() { t0_ = std::chrono::steady_clock::now(); }
+  /// Microseconds since construction or the last restart().
+  double us() const {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t0_;
+};
+
+/// Device time between two events recorded on one stream.
+class EventTimer {
+ public:
+  EventTimer() {
+    CUDA_CHECK(cudaEventCreate(&start_));
+    CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventTimer() {
+    (void)cudaEventDestroy(start_);
+    (void)cudaEventDestroy(stop_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+
+  void start(cudaStream_t s) { CUDA_CHECK(cudaEventRecord(start_, s)); }
+  /// Records the stop event, waits for it and returns the elapsed time in microseconds.
+  double stop_us(cudaStream_t s) {
+    CUDA_CHECK(cudaEventRecord(stop_, s));
+    CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return 1000.0 * static_cast<double>(ms);
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+};
+
+/// The median of `v` (the mean of the two middle values for an even count); 0 for an empty vector.
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+/// Half the range of `v` as a fraction of its median: a rough run-to-run noise figure.
+inline double half_spread(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  const double m = median(v);
+  return m > 0.0 ? 0.5 * (*hi - *lo) / m : 0.0;
+}
+
+}  // namespace sample
