@@ -1,0 +1,67 @@
+// Graph::storage_bytes() and Graph::reserve(): what a plan costs per node.
+#include <string>
+
+#include "unit_support.hpp"
+
+namespace gd = graphdsl;
+
+TEST_CASE("a plan of 10000 four-argument kernel nodes costs at most 256 bytes per node", "[storage]") {
+  constexpr int n = 10000;
+  unit::Buffers b;
+  gd::Graph g("wide");
+  g.reserve(n);
+  const std::size_t empty_bytes = g.storage_bytes();
+  for (int i = 0; i < n; ++i) g.add_kernel(unit::saxpy, gd::cover(256), b.x, b.y, 2.0f, i);
+  REQUIRE(g.node_count() == n);
+
+  const std::size_t total = g.storage_bytes();
+  const double per_node = static_cast<double>(total) / n;
+  const std::uint32_t arg_bytes = gd::detail::ArgLayoutOf<float*, const float*, float, int>::value.total;
+  WARN("storage_bytes() for " << n << " saxpy(float*, const float*, float, int) kernel nodes after reserve(): "
+                              << total << " bytes, " << per_node << " bytes per node (" << sizeof(gd::detail::NodeData)
+                              << " node record + " << sizeof(gd::detail::KernelData) << " kernel record + "
+                              << arg_bytes
+                              << " argument bytes, argument vector capacity " << g.impl().args.capacity() << ")");
+  CHECK(per_node <= 256.0);
+  CHECK(total > empty_bytes);
+  // The unavoidable part: the node and kernel records and the packed arguments themselves.
+  CHECK(total >= n * (sizeof(gd::detail::NodeData) + sizeof(gd::detail::KernelData) + 24));
+}
+
+TEST_CASE("storage_bytes() grows with nodes, edges, names and child plans", "[storage]") {
+  unit::Buffers b;
+  gd::Graph g("grow");
+  std::size_t last = g.storage_bytes();
+  CHECK(last >= sizeof(gd::detail::GraphImpl));
+
+  // Capacities grow in steps, so compare over enough additions to force growth.
+  for (int i = 0; i < 64; ++i) g.add_kernel(unit::scale, gd::Launch{}, b.x, 1.0f, i);
+  CHECK(g.storage_bytes() > last);
+  last = g.storage_bytes();
+
+  for (std::uint32_t i = 1; i < 64; ++i) g.add_edge(g.node(i - 1), g.node(i));
+  CHECK(g.storage_bytes() > last);
+  last = g.storage_bytes();
+
+  gd::EmptyNode(g.node(0).ref()).name(std::string(200, 'n'));  // a name beyond the small-string buffer
+  CHECK(g.storage_bytes() >= last + 200);
+  last = g.storage_bytes();
+
+  gd::Graph sub("sub");
+  for (int i = 0; i < 32; ++i) sub.add_empty();
+  g.add_child(sub);
+  CHECK(g.storage_bytes() >= last + sub.storage_bytes());
+}
+
+TEST_CASE("reserve() keeps the node count and only changes capacity", "[storage]") {
+  gd::Graph g;
+  g.add_empty();
+  const std::size_t before = g.storage_bytes();
+  g.reserve(1000);
+  CHECK(g.node_count() == 1);
+  CHECK(g.impl().nodes.capacity() >= 1000);
+  CHECK(g.impl().kernels.capacity() >= 1000);
+  CHECK(g.storage_bytes() > before);
+  CHECK_NO_CUDA_CALL(g.reserve(10));  // never shrinks, never calls CUDA
+  CHECK(g.impl().nodes.capacity() >= 1000);
+}
