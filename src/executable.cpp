@@ -66,6 +66,7 @@ Executable Graph::instantiate(const InstantiateOptions& options) const {
   x->plan = *this;
   x->sink = std::make_shared<detail::HostErrorSink>();
   x->flags = options.flags();
+  x->origin_id = g.id;
   const detail::GraphImpl& own = x->plan.impl();
   x->native = detail::materialize(own, order, x->sink);
 

@@ -71,7 +71,9 @@ void name_node(const Node& node, std::string_view name) {
   g.nodes.at(node.index()).name.assign(name.data(), name.size());
 }
 
-void add_edge(const Node& from, const Node& to) {
+namespace {
+/// Checks that from -> to may be added (same plan, not a self edge).
+void check_edge(const Node& from, const Node& to) {
   GraphImpl& gf = owner(from);
   GraphImpl& gt = owner(to);
   if (&gf != &gt) {
@@ -84,10 +86,36 @@ void add_edge(const Node& from, const Node& to) {
   if (from.index() == to.index()) {
     throw UsageError(fmt::format("self edge: {} cannot run after itself", gt.info(to.index()).describe()));
   }
-  auto& preds = gt.nodes.at(to.index()).preds;
-  if (std::find(preds.begin(), preds.end(), from.index()) != preds.end()) return;  // set semantics
-  preds.push_back(from.index());
-  ++gt.edge_count;
+}
+}  // namespace
+
+void add_edge(const Node& from, const Node& to) { add_edges(&from, 1, to); }
+
+void add_edges_from(const Node& from, const Node* to, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) check_edge(from, to[k]);
+  for (std::size_t k = 0; k < count; ++k) add_edges(&from, 1, to[k]);
+}
+
+void add_edges(const Node* from, std::size_t count, const Node& to) {
+  for (std::size_t k = 0; k < count; ++k) check_edge(from[k], to);
+  GraphImpl& g = owner(to);
+  auto& preds = g.nodes.at(to.index()).preds;
+  const std::size_t before = preds.size();
+  if (before + count <= 64) {
+    for (std::size_t k = 0; k < count; ++k) {
+      if (std::find(preds.begin(), preds.end(), from[k].index()) == preds.end()) preds.push_back(from[k].index());
+    }
+  } else {  // long lists: mark what is there once instead of searching per edge
+    std::vector<bool> present(g.nodes.size());
+    for (std::uint32_t p : preds) present[p] = true;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!present[from[k].index()]) {
+        present[from[k].index()] = true;
+        preds.push_back(from[k].index());
+      }
+    }
+  }
+  g.edge_count += preds.size() - before;
 }
 
 }  // namespace detail
@@ -95,7 +123,7 @@ void add_edge(const Node& from, const Node& to) {
 // ---- Node --------------------------------------------------------------------------------------
 
 NodeKind Node::kind() const { return detail::owner(*this).nodes.at(index_).kind; }
-const std::string& Node::name() const { return detail::owner(*this).nodes.at(index_).name; }
+std::string Node::name() const { return detail::owner(*this).nodes.at(index_).name; }
 NodeInfo Node::info() const { return detail::owner(*this).info(index_); }
 
 // ---- Graph: lifetime ---------------------------------------------------------------------------
@@ -217,7 +245,8 @@ std::size_t Graph::edge_count() const { return impl().edge_count; }
 Node Graph::node(std::uint32_t index) const {
   auto& g = impl();
   if (index >= g.nodes.size()) {
-    throw UsageError(fmt::format("graph '{}' has {} nodes; there is no node #{}", g.name, g.nodes.size(), index));
+    throw UsageError(fmt::format("graph '{}' has {} node{}; there is no node #{}", g.name, g.nodes.size(),
+                                 g.nodes.size() == 1 ? "" : "s", index));
   }
   return Node(detail::NodeRef{&g, index});
 }

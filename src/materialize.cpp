@@ -39,6 +39,20 @@ std::exception_ptr HostErrorSink::take() noexcept {
   return std::exchange(error_, nullptr);
 }
 
+cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, std::vector<void*>& argv) {
+  argv.resize(k.layout->count);
+  for (std::uint32_t a = 0; a < k.layout->count; ++a) {
+    argv[a] = const_cast<unsigned char*>(g.args.data() + k.args + k.layout->offsets[a]);
+  }
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(k.func);
+  p.gridDim = k.launch.grid;
+  p.blockDim = k.launch.block;
+  p.sharedMemBytes = k.launch.shared_bytes;
+  p.kernelParams = argv.empty() ? nullptr : argv.data();
+  return p;
+}
+
 namespace {
 
 // ---- keep-alives through CUDA user objects -----------------------------------------------------
@@ -62,18 +76,13 @@ void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const G
   }
 }
 
-/// What a host node's userData points at: the user's closure and the executable's error sink.
-struct HostCall {
-  std::shared_ptr<HostClosure> fn;
-  std::shared_ptr<HostErrorSink> sink;
-};
-
 void CUDART_CB host_trampoline(void* p) {
-  auto* call = static_cast<HostCall*>(p);
+  auto* slot = static_cast<HostSlot*>(p);
+  const std::shared_ptr<HostClosure> fn = std::atomic_load(&slot->fn);  // a concurrent set_host may swap it
   try {
-    call->fn->call();
+    fn->call();
   } catch (...) {
-    call->sink->store(std::current_exception());
+    slot->sink->store(std::current_exception());
   }
 }
 
@@ -93,7 +102,8 @@ std::string kernel_hint(cudaError_t rc, const KernelData& k) {
 
 class Builder {
  public:
-  Builder(cudaGraph_t root, const std::shared_ptr<HostErrorSink>& sink) : root_(root), sink_(sink) {}
+  Builder(cudaGraph_t root, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots)
+      : root_(root), sink_(sink), slots_(slots) {}
 
   /// Adds the nodes of `g` to `graph` in `order`; out[i] receives plan node i's native node.
   void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
@@ -119,16 +129,7 @@ class Builder {
     switch (n.kind) {
       case NodeKind::kernel: {
         const KernelData& k = g.kernels[n.payload];
-        argv_.resize(k.layout->count);
-        for (std::uint32_t a = 0; a < k.layout->count; ++a) {
-          argv_[a] = const_cast<unsigned char*>(g.args.data() + k.args + k.layout->offsets[a]);
-        }
-        cudaKernelNodeParams p{};
-        p.func = const_cast<void*>(k.func);
-        p.gridDim = k.launch.grid;
-        p.blockDim = k.launch.block;
-        p.sharedMemBytes = k.launch.shared_bytes;
-        p.kernelParams = argv_.empty() ? nullptr : argv_.data();
+        const cudaKernelNodeParams p = kernel_params(g, k, argv_);
         api = "cudaGraphAddKernelNode";
         rc = cuda_try(cudaGraphAddKernelNode, &node, graph, d, nd, static_cast<const cudaKernelNodeParams*>(&p));
         if (rc == cudaSuccess && k.launch.priority != 0) {
@@ -151,11 +152,14 @@ class Builder {
         rc = cuda_try(cudaGraphAddMemcpyNode, &node, graph, d, nd, &g.memcpys[n.payload]);
         break;
       case NodeKind::host: {
-        auto call = std::make_shared<HostCall>(HostCall{g.hosts[n.payload], sink_});
+        auto slot = std::make_shared<HostSlot>();
+        slot->fn = g.hosts[n.payload];
+        slot->sink = sink_;
         cudaHostNodeParams p{};
         p.fn = &host_trampoline;
-        p.userData = call.get();
-        retain_on_graph(root_, std::move(call), g, i);
+        p.userData = slot.get();
+        if (slots_ != nullptr) (*slots_)[n.payload] = slot.get();
+        retain_on_graph(root_, std::move(slot), g, i);
         api = "cudaGraphAddHostNode";
         rc = cuda_try(cudaGraphAddHostNode, &node, graph, d, nd, static_cast<const cudaHostNodeParams*>(&p));
         break;
@@ -164,7 +168,9 @@ class Builder {
         const GraphImpl& c = *g.children[n.payload];
         NativeGraph inner = create_native_graph();
         std::vector<cudaGraphNode_t> inner_nodes;
+        HostSlots* const outer = std::exchange(slots_, nullptr);  // only top-level slots are recorded
         build(c, inner.get(), check_plan(c), inner_nodes);
+        slots_ = outer;
         api = "cudaGraphAddChildGraphNode";
         rc = cuda_try(cudaGraphAddChildGraphNode, &node, graph, d, nd, inner.get());  // clones `inner`
         break;
@@ -190,6 +196,7 @@ class Builder {
 
   cudaGraph_t root_;
   std::shared_ptr<HostErrorSink> sink_;
+  HostSlots* slots_;
   std::vector<void*> argv_;
 };
 
@@ -199,7 +206,8 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
                          const std::shared_ptr<HostErrorSink>& sink) {
   Materialized m;
   m.graph = create_native_graph();
-  Builder(m.graph.get(), sink).build(g, m.graph.get(), order, m.nodes);
+  m.host_slots.assign(g.hosts.size(), nullptr);
+  Builder(m.graph.get(), sink, &m.host_slots).build(g, m.graph.get(), order, m.nodes);
   return m;  // on an exception, m.graph (half-built) is destroyed on the way out
 }
 

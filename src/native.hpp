@@ -48,11 +48,24 @@ struct HostErrorSink {
   std::exception_ptr error_;
 };
 
+/// What a host node's userData points at: a swappable callable and the executable's error sink.
+/// Owned by CUDA user objects, so it lives as long as a graph or executable can run the node.
+struct HostSlot {
+  std::shared_ptr<HostClosure> fn;  ///< read and swapped with std::atomic_load / std::atomic_store
+  std::shared_ptr<HostErrorSink> sink;
+};
+/// The slot of each top-level host node, indexed like GraphImpl::hosts.
+using HostSlots = std::vector<HostSlot*>;
+
 /// A plan materialized as a cudaGraph_t; nodes[i] is the native node of top-level plan node i.
 struct Materialized {
   NativeGraph graph;
   std::vector<cudaGraphNode_t> nodes;
+  HostSlots host_slots;
 };
+
+/// The cudaKernelNodeParams of kernel `k` of plan `g`; `argv` receives the argument pointers.
+cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, std::vector<void*>& argv);
 
 /// Creates the cudaGraph_t of plan `g` with its nodes in `order` (from check_plan). Host closures
 /// and events are retained by the new graph through CUDA user objects, so every executable
@@ -67,6 +80,10 @@ struct ExecImpl {
   NativeExec exec;
   std::shared_ptr<HostErrorSink> sink;
   unsigned long long flags = 0;
+  /// Plans whose node handles the per-node setters accept: the one compiled from, the recorded
+  /// copy, and the template of the last successful update.
+  std::uint64_t origin_id = 0;
+  std::uint64_t last_template_id = 0;
 };
 
 }  // namespace graphdsl::detail

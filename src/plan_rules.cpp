@@ -68,6 +68,8 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   }
 }
 
+}  // namespace
+
 void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const NodeData& n = g.nodes[i];
   switch (n.kind) {
@@ -91,6 +93,8 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   }
 }
 
+namespace {
+
 /// Finds one cycle among the nodes Kahn's algorithm could not order, and names it.
 [[noreturn]] void report_cycle(const GraphImpl& g, const std::vector<std::uint32_t>& indegree,
                                const std::string& ctx) {
@@ -109,6 +113,7 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   }
   std::vector<std::uint32_t> cycle(walk.begin() + seen_at[cur], walk.end());
   std::reverse(cycle.begin(), cycle.end());  // predecessors were followed: reverse into run order
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());  // start at the lowest index
   std::string text;
   for (std::uint32_t v : cycle) text += g.info(v).ref() + " -> ";
   text += g.info(cycle.front()).ref();

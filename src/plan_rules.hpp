@@ -15,6 +15,10 @@ namespace graphdsl::detail {
 /// @throws UsageError naming the node and the rule.
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
 
+/// Checks the per-node rules of node i (recursively for a child node).
+/// @throws UsageError naming the node and the rule.
+void check_node(const GraphImpl& g, std::uint32_t i, const std::string& context = {});
+
 /// Short ref of node i: 'name' or #i.
 std::string node_ref(const GraphImpl& g, std::uint32_t i);
 

@@ -15,19 +15,24 @@
 // waits for launches in flight (CUDA keeps what they need alive until they finish).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
+#include "graphdsl/update.hpp"
 
 namespace graphdsl {
 
+class Event;
 class Graph;
 
 namespace detail {
 struct ExecImpl;
+struct KernelData;
 }
 
 /// How a plan is compiled; each setter maps to one cudaGraphInstantiateFlags bit.
@@ -97,8 +102,64 @@ class Executable {
 
   explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
 
+  // ---- in-place update ----------------------------------------------------------------------
+
+  /// Brings the executable in line with `templ`, a plan of the same shape (see update.hpp).
+  /// Shape differences are refused before any CUDA call and leave the executable unchanged; so does
+  /// a change CUDA refuses (nodes already patched are rolled back). On success the executable's
+  /// recorded plan takes the template's parameters and names, so later updates diff against it.
+  /// @throws UsageError on a moved-from executable; CudaError only if rolling back fails.
+  [[nodiscard]] UpdateResult update(const Graph& templ, UpdatePolicy policy = UpdatePolicy::automatic);
+
+  // ---- typed per-node setters ---------------------------------------------------------------
+  // `node` is a handle from the plan this executable was compiled from (or from the last template
+  // it was updated from). Each setter checks the new parameters like validate() does, patches the
+  // node with one CUDA exec setter and records the change; on failure nothing changes.
+  // Setters affect launches made after them; launches already queued keep their parameters.
+
+  /// New kernel arguments (converted to the kernel's parameter types, checked at compile time).
+  template <class... P, class... A>
+  void set_kernel_args(const KernelNode<P...>& node, A&&... args);
+  /// A new kernel of the same signature, launch shape and arguments.
+  template <class... P, class... A>
+  void set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args);
+  /// A new grid, block and dynamic shared memory size (not priority: CUDA cannot patch it per node).
+  template <class... P>
+  void set_launch(const KernelNode<P...>& node, const Launch& launch);
+  /// A new 1-D memset (same rules as Graph::add_memset).
+  template <class T>
+  void set_memset(const MemsetNode& node, T* dst, T value, std::size_t count);
+  /// A new 1-D copy (same rules as Graph::add_memcpy). The memory types must stay the same.
+  template <class D, class S>
+  void set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// A new host callable. No CUDA call: the executable's slot for the node takes the callable.
+  template <class F>
+  void set_host(const HostNode& node, F&& fn);
+  /// A new child plan of the same shape.
+  void set_child(const ChildNode& node, const Graph& child);
+  /// A new event to record / wait for.
+  void set_event(const EventRecordNode& node, const Event& event);
+  void set_event(const EventWaitNode& node, const Event& event);
+  /// Enables or disables a kernel, memset or memcpy node (cudaGraphNodeSetEnabled); only these
+  /// kinds have the overload, as only they can be disabled.
+  template <class... P>
+  void set_enabled(const KernelNode<P...>& node, bool on) { set_enabled_node(node, on); }
+  void set_enabled(const MemsetNode& node, bool on) { set_enabled_node(node, on); }
+  void set_enabled(const MemcpyNode& node, bool on) { set_enabled_node(node, on); }
+  /// Whether a kernel, memset or memcpy node is enabled (cudaGraphNodeGetEnabled).
+  template <class... P>
+  bool enabled(const KernelNode<P...>& node) const { return enabled_node(node); }
+  bool enabled(const MemsetNode& node) const { return enabled_node(node); }
+  bool enabled(const MemcpyNode& node) const { return enabled_node(node); }
+
  private:
   detail::ExecImpl& impl() const;
+  /// The recorded kernel of `node` (checks that the node belongs to this executable).
+  const detail::KernelData& recorded_kernel(const Node& node) const;
+  /// Replaces the parameters of `target` with those of node #0 of `source` and patches the node.
+  void replace_node(const Node& target, const Graph& source);
+  void set_enabled_node(const Node& node, bool on);
+  bool enabled_node(const Node& node) const;
   std::unique_ptr<detail::ExecImpl> impl_;
 };
 

@@ -12,6 +12,7 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/update.hpp"
 
 template <>
 struct fmt::formatter<graphdsl::NodeKind> : fmt::formatter<fmt::string_view> {
@@ -34,7 +35,7 @@ struct fmt::formatter<T, char, std::enable_if_t<std::is_base_of_v<graphdsl::Node
     : fmt::formatter<fmt::string_view> {
   template <class Ctx>
   auto format(const graphdsl::Node& n, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(n.valid() ? n.info().describe() : std::string("empty node"), ctx);
+    return fmt::formatter<fmt::string_view>::format(n.valid() ? n.info().describe() : std::string("empty node handle"), ctx);
   }
 };
 
@@ -54,5 +55,21 @@ struct fmt::formatter<graphdsl::Graph> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
   auto format(const graphdsl::Graph& g, Ctx& ctx) const {
     return fmt::formatter<fmt::string_view>::format(g.dump(), ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<graphdsl::UpdateStatus> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(graphdsl::UpdateStatus s, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(graphdsl::to_string(s), ctx);
+  }
+};
+
+template <>
+struct fmt::formatter<graphdsl::UpdateResult> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const graphdsl::UpdateResult& r, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(r.to_string(), ctx);
   }
 };

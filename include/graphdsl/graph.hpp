@@ -181,11 +181,15 @@ class Graph {
   void validate() const;
 
   /// A deterministic multi-line description: one line per node with its kind, name, parameters
-  /// and predecessors. Pointer values are shown as given.
+  /// and predecessors. Pointer values are left out (they differ between runs).
   std::string dump() const;
   /// A Graphviz DOT description (`dot -Tsvg`), nodes labelled with name and kind; child plans
   /// appear as clusters.
   std::string to_dot() const;
+  /// A hash of the plan's structure: node count, kinds, edges, kernel functions and child-plan
+  /// structure — not parameter values or names. Plans with equal fingerprints are
+  /// update-compatible. Stable within a process (kernel addresses differ between processes).
+  std::uint64_t fingerprint() const;
   /// Host bytes this plan's storage holds (node table, parameters, argument blocks, names).
   std::size_t storage_bytes() const;
   /// Reserves room for `nodes` nodes (and as many kernel nodes).
@@ -221,6 +225,7 @@ class Graph {
       return b;
     }
   }
+  friend class Executable;
   detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
                                   std::size_t args_offset);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
@@ -228,5 +233,53 @@ class Graph {
 
   std::unique_ptr<detail::GraphImpl> impl_;
 };
+
+// ---- Executable's typed setters (defined here: they build one-node plans) ----------------------
+
+template <class... P, class... A>
+void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
+  const detail::KernelData& k = recorded_kernel(node);
+  set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), k.launch, std::forward<A>(args)...);
+}
+
+template <class... P, class... A>
+void Executable::set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args) {
+  Graph one("setter");
+  one.add_kernel(kernel, launch, std::forward<A>(args)...);
+  replace_node(node, one);
+}
+
+template <class... P>
+void Executable::set_launch(const KernelNode<P...>& node, const Launch& launch) {
+  const detail::KernelData& k = recorded_kernel(node);
+  Graph one("setter");
+  const auto& g = plan().impl();
+  one.impl().args.insert(one.impl().args.end(), g.args.begin() + k.args, g.args.begin() + k.args + k.layout->total);
+  Launch l = launch;
+  l.priority = k.launch.priority;
+  one.add_kernel_node(k.func, l, k.layout, 0);
+  replace_node(node, one);
+}
+
+template <class T>
+void Executable::set_memset(const MemsetNode& node, T* dst, T value, std::size_t count) {
+  Graph one("setter");
+  one.add_memset(dst, value, count);
+  replace_node(node, one);
+}
+
+template <class D, class S>
+void Executable::set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
+  Graph one("setter");
+  one.add_memcpy(dst, src, count, kind);
+  replace_node(node, one);
+}
+
+template <class F>
+void Executable::set_host(const HostNode& node, F&& fn) {
+  Graph one("setter");
+  one.add_host(std::forward<F>(fn));
+  replace_node(node, one);
+}
 
 }  // namespace graphdsl

@@ -8,10 +8,13 @@
 //   event.hpp       Event (shared cudaEvent_t owner)
 //   graph.hpp       Graph (the plan)
 //   executable.hpp  Executable, InstantiateOptions
+//   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
+//   cache.hpp       ExecutableCache
 //   format.hpp      fmt formatters
 //   debug.hpp       live-object and CUDA-call counters
 #pragma once
 
+#include "graphdsl/cache.hpp"
 #include "graphdsl/debug.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/event.hpp"
@@ -21,4 +24,5 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/update.hpp"
 #include "graphdsl/version.hpp"

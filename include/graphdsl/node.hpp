@@ -9,10 +9,12 @@
 // iterator. Using a handle with another Graph is a UsageError that names both graphs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "graphdsl/node_kind.hpp"
 
@@ -32,6 +34,11 @@ struct NodeRef {
 
 void name_node(const Node& node, std::string_view name);
 void add_edge(const Node& from, const Node& to);
+/// Adds from[k] -> to for every k; checks all first (a failing call adds nothing); duplicates are
+/// removed in O(count + nodes) for long lists.
+void add_edges(const Node* from, std::size_t count, const Node& to);
+/// Adds from -> to[k] for every k; checks all first.
+void add_edges_from(const Node& from, const Node* to, std::size_t count);
 
 /// Calls f on `x` if it is a node handle, or on each element if it is a range of node handles.
 template <class N, class F>
@@ -61,8 +68,8 @@ class Node {
   std::uint32_t index() const noexcept { return index_; }
   /// @throws UsageError for an empty handle.
   NodeKind kind() const;
-  /// The user's name, or an empty string. @throws UsageError for an empty handle.
-  const std::string& name() const;
+  /// The user's name, or an empty string (a copy). @throws UsageError for an empty handle.
+  std::string name() const;
   /// Index, kind, name and plan name copied out. @throws UsageError for an empty handle.
   NodeInfo info() const;
 
@@ -100,14 +107,22 @@ class NodeHandle : public Node {
   /// @throws UsageError for a self edge, an empty handle or a node of another plan.
   template <class... N>
   Self after(const N&... preds) const {
-    (detail::for_each_node(preds, [this](const Node& p) { detail::add_edge(p, *this); }), ...);
+    if constexpr (sizeof...(N) == 1 && (std::is_base_of_v<Node, N> && ...)) {
+      (detail::add_edge(preds, *this), ...);
+    } else {
+      std::vector<Node> all;
+      (detail::for_each_node(preds, [&all](const Node& p) { all.push_back(p); }), ...);
+      detail::add_edges(all.data(), all.size(), *this);
+    }
     return self();
   }
 
   /// Adds edges this -> succ for each argument (a node handle or a range of them).
   template <class... N>
   Self before(const N&... succs) const {
-    (detail::for_each_node(succs, [this](const Node& s) { detail::add_edge(*this, s); }), ...);
+    std::vector<Node> all;
+    (detail::for_each_node(succs, [&all](const Node& s) { all.push_back(s); }), ...);
+    detail::add_edges_from(*this, all.data(), all.size());
     return self();
   }
 

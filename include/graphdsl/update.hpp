@@ -1,0 +1,87 @@
+// graphdsl/update.hpp — the result of patching an executable in place.
+//
+//   gd::UpdateResult r = exec.update(next_plan);
+//   if (!r) fmt::print("{}\n", r);   // update refused (topology changed): edge 'scale' -> 'sum' exists in ...
+//
+// Executable::update() first diffs the template against the plan the executable was compiled from,
+// on the host. A different shape (node count, kinds, edges, kernel functions, child-plan shapes) is
+// refused with no CUDA call and the executable is left exactly as it was. Otherwise only the nodes
+// whose parameters changed are patched — one per-node CUDA setter each, or one cudaGraphExecUpdate
+// of the whole template when many changed. A refusal is a value, not an exception.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/node_kind.hpp"
+
+namespace graphdsl {
+
+/// Why an update succeeded or was refused. The first nine mirror cudaGraphExecUpdateResult.
+enum class UpdateStatus : std::uint8_t {
+  success,                      ///< cudaGraphExecUpdateSuccess
+  error,                        ///< cudaGraphExecUpdateError: CUDA refused for another reason (see cuda_error)
+  topology_changed,             ///< node count, edges or a child plan's shape differ
+  node_type_changed,            ///< a node's kind differs
+  function_changed,             ///< a kernel node launches a different kernel
+  parameters_changed,           ///< CUDA cannot apply a parameter change (e.g. a copy's memory type)
+  not_supported,                ///< CUDA cannot update something about the node
+  unsupported_function_change,  ///< cudaGraphExecUpdateErrorUnsupportedFunctionChange
+  attributes_changed,           ///< cudaGraphExecUpdateErrorAttributesChanged
+  invalid_template,             ///< graphdsl: the template itself fails Graph::validate()
+};
+
+/// How an update was applied.
+enum class UpdateStrategy : std::uint8_t {
+  none,        ///< nothing was sent to CUDA (refused by the diff, or nothing changed)
+  per_node,    ///< one per-node exec setter per changed node
+  whole_graph  ///< the template was materialized and applied with cudaGraphExecUpdate
+};
+
+/// Which strategy update() may use.
+enum class UpdatePolicy : std::uint8_t {
+  automatic,   ///< per-node when few nodes changed, whole-graph otherwise (see docs/updating.md)
+  per_node,    ///< always per-node setters
+  whole_graph  ///< always cudaGraphExecUpdate
+};
+
+const char* to_string(UpdateStatus s) noexcept;
+const char* to_string(UpdateStrategy s) noexcept;
+
+/// The outcome of Executable::update(). Truthy on success.
+class [[nodiscard]] UpdateResult {
+ public:
+  UpdateStatus status = UpdateStatus::success;
+  /// The node the refusal is about (for an edge: the edge's "to" node), as a node of the plans.
+  std::optional<NodeInfo> node;
+  /// For an edge mismatch: the edge's "from" node.
+  std::optional<NodeInfo> from_node;
+  /// One line, in the user's node names, e.g. "edge 'scale' -> 'sum' exists in the executable but not in the template".
+  std::string reason;
+  UpdateStrategy strategy = UpdateStrategy::none;
+  /// Nodes whose parameters were patched (top-level nodes; a changed child counts once).
+  std::size_t patched = 0;
+  /// Indices of the top-level nodes whose parameters differ (patched ones after update(); the
+  /// ones that would be patched after diff()).
+  std::vector<std::uint32_t> changed;
+  /// The CUDA error when CUDA refused (cudaErrorGraphExecUpdateFailure or a setter's error), else cudaSuccess.
+  cudaError_t cuda_error = cudaSuccess;
+
+  explicit operator bool() const noexcept { return status == UpdateStatus::success; }
+  /// "update applied (per_node): 3 nodes patched" or "update refused (topology changed): <reason>".
+  std::string to_string() const;
+};
+
+class Graph;
+
+/// What Executable::update() would decide, computed on the host only: a refusal if `templ` has
+/// another shape than `current` (or is invalid), else success with `changed` listing the nodes
+/// whose parameters differ. Makes no CUDA call.
+UpdateResult diff(const Graph& current, const Graph& templ);
+
+}  // namespace graphdsl

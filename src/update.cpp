@@ -1,0 +1,541 @@
+// src/update.cpp — the host-side diff, in-place update of executables, per-node setters, fingerprints.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "cuda_call.hpp"
+#include "graphdsl/graph.hpp"
+#include "graphdsl/update.hpp"
+#include "native.hpp"
+#include "plan_rules.hpp"
+
+namespace graphdsl {
+
+const char* to_string(UpdateStatus s) noexcept {
+  switch (s) {
+    case UpdateStatus::success: return "success";
+    case UpdateStatus::error: return "error";
+    case UpdateStatus::topology_changed: return "topology changed";
+    case UpdateStatus::node_type_changed: return "node type changed";
+    case UpdateStatus::function_changed: return "function changed";
+    case UpdateStatus::parameters_changed: return "parameters changed";
+    case UpdateStatus::not_supported: return "not supported";
+    case UpdateStatus::unsupported_function_change: return "unsupported function change";
+    case UpdateStatus::attributes_changed: return "attributes changed";
+    case UpdateStatus::invalid_template: return "invalid template";
+  }
+  return "unknown";
+}
+
+const char* to_string(UpdateStrategy s) noexcept {
+  switch (s) {
+    case UpdateStrategy::none: return "none";
+    case UpdateStrategy::per_node: return "per_node";
+    case UpdateStrategy::whole_graph: return "whole_graph";
+  }
+  return "unknown";
+}
+
+std::string UpdateResult::to_string() const {
+  if (status == UpdateStatus::success) {
+    return fmt::format("update applied ({}): {} node{} patched", graphdsl::to_string(strategy), patched,
+                       patched == 1 ? "" : "s");
+  }
+  return fmt::format("update refused ({}): {}", graphdsl::to_string(status), reason);
+}
+
+namespace detail {
+namespace {
+
+/// Automatic policy: above this fraction of changed nodes, one cudaGraphExecUpdate of the whole
+/// template is used instead of per-node setters (measured: see docs/updating.md).
+constexpr double whole_graph_fraction = 0.5;
+
+// ---- shape -------------------------------------------------------------------------------------
+
+bool contains(const std::vector<std::uint32_t>& v, std::uint32_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+UpdateResult refusal(UpdateStatus status, std::optional<NodeInfo> node, std::string reason) {
+  UpdateResult r;
+  r.status = status;
+  r.node = std::move(node);
+  r.reason = std::move(reason);
+  return r;
+}
+
+/// Compares the structure of `a` (the executable's plan) and `b` (the template).
+std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b, const std::string& ctx) {
+  const std::size_t na = a.nodes.size(), nb = b.nodes.size();
+  if (na != nb) {
+    const bool more = nb > na;
+    const NodeInfo extra = more ? b.info(static_cast<std::uint32_t>(na)) : a.info(static_cast<std::uint32_t>(nb));
+    return refusal(UpdateStatus::topology_changed, extra,
+                   fmt::format("{}the template has {} nodes, the executable {}: {} is not in the {}", ctx, nb, na,
+                               extra.describe(), more ? "executable" : "template"));
+  }
+  for (std::uint32_t i = 0; i < na; ++i) {
+    const NodeData& x = a.nodes[i];
+    const NodeData& y = b.nodes[i];
+    if (x.kind != y.kind) {
+      return refusal(UpdateStatus::node_type_changed, b.info(i),
+                     fmt::format("{}node #{} is a {} node in the executable but a {} node in the template", ctx, i,
+                                 to_string(x.kind), to_string(y.kind)));
+    }
+    if (x.kind == NodeKind::kernel && a.kernels[x.payload].func != b.kernels[y.payload].func) {
+      return refusal(UpdateStatus::function_changed, b.info(i),
+                     fmt::format("{}{} launches a different kernel function in the template", ctx, b.info(i).describe()));
+    }
+    if (x.preds != y.preds) {
+      for (std::uint32_t p : x.preds) {
+        if (!contains(y.preds, p)) {
+          UpdateResult r = refusal(UpdateStatus::topology_changed, b.info(i),
+                                   fmt::format("{}edge {} -> {} exists in the executable but not in the template", ctx,
+                                               a.info(p).ref(), a.info(i).ref()));
+          r.from_node = b.info(p);
+          return r;
+        }
+      }
+      for (std::uint32_t p : y.preds) {
+        if (!contains(x.preds, p)) {
+          UpdateResult r = refusal(UpdateStatus::topology_changed, b.info(i),
+                                   fmt::format("{}edge {} -> {} exists in the template but not in the executable", ctx,
+                                               b.info(p).ref(), b.info(i).ref()));
+          r.from_node = b.info(p);
+          return r;
+        }
+      }
+    }
+    if (x.kind == NodeKind::child && a.children[x.payload] != b.children[y.payload]) {
+      const std::string inner = fmt::format("{}in {}: ", ctx, b.info(i).describe());
+      if (auto r = compare_shape(*a.children[x.payload], *b.children[y.payload], inner)) {
+        r->node = b.info(i);  // the top-level node; the reason names the inner one
+        r->from_node.reset();
+        if (r->status == UpdateStatus::node_type_changed) r->status = UpdateStatus::topology_changed;
+        return r;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// ---- parameters --------------------------------------------------------------------------------
+
+bool same_dims(const dim3& x, const dim3& y) { return x.x == y.x && x.y == y.y && x.z == y.z; }
+
+bool same_launch(const Launch& x, const Launch& y) {
+  return same_dims(x.grid, y.grid) && same_dims(x.block, y.block) && x.shared_bytes == y.shared_bytes &&
+         x.priority == y.priority;
+}
+
+bool same_memset(const cudaMemsetParams& x, const cudaMemsetParams& y) {
+  return x.dst == y.dst && x.pitch == y.pitch && x.value == y.value && x.elementSize == y.elementSize &&
+         x.width == y.width && x.height == y.height;
+}
+
+bool same_pos(const cudaPos& x, const cudaPos& y) { return x.x == y.x && x.y == y.y && x.z == y.z; }
+bool same_ptr(const cudaPitchedPtr& x, const cudaPitchedPtr& y) {
+  return x.ptr == y.ptr && x.pitch == y.pitch && x.xsize == y.xsize && x.ysize == y.ysize;
+}
+
+bool same_memcpy(const cudaMemcpy3DParms& x, const cudaMemcpy3DParms& y) {
+  return x.srcArray == y.srcArray && same_pos(x.srcPos, y.srcPos) && same_ptr(x.srcPtr, y.srcPtr) &&
+         x.dstArray == y.dstArray && same_pos(x.dstPos, y.dstPos) && same_ptr(x.dstPtr, y.dstPtr) &&
+         x.extent.width == y.extent.width && x.extent.height == y.extent.height && x.extent.depth == y.extent.depth &&
+         x.kind == y.kind;
+}
+
+bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
+  const std::uint32_t pa = a.nodes[i].payload, pb = b.nodes[i].payload;
+  switch (a.nodes[i].kind) {
+    case NodeKind::kernel: {
+      const KernelData& x = a.kernels[pa];
+      const KernelData& y = b.kernels[pb];
+      return same_launch(x.launch, y.launch) &&
+             std::memcmp(a.args.data() + x.args, b.args.data() + y.args, x.layout->total) == 0;
+    }
+    case NodeKind::memset: return same_memset(a.memsets[pa], b.memsets[pb]);
+    case NodeKind::memcpy: return same_memcpy(a.memcpys[pa], b.memcpys[pb]);
+    case NodeKind::host: return a.hosts[pa] == b.hosts[pb];
+    case NodeKind::event_record:
+    case NodeKind::event_wait: return a.events[pa].state() == b.events[pb].state();
+    case NodeKind::child: {
+      const GraphImpl& ca = *a.children[pa];
+      const GraphImpl& cb = *b.children[pb];
+      if (&ca == &cb) return true;
+      for (std::uint32_t k = 0; k < ca.nodes.size(); ++k) {
+        if (!same_params(ca, cb, k)) return false;
+      }
+      return true;
+    }
+    case NodeKind::empty: return true;
+  }
+  return true;
+}
+
+/// A copy of one node's parameters, to move them between plans or roll a change back.
+struct SavedParams {
+  NodeKind kind = NodeKind::empty;
+  KernelData kernel;
+  std::vector<unsigned char> args;
+  cudaMemsetParams memset{};
+  cudaMemcpy3DParms memcpy{};
+  std::shared_ptr<HostClosure> host;
+  std::shared_ptr<const GraphImpl> child;
+  Event event;
+
+  static SavedParams save(const GraphImpl& g, std::uint32_t i) {
+    SavedParams s;
+    const NodeData& n = g.nodes[i];
+    s.kind = n.kind;
+    switch (n.kind) {
+      case NodeKind::kernel:
+        s.kernel = g.kernels[n.payload];
+        s.args.assign(g.args.begin() + s.kernel.args, g.args.begin() + s.kernel.args + s.kernel.layout->total);
+        break;
+      case NodeKind::memset: s.memset = g.memsets[n.payload]; break;
+      case NodeKind::memcpy: s.memcpy = g.memcpys[n.payload]; break;
+      case NodeKind::host: s.host = g.hosts[n.payload]; break;
+      case NodeKind::child: s.child = g.children[n.payload]; break;
+      case NodeKind::event_record:
+      case NodeKind::event_wait: s.event = g.events[n.payload]; break;
+      case NodeKind::empty: break;
+    }
+    return s;
+  }
+
+  /// Writes these parameters into node i of g (same kind; for kernels, same signature).
+  void restore(GraphImpl& g, std::uint32_t i) const {
+    const NodeData& n = g.nodes[i];
+    switch (n.kind) {
+      case NodeKind::kernel: {
+        KernelData& k = g.kernels[n.payload];
+        const std::uint32_t offset = k.args;
+        k = kernel;
+        k.args = offset;
+        std::copy(args.begin(), args.end(), g.args.begin() + offset);
+        break;
+      }
+      case NodeKind::memset: g.memsets[n.payload] = memset; break;
+      case NodeKind::memcpy: g.memcpys[n.payload] = memcpy; break;
+      case NodeKind::host: g.hosts[n.payload] = host; break;
+      case NodeKind::child: g.children[n.payload] = child; break;
+      case NodeKind::event_record:
+      case NodeKind::event_wait: g.events[n.payload] = event; break;
+      case NodeKind::empty: break;
+    }
+  }
+};
+
+struct Applied {
+  cudaError_t rc = cudaSuccess;
+  const char* api = "";
+};
+
+/// Pushes the recorded parameters of plan node i to the executable with one per-node setter.
+Applied apply_node(ExecImpl& x, std::uint32_t i) {
+  const GraphImpl& g = x.plan.impl();
+  const NodeData& n = g.nodes[i];
+  const cudaGraphExec_t exec = x.exec.get();
+  const cudaGraphNode_t node = x.native.nodes[i];
+  switch (n.kind) {
+    case NodeKind::kernel: {
+      std::vector<void*> argv;
+      const cudaKernelNodeParams p = kernel_params(g, g.kernels[n.payload], argv);
+      return {cuda_try(cudaGraphExecKernelNodeSetParams, exec, node, &p), "cudaGraphExecKernelNodeSetParams"};
+    }
+    case NodeKind::memset:
+      return {cuda_try(cudaGraphExecMemsetNodeSetParams, exec, node, &g.memsets[n.payload]),
+              "cudaGraphExecMemsetNodeSetParams"};
+    case NodeKind::memcpy:
+      return {cuda_try(cudaGraphExecMemcpyNodeSetParams, exec, node, &g.memcpys[n.payload]),
+              "cudaGraphExecMemcpyNodeSetParams"};
+    case NodeKind::host:
+      std::atomic_store(&x.native.host_slots[n.payload]->fn, g.hosts[n.payload]);
+      return {};
+    case NodeKind::child: {
+      const GraphImpl& c = *g.children[n.payload];
+      Materialized m;
+      try {
+        m = materialize(c, check_plan(c), x.sink);
+      } catch (const CudaError& e) {
+        return {e.code(), "cudaGraphAdd*Node (child plan)"};
+      }
+      return {cuda_try(cudaGraphExecChildGraphNodeSetParams, exec, node, m.graph.get()),
+              "cudaGraphExecChildGraphNodeSetParams"};
+    }
+    case NodeKind::event_record:
+      return {cuda_try(cudaGraphExecEventRecordNodeSetEvent, exec, node, g.events[n.payload].native_handle()),
+              "cudaGraphExecEventRecordNodeSetEvent"};
+    case NodeKind::event_wait:
+      return {cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, g.events[n.payload].native_handle()),
+              "cudaGraphExecEventWaitNodeSetEvent"};
+    case NodeKind::empty: return {};
+  }
+  return {};
+}
+
+UpdateStatus from_cuda(cudaGraphExecUpdateResult r) {
+  switch (r) {
+    case cudaGraphExecUpdateSuccess: return UpdateStatus::success;
+    case cudaGraphExecUpdateError: return UpdateStatus::error;
+    case cudaGraphExecUpdateErrorTopologyChanged: return UpdateStatus::topology_changed;
+    case cudaGraphExecUpdateErrorNodeTypeChanged: return UpdateStatus::node_type_changed;
+    case cudaGraphExecUpdateErrorFunctionChanged: return UpdateStatus::function_changed;
+    case cudaGraphExecUpdateErrorParametersChanged: return UpdateStatus::parameters_changed;
+    case cudaGraphExecUpdateErrorNotSupported: return UpdateStatus::not_supported;
+    case cudaGraphExecUpdateErrorUnsupportedFunctionChange: return UpdateStatus::unsupported_function_change;
+    case cudaGraphExecUpdateErrorAttributesChanged: return UpdateStatus::attributes_changed;
+  }
+  return UpdateStatus::error;
+}
+
+std::optional<NodeInfo> find_native(const GraphImpl& g, const std::vector<cudaGraphNode_t>& nodes, cudaGraphNode_t n) {
+  if (n == nullptr) return std::nullopt;
+  const auto it = std::find(nodes.begin(), nodes.end(), n);
+  if (it == nodes.end()) return std::nullopt;
+  return g.info(static_cast<std::uint32_t>(it - nodes.begin()));
+}
+
+/// Index of `node` in the executable's plan, checking that it belongs there and has kind `kind`.
+std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
+  const GraphImpl& plan = x.plan.impl();
+  if (!node.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
+  const GraphImpl& owner = *node.ref().graph;
+  if (owner.id != x.origin_id && owner.id != plan.id && owner.id != x.last_template_id) {
+    throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}); this executable was compiled from graph '{}' "
+                                 "(plan id {})",
+                                 owner.info(node.index()).describe(), owner.name, owner.id, plan.name, x.origin_id));
+  }
+  if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
+    throw UsageError(fmt::format("{} is not a {} node of this executable's plan", owner.info(node.index()).describe(),
+                                 to_string(kind)));
+  }
+  return node.index();
+}
+
+}  // namespace
+}  // namespace detail
+
+namespace detail {
+namespace {
+/// The shape check and the list of changed nodes; `order` receives the template's creation order.
+UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::uint32_t>* order) {
+  try {
+    *order = check_plan(t);
+  } catch (const UsageError& e) {
+    return refusal(UpdateStatus::invalid_template, std::nullopt, std::string(e.what()).substr(10));
+  }
+  if (auto r = compare_shape(a, t, {})) return std::move(*r);
+  UpdateResult result;
+  for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
+    if (!same_params(a, t, i)) result.changed.push_back(i);
+  }
+  return result;
+}
+}  // namespace
+}  // namespace detail
+
+UpdateResult diff(const Graph& current, const Graph& templ) {
+  std::vector<std::uint32_t> order;
+  UpdateResult r = detail::plan_diff(current.impl(), templ.impl(), &order);
+  r.patched = 0;
+  return r;
+}
+
+// ---- Graph::fingerprint ------------------------------------------------------------------------
+
+namespace {
+struct Fnv {
+  std::uint64_t h = 1469598103934665603ull;
+  void add(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  }
+  template <class T>
+  void add(const T& v) {
+    add(&v, sizeof v);
+  }
+};
+
+void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
+  f.add(g.nodes.size());
+  std::vector<std::uint32_t> preds;
+  for (const auto& n : g.nodes) {
+    f.add(n.kind);
+    if (n.kind == NodeKind::kernel) f.add(g.kernels[n.payload].func);
+    preds = n.preds;
+    std::sort(preds.begin(), preds.end());
+    f.add(preds.size());
+    f.add(preds.data(), preds.size() * sizeof(std::uint32_t));
+    if (n.kind == NodeKind::child) fingerprint_into(f, *g.children[n.payload]);
+  }
+}
+}  // namespace
+
+std::uint64_t Graph::fingerprint() const {
+  Fnv f;
+  fingerprint_into(f, impl());
+  return f.h;
+}
+
+// ---- Executable::update ------------------------------------------------------------------------
+
+UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const detail::GraphImpl& t = templ.impl();
+
+  std::vector<std::uint32_t> order;
+  UpdateResult result = detail::plan_diff(a, t, &order);
+  if (!result) return result;
+  const std::vector<std::uint32_t>& changed = result.changed;
+  bool priority_changed = false;
+  for (std::uint32_t i : changed) {
+    if (a.nodes[i].kind == NodeKind::kernel &&
+        a.kernels[a.nodes[i].payload].launch.priority != t.kernels[t.nodes[i].payload].launch.priority) {
+      priority_changed = true;
+    }
+  }
+
+  if (!changed.empty()) {
+    const bool many = static_cast<double>(changed.size()) > detail::whole_graph_fraction * a.nodes.size();
+    const bool whole = policy == UpdatePolicy::whole_graph ||
+                       (policy == UpdatePolicy::automatic && (many || priority_changed));
+    if (!whole && priority_changed) {
+      return detail::refusal(UpdateStatus::attributes_changed, std::nullopt,
+                             "a kernel node's priority changed, which per-node setters cannot patch; use "
+                             "UpdatePolicy::whole_graph or automatic");
+    }
+    if (whole) {
+      detail::Materialized m;
+      try {
+        m = detail::materialize(t, order, x.sink);
+      } catch (const CudaError& e) {
+        UpdateResult r = detail::refusal(UpdateStatus::error, e.node(), std::string(e.what()).substr(10));
+        r.cuda_error = e.code();
+        return r;
+      }
+      cudaGraphExecUpdateResultInfo info{};
+      const cudaError_t rc = detail::cuda_try(cudaGraphExecUpdate, x.exec.get(), m.graph.get(), &info);
+      if (rc != cudaSuccess) {
+        UpdateResult r;
+        r.status = info.result == cudaGraphExecUpdateSuccess ? UpdateStatus::error : detail::from_cuda(info.result);
+        r.cuda_error = rc;
+        r.node = detail::find_native(t, m.nodes, info.errorNode);
+        r.from_node = detail::find_native(t, m.nodes, info.errorFromNode);
+        r.reason = fmt::format("cudaGraphExecUpdate refused the template: {} ({})", cudaGetErrorName(rc),
+                               to_string(r.status));
+        if (r.node) r.reason += " at " + r.node->describe();
+        return r;
+      }
+      for (std::uint32_t i : changed) detail::SavedParams::save(t, i).restore(a, i);
+      x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
+      result.strategy = UpdateStrategy::whole_graph;
+    } else {
+      std::vector<detail::SavedParams> old;
+      old.reserve(changed.size());
+      for (std::size_t k = 0; k < changed.size(); ++k) {
+        const std::uint32_t i = changed[k];
+        old.push_back(detail::SavedParams::save(a, i));
+        detail::SavedParams::save(t, i).restore(a, i);
+        const detail::Applied applied = detail::apply_node(x, i);
+        if (applied.rc == cudaSuccess) continue;
+        // Roll back: the recorded plan and the nodes already patched return to the old parameters.
+        for (std::size_t j = 0; j <= k; ++j) {
+          old[j].restore(a, changed[j]);
+          if (j < k) {
+            const detail::Applied back = detail::apply_node(x, changed[j]);
+            if (back.rc != cudaSuccess) detail::throw_cuda(back.rc, back.api, a.info(changed[j]), "rolling back an update");
+          }
+        }
+        UpdateResult r = detail::refusal(
+            UpdateStatus::parameters_changed, t.info(i),
+            fmt::format("{} refused the new parameters of {}: {} ({})", applied.api, t.info(i).describe(),
+                        cudaGetErrorName(applied.rc), cudaGetErrorString(applied.rc)));
+        r.cuda_error = applied.rc;
+        return r;
+      }
+      result.strategy = UpdateStrategy::per_node;
+    }
+  }
+  for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
+    if (a.nodes[i].name != t.nodes[i].name) a.nodes[i].name = t.nodes[i].name;
+  }
+  result.patched = changed.size();
+  x.last_template_id = t.id;
+  return result;
+}
+
+// ---- Executable: per-node setters --------------------------------------------------------------
+
+const detail::KernelData& Executable::recorded_kernel(const Node& node) const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& a = x.plan.impl();
+  return a.kernels[a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload];
+}
+
+void Executable::replace_node(const Node& target, const Graph& source) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const detail::GraphImpl& s = source.impl();
+  const std::uint32_t i = detail::exec_index(x, target, s.nodes[0].kind);
+  if (s.nodes[0].kind == NodeKind::child) {
+    const auto& now = *a.children[a.nodes[i].payload];
+    if (auto r = detail::compare_shape(now, *s.children[s.nodes[0].payload], {})) {
+      throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
+    }
+  }
+  const detail::SavedParams old = detail::SavedParams::save(a, i);
+  detail::SavedParams::save(s, 0).restore(a, i);
+  try {
+    detail::check_node(a, i);
+  } catch (...) {
+    old.restore(a, i);
+    throw;
+  }
+  const detail::Applied applied = detail::apply_node(x, i);
+  if (applied.rc != cudaSuccess) {
+    old.restore(a, i);
+    detail::throw_cuda(applied.rc, applied.api, a.info(i));
+  }
+}
+
+void Executable::set_child(const ChildNode& node, const Graph& child) {
+  Graph one("setter");
+  one.add_child(child);
+  replace_node(node, one);
+}
+
+void Executable::set_event(const EventRecordNode& node, const Event& event) {
+  Graph one("setter");
+  one.add_event_record(event);
+  replace_node(node, one);
+}
+
+void Executable::set_event(const EventWaitNode& node, const Event& event) {
+  Graph one("setter");
+  one.add_event_wait(event);
+  replace_node(node, one);
+}
+
+void Executable::set_enabled_node(const Node& node, bool on) {
+  detail::ExecImpl& x = impl();
+  const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  const cudaError_t rc =
+      detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
+  if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
+}
+
+bool Executable::enabled_node(const Node& node) const {
+  detail::ExecImpl& x = impl();
+  const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  unsigned int on = 0;
+  const cudaError_t rc = detail::cuda_try(cudaGraphNodeGetEnabled, x.exec.get(), x.native.nodes[i], &on);
+  if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeGetEnabled", x.plan.impl().info(i));
+  return on != 0;
+}
+
+}  // namespace graphdsl
