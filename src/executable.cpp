@@ -57,16 +57,23 @@ void check_options(const detail::GraphImpl& g, const InstantiateOptions& options
 
 }  // namespace
 
-Executable Graph::instantiate(const InstantiateOptions& options) const {
-  const detail::GraphImpl& g = impl();
+Executable Graph::instantiate(const InstantiateOptions& options) const& { return compile(Graph(*this), options, id()); }
+
+Executable Graph::instantiate(const InstantiateOptions& options) && {
+  const std::uint64_t origin = id();  // a moved-from Graph is a UsageError here, not after the move
+  return compile(std::move(*this), options, origin);
+}
+
+Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin) {
+  const detail::GraphImpl& g = plan.impl();
   check_options(g, options);
   const std::vector<std::uint32_t> order = detail::check_plan(g);
 
   auto x = std::make_unique<detail::ExecImpl>();
-  x->plan = *this;
+  x->plan = std::move(plan);
   x->sink = std::make_shared<detail::HostErrorSink>();
   x->flags = options.flags();
-  x->origin_id = g.id;
+  x->origin_id = origin;
   const detail::GraphImpl& own = x->plan.impl();
   x->native = detail::materialize(own, order, x->sink);
 

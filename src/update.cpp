@@ -58,6 +58,13 @@ bool contains(const std::vector<std::uint32_t>& v, std::uint32_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+/// An error's message without the "graphdsl: " prefix, for UpdateResult::reason.
+std::string without_prefix(const Error& e) {
+  const std::string what = e.what();
+  const std::string prefix = "graphdsl: ";
+  return what.compare(0, prefix.size(), prefix) == 0 ? what.substr(prefix.size()) : what;
+}
+
 UpdateResult refusal(UpdateStatus status, std::optional<NodeInfo> node, std::string reason) {
   UpdateResult r;
   r.status = status;
@@ -326,7 +333,7 @@ UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::
   try {
     *order = check_plan(t);
   } catch (const UsageError& e) {
-    return refusal(UpdateStatus::invalid_template, std::nullopt, std::string(e.what()).substr(10));
+    return refusal(UpdateStatus::invalid_template, std::nullopt, without_prefix(e));
   }
   if (auto r = compare_shape(a, t, {})) return std::move(*r);
   UpdateResult result;
@@ -392,18 +399,25 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   UpdateResult result = detail::plan_diff(a, t, &order);
   if (!result) return result;
   const std::vector<std::uint32_t>& changed = result.changed;
+  // Changes per-node setters cannot make: a kernel's priority (an attribute) and multi-dimensional
+  // copies (cudaGraphExecMemcpyNodeSetParams takes 1-D operands only).
   bool priority_changed = false;
+  bool multi_dim_copy = false;
   for (std::uint32_t i : changed) {
-    if (a.nodes[i].kind == NodeKind::kernel &&
-        a.kernels[a.nodes[i].payload].launch.priority != t.kernels[t.nodes[i].payload].launch.priority) {
-      priority_changed = true;
+    const std::uint32_t pa = a.nodes[i].payload, pt = t.nodes[i].payload;
+    if (a.nodes[i].kind == NodeKind::kernel) {
+      priority_changed |= a.kernels[pa].launch.priority != t.kernels[pt].launch.priority;
+    } else if (a.nodes[i].kind == NodeKind::memcpy) {
+      for (const cudaMemcpy3DParms* p : {&std::as_const(a.memcpys[pa]), &t.memcpys[pt]}) {
+        multi_dim_copy |= p->extent.height > 1 || p->extent.depth > 1 || p->srcArray || p->dstArray;
+      }
     }
   }
 
   if (!changed.empty()) {
     const bool many = static_cast<double>(changed.size()) > detail::whole_graph_fraction * a.nodes.size();
     const bool whole = policy == UpdatePolicy::whole_graph ||
-                       (policy == UpdatePolicy::automatic && (many || priority_changed));
+                       (policy == UpdatePolicy::automatic && (many || priority_changed || multi_dim_copy));
     if (!whole && priority_changed) {
       return detail::refusal(UpdateStatus::attributes_changed, std::nullopt,
                              "a kernel node's priority changed, which per-node setters cannot patch; use "
@@ -414,7 +428,7 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
       try {
         m = detail::materialize(t, order, x.sink);
       } catch (const CudaError& e) {
-        UpdateResult r = detail::refusal(UpdateStatus::error, e.node(), std::string(e.what()).substr(10));
+        UpdateResult r = detail::refusal(UpdateStatus::error, e.node(), detail::without_prefix(e));
         r.cuda_error = e.code();
         return r;
       }

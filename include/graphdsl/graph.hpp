@@ -201,7 +201,11 @@ class Graph {
   /// (cudaGraphInstantiateWithParams).
   /// @throws UsageError for an invalid plan or options (before any CUDA call);
   ///         CudaError naming the plan node when CUDA refuses a node or the instantiation.
-  Executable instantiate(const InstantiateOptions& options = {}) const;
+  Executable instantiate(const InstantiateOptions& options = {}) const&;
+  /// Like instantiate(), but moves this plan into the executable instead of copying it (saves one
+  /// plan copy for plans that are built to be compiled once). Handles of this plan then refer to
+  /// the executable's recorded plan (Executable::plan()); this Graph is left moved-from.
+  Executable instantiate(const InstantiateOptions& options = {}) &&;
 
   /// Internal: the plan storage. @throws UsageError on a moved-from Graph.
   detail::GraphImpl& impl() const;
@@ -226,6 +230,7 @@ class Graph {
     }
   }
   friend class Executable;
+  static Executable compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin);
   detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
                                   std::size_t args_offset);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);

@@ -1,0 +1,366 @@
+// GPU tests of Executable::update(), the typed per-node setters and ExecutableCache: results follow
+// an applied update, and a refused one leaves the executable launching its old parameters.
+#include "gpu_support.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+__global__ void axpb(float* y, const float* x, float a, float b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + b;
+}
+
+__global__ void axmb(float* y, const float* x, float a, float b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] - b;
+}
+
+constexpr int N = 4096;
+
+struct Buffers {
+  DeviceBuffer<float> x, y1, y2;
+  DeviceBuffer<int> z;
+  PinnedBuffer<float> out;
+  std::vector<float> hx;
+  explicit Buffers(std::mt19937& gen)
+      : x(random_floats(N, gen)), y1(N), y2(N), z(N), out(N), hx(x.download()) {}
+  void poison() {
+    GPU_REQUIRE(cudaMemset(y1.get(), 0xff, y1.bytes()));
+    GPU_REQUIRE(cudaMemset(y2.get(), 0xff, y2.bytes()));
+    GPU_REQUIRE(cudaMemset(z.get(), 0xff, z.bytes()));
+  }
+};
+
+struct Knobs {
+  float a = 2.0f, b = 0.5f, c = -1.5f, d = 4.0f;
+  int fill = 7;
+  bool extra = false;
+  bool other_function = false;
+  float* download_to = nullptr;  // defaults to Buffers::out
+};
+
+// 'k1' y1 = a*x+b ; 'k2' y2 = c*x+d ; 'fill' z = fill ; 'download' out <- y1 (after k1)
+gd::Graph plan(Buffers& b, const Knobs& k) {
+  gd::Graph g("update");
+  auto k1 = g.add_kernel(k.other_function ? axmb : axpb, gd::cover(N), b.y1.get(), b.x.get(), k.a, k.b, N).name("k1");
+  g.add_kernel(axpb, gd::cover(N), b.y2.get(), b.x.get(), k.c, k.d, N).name("k2");
+  g.add_memset(b.z.get(), k.fill, N).name("fill");
+  auto dl = g.add_memcpy(k.download_to ? k.download_to : b.out.data(), b.y1.get(), N).name("download").after(k1);
+  if (k.extra) g.add_empty().name("extra").after(dl);
+  return g;
+}
+
+void check(Buffers& b, const Knobs& k, const char* what) {
+  INFO(what);
+  const auto y1 = b.y1.download(), y2 = b.y2.download();
+  const auto z = b.z.download();
+  for (int i = 0; i < N; ++i) {
+    const float want1 = k.other_function ? k.a * b.hx[i] - k.b : k.a * b.hx[i] + k.b;
+    if (y1[i] != want1 || y2[i] != k.c * b.hx[i] + k.d || z[i] != k.fill || b.out[i] != want1) {
+      FAIL("element " << i << ": y1=" << y1[i] << " (want " << want1 << ") y2=" << y2[i] << " (want "
+                      << k.c * b.hx[i] + k.d << ") z=" << z[i] << " (want " << k.fill << ") out=" << b.out[i]);
+    }
+  }
+  SUCCEED(what);
+}
+
+void run(gd::Executable& exec, Buffers& b, cudaStream_t s) {
+  b.poison();
+  exec.launch(s);
+  exec.synchronize(s);
+}
+
+}  // namespace
+
+TEST_CASE("update patches only the changed nodes and the results follow", "[gpu][update]") {
+  auto gen = rng(101);
+  Buffers b(gen);
+  Stream s;
+  Knobs k;
+  gd::Executable exec = plan(b, k).instantiate();
+  run(exec, b, s);
+  check(b, k, "before any update");
+
+  k.a = 3.0f;  // only 'k1' changes
+  gd::UpdateResult r = exec.update(plan(b, k));
+  INFO(r.to_string());
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  CHECK(r.patched == 1);
+  CHECK(r.changed == std::vector<std::uint32_t>{0});
+  run(exec, b, s);
+  check(b, k, "after a one-node update");
+
+  k.fill = -3;
+  k.c = 0.25f;  // two nodes of four: still per node
+  r = exec.update(plan(b, k));
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  CHECK(r.changed == std::vector<std::uint32_t>{1, 2});
+  run(exec, b, s);
+  check(b, k, "after a two-node update");
+
+  // Back to the first parameters: the recorded plan follows every update, so the diff is right.
+  const Knobs first;
+  r = exec.update(plan(b, first));
+  REQUIRE(r);
+  CHECK(r.changed == std::vector<std::uint32_t>{0, 1, 2});
+  run(exec, b, s);
+  check(b, first, "after updating back");
+}
+
+TEST_CASE("many changed nodes go through cudaGraphExecUpdate; either policy can be forced", "[gpu][update]") {
+  auto gen = rng(102);
+  Buffers b(gen);
+  Stream s;
+  Knobs k;
+  gd::Executable exec = plan(b, k).instantiate();
+  PinnedBuffer<float> other(N);
+
+  k = Knobs{5.0f, 1.0f, 2.0f, -2.0f, 11};
+  k.download_to = other.data();
+  gd::UpdateResult r = exec.update(plan(b, k));
+  INFO(r.to_string());
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK(r.patched == 4);
+  b.poison();
+  exec.launch(s);
+  exec.synchronize(s);
+  for (int i = 0; i < N; ++i) REQUIRE(other[i] == k.a * b.hx[i] + k.b);
+  k.download_to = nullptr;
+
+  k.a = -1.0f;
+  r = exec.update(plan(b, k), gd::UpdatePolicy::whole_graph);
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  run(exec, b, s);
+  check(b, k, "forced whole-graph update");
+
+  k = Knobs{0.5f, 0.25f, 8.0f, 1.0f, 99};
+  r = exec.update(plan(b, k), gd::UpdatePolicy::per_node);
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  CHECK(r.patched == 4);
+  run(exec, b, s);
+  check(b, k, "forced per-node update of every node");
+}
+
+TEST_CASE("a refused update makes no CUDA call and the old parameters keep running", "[gpu][update][refusal]") {
+  auto gen = rng(103);
+  Buffers b(gen);
+  Stream s;
+  const Knobs old;
+  gd::Executable exec = plan(b, old).instantiate();
+
+  Knobs extra = old;
+  extra.extra = true;
+  extra.a = 9.0f;
+  Knobs fn = old;
+  fn.other_function = true;
+  for (const Knobs* k : {&extra, &fn}) {
+    const gd::Graph templ = plan(b, *k);
+    const auto calls = gd::debug::cuda_calls();
+    const gd::UpdateResult r = exec.update(templ);
+    CHECK(gd::debug::cuda_calls() == calls);
+    CHECK_FALSE(r);
+    CHECK(r.strategy == gd::UpdateStrategy::none);
+    REQUIRE(r.node);
+    if (k == &extra) {
+      CHECK(r.status == gd::UpdateStatus::topology_changed);
+      CHECK(r.node->name == "extra");
+    } else {
+      CHECK(r.status == gd::UpdateStatus::function_changed);
+      CHECK(r.node->name == "k1");
+    }
+    run(exec, b, s);
+    check(b, old, "after a refused update");
+  }
+}
+
+TEST_CASE("a copy whose memory type changes is refused by CUDA and rolled back", "[gpu][update][refusal]") {
+  auto gen = rng(104);
+  Buffers b(gen);
+  Stream s;
+  DeviceBuffer<float> device_dst(N);
+  Knobs k;
+  gd::Executable exec = plan(b, k).instantiate();
+
+  for (gd::UpdatePolicy policy : {gd::UpdatePolicy::per_node, gd::UpdatePolicy::whole_graph}) {
+    Knobs moved = k;
+    moved.a = 6.0f;                        // 'k1' changes (patched first on the per-node path) ...
+    moved.download_to = device_dst.get();  // ... then 'download' goes from pinned host to device memory
+    const gd::UpdateResult r = exec.update(plan(b, moved), policy);
+    INFO(r.to_string());
+    CHECK_FALSE(r);
+    CHECK(r.status == gd::UpdateStatus::parameters_changed);
+    CHECK(r.cuda_error != cudaSuccess);
+    REQUIRE(r.node);
+    CHECK(r.node->name == "download");
+    CHECK(cudaGetLastError() == cudaSuccess);
+    run(exec, b, s);
+    check(b, k, "after CUDA refused the update (k1 rolled back)");
+  }
+}
+
+TEST_CASE("typed setters patch one node each", "[gpu][update][setters]") {
+  auto gen = rng(105);
+  Buffers b(gen);
+  Stream s;
+  Knobs k;
+  gd::Graph g = plan(b, k);
+  auto k1 = gd::KernelNode<float*, const float*, float, float, int>(g.node(0).ref());
+  auto fill = gd::MemsetNode(g.node(2).ref());
+  gd::Executable exec = g.instantiate();
+
+  k.a = 1.25;
+  exec.set_kernel_args(k1, b.y1.get(), b.x.get(), 1.25, 0.5f, N);  // 1.25 (double) converted to float
+  run(exec, b, s);
+  check(b, k, "set_kernel_args");
+
+  k.fill = 1234;
+  exec.set_memset(fill, b.z.get(), 1234, N);
+  run(exec, b, s);
+  check(b, k, "set_memset");
+
+  k.other_function = true;
+  exec.set_kernel(k1, axmb, gd::cover(N), b.y1.get(), b.x.get(), k.a, k.b, N);
+  run(exec, b, s);
+  check(b, k, "set_kernel with another kernel of the same signature");
+
+  exec.set_launch(k1, gd::Launch{dim3((N + 127) / 128), dim3(128)});
+  run(exec, b, s);
+  check(b, k, "set_launch");
+
+  // A disabled kernel does not run: y1 keeps the poison, the others run.
+  exec.set_enabled(k1, false);
+  CHECK_FALSE(exec.enabled(k1));
+  run(exec, b, s);
+  const auto y1 = b.y1.download();
+  std::uint32_t bits;
+  std::memcpy(&bits, &y1[0], 4);
+  CHECK(bits == 0xffffffffu);
+  exec.set_enabled(k1, true);
+  CHECK(exec.enabled(k1));
+  run(exec, b, s);
+  check(b, k, "re-enabled");
+
+  // Bad setter input is a UsageError that names the node; nothing changes.
+  REQUIRE_THROWS_WITH(exec.set_memset(fill, static_cast<int*>(nullptr), 1, N),
+                      "graphdsl: memset node 'fill' (#2): the destination pointer is null");
+  gd::Graph other("other");
+  auto foreign = other.add_memset(b.z.get(), 5, N).name("foreign");
+  REQUIRE_THROWS_WITH(exec.set_memset(foreign, b.z.get(), 5, N),
+                      Catch::Matchers::Contains("memset node 'foreign' (#0) belongs to graph 'other'") &&
+                          Catch::Matchers::Contains("this executable was compiled from graph 'update'"));
+  run(exec, b, s);
+  check(b, k, "after refused setters");
+}
+
+TEST_CASE("host callbacks and events are replaced in place", "[gpu][update][setters][host]") {
+  Stream s;
+  std::atomic<int> first{0}, second{0};
+  auto witness = std::make_shared<int>(0);
+  std::weak_ptr<int> weak = witness;
+  auto e1 = gd::Event::create(), e2 = gd::Event::create();
+  gd::Executable exec;
+  gd::HostNode host;
+  {
+    gd::Graph g("host");
+    host = g.add_host([&first, witness] { ++first; }).name("cb");
+    auto rec = g.add_event_record(e1).name("rec").after(host);
+    exec = g.instantiate();
+    witness.reset();
+    exec.launch(s);
+    exec.synchronize(s);
+    CHECK(first == 1);
+
+    exec.set_event(rec, e2);
+    exec.set_host(host, [&second] { ++second; });
+    exec.launch(s);
+    exec.synchronize(s);
+    CHECK(first == 1);
+    CHECK(second == 1);
+    CHECK(cudaEventQuery(e2.native_handle()) == cudaSuccess);
+  }
+  // The first closure is still owned by the user objects of the original materialization until
+  // the executable goes; after that it is released.
+  exec = gd::Executable();
+  CHECK(eventually([&] { return weak.expired(); }));
+
+  // update() replaces host closures too (no CUDA call for them).
+  std::atomic<int> third{0};
+  gd::Graph a("h");
+  a.add_host([&first] { ++first; }).name("cb");
+  gd::Executable ex2 = a.instantiate();
+  gd::Graph b("h");
+  b.add_host([&third] { ++third; }).name("cb");
+  const auto calls = gd::debug::cuda_calls();
+  const gd::UpdateResult r = ex2.update(b);
+  REQUIRE(r);
+  CHECK(gd::debug::cuda_calls() == calls);
+  ex2.launch(s);
+  ex2.synchronize(s);
+  CHECK(third == 1);
+}
+
+TEST_CASE("a child plan's parameters are updated in place", "[gpu][update][child]") {
+  auto gen = rng(106);
+  DeviceBuffer<float> x(random_floats(N, gen)), y(N);
+  const auto hx = x.download();
+  Stream s;
+  auto outer = [&](float a) {
+    gd::Graph c("inner");
+    c.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("inner_axpb");
+    gd::Graph g("outer");
+    g.add_child(c).name("sub");
+    return g;
+  };
+  gd::Executable exec = outer(2.0f).instantiate();
+  const gd::UpdateResult r = exec.update(outer(-3.0f));
+  INFO(r.to_string());
+  REQUIRE(r);
+  CHECK(r.changed == std::vector<std::uint32_t>{0});
+  exec.launch(s);
+  exec.synchronize(s);
+  const auto got = y.download();
+  for (int i = 0; i < N; ++i) REQUIRE(got[i] == -3.0f * hx[i] + 1.0f);
+}
+
+TEST_CASE("ExecutableCache updates in place per key and recompiles on a new shape", "[gpu][update][cache]") {
+  auto gen = rng(107);
+  Buffers b(gen);
+  Stream s;
+  gd::ExecutableCache<int> cache;
+  Knobs k;
+  gd::Executable* first = &cache.get(1, plan(b, k));
+  k.a = 7.0f;
+  gd::Executable& again = cache.get(1, plan(b, k));
+  CHECK(&again == first);
+  CHECK(cache.stats().compiled == 1);
+  CHECK(cache.stats().updated == 1);
+  run(again, b, s);
+  check(b, k, "cached executable after an in-place update");
+
+  Knobs bigger = k;
+  bigger.extra = true;
+  gd::Executable& fresh = cache.get(1, plan(b, bigger));
+  CHECK(cache.stats().compiled == 2);
+  run(fresh, b, s);
+  check(b, bigger, "recompiled for a new shape");
+  cache.get(2, plan(b, k));
+  CHECK(cache.size() == 2);
+}
+
+TEST_CASE("update and setters on a moved-from executable are usage errors", "[gpu][update]") {
+  auto gen = rng(108);
+  Buffers b(gen);
+  gd::Graph g = plan(b, {});
+  gd::Executable exec = g.instantiate();
+  gd::Executable moved = std::move(exec);
+  REQUIRE_THROWS_AS((void)exec.update(g), gd::UsageError);
+  REQUIRE_THROWS_WITH(exec.set_memset(gd::MemsetNode(g.node(2).ref()), b.z.get(), 1, N),
+                      "graphdsl: use of an empty or moved-from Executable");
+  CHECK(moved.update(g));
+}
