@@ -27,8 +27,10 @@ std::string NodeInfo::ref() const {
 }
 
 std::string NodeInfo::describe() const {
-  return name.empty() ? fmt::format("{} node #{}", to_string(kind), index)
-                      : fmt::format("{} node '{}' (#{})", to_string(kind), name, index);
+  std::string s = name.empty() ? fmt::format("{} node #{}", to_string(kind), index)
+                               : fmt::format("{} node '{}' (#{})", to_string(kind), name, index);
+  if (!context.empty()) s += " " + context;
+  return s;
 }
 
 UsageError::UsageError(const std::string& message) : Error("graphdsl: " + message) {}

@@ -57,6 +57,26 @@ void check_options(const detail::GraphImpl& g, const InstantiateOptions& options
 
 }  // namespace
 
+namespace detail {
+/// Index of `node` in the executable's plan, checking that it belongs there and has kind `kind`.
+std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
+  const GraphImpl& plan = x.plan.impl();
+  if (!node.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
+  const GraphImpl& owner = *node.ref().graph;
+  if (owner.id != x.origin_id && owner.id != plan.id && owner.id != x.last_template_id) {
+    throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}); this executable was compiled from graph '{}' "
+                                 "(plan id {})",
+                                 owner.info(node.index()).describe(), owner.name, owner.id, plan.name, x.origin_id));
+  }
+  if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
+    throw UsageError(fmt::format("{} is not a {} node of this executable's plan", owner.info(node.index()).describe(),
+                                 to_string(kind)));
+  }
+  return node.index();
+}
+
+}  // namespace detail
+
 Executable Graph::instantiate(const InstantiateOptions& options) const& { return compile(Graph(*this), options, id()); }
 
 Executable Graph::instantiate(const InstantiateOptions& options) && {
@@ -145,14 +165,9 @@ cudaGraphExec_t Executable::native_handle() const { return impl().exec.get(); }
 cudaGraph_t Executable::native_graph() const { return impl().native.graph.get(); }
 
 cudaGraphNode_t Executable::native_node(const Node& node) const {
-  auto& x = impl();
-  const auto& plan = x.plan.impl();
-  if (!node.valid() || node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != node.kind()) {
-    throw UsageError(fmt::format("{} is not a node of the plan this executable was compiled from (graph '{}')",
-                                 node.valid() ? node.info().describe() : std::string("an empty node handle"),
-                                 plan.name));
-  }
-  return x.native.nodes[node.index()];
+  const detail::ExecImpl& x = impl();
+  if (!node.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
+  return x.native.nodes[detail::exec_index(x, node, node.kind())];
 }
 
 }  // namespace graphdsl

@@ -61,7 +61,7 @@ NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
 
 NodeInfo GraphImpl::info(std::uint32_t index) const {
   const NodeData& n = nodes.at(index);
-  return NodeInfo{index, n.kind, n.name, name};
+  return NodeInfo{index, n.kind, n.name, name, {}};
 }
 
 std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }

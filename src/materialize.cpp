@@ -5,6 +5,7 @@
 #include "cuda_call.hpp"
 #include "native.hpp"
 #include "plan_rules.hpp"
+#include "reaper.hpp"
 
 namespace graphdsl::detail {
 
@@ -57,22 +58,28 @@ namespace {
 
 // ---- keep-alives through CUDA user objects -----------------------------------------------------
 
-void CUDART_CB release_keep_alive(void* p) { delete static_cast<std::shared_ptr<const void>*>(p); }
+/// The user object's destructor: runs on a CUDA thread, so the last reference (whose destructor
+/// may call CUDA, e.g. cudaEventDestroy) is handed to graphdsl's release thread.
+void CUDART_CB release_keep_alive(void* p) {
+  auto* heap = static_cast<std::shared_ptr<const void>*>(p);
+  release_later(std::move(*heap));
+  delete heap;
+}
 
 /// Makes `root` (and every executable instantiated from it) share ownership of `keep`.
-void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const GraphImpl& g, std::uint32_t i) {
+void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const NodeInfo& where) {
   auto* heap = new std::shared_ptr<const void>(std::move(keep));
   cudaUserObject_t obj = nullptr;
   cudaError_t rc = cuda_try(cudaUserObjectCreate, &obj, static_cast<void*>(heap), &release_keep_alive, 1u,
                             static_cast<unsigned>(cudaUserObjectNoDestructorSync));
   if (rc != cudaSuccess) {
     delete heap;
-    throw_cuda(rc, "cudaUserObjectCreate", g.info(i));
+    throw_cuda(rc, "cudaUserObjectCreate", where);
   }
   rc = cuda_try(cudaGraphRetainUserObject, root, obj, 1u, static_cast<unsigned>(cudaGraphUserObjectMove));
   if (rc != cudaSuccess) {
     (void)cuda_try(cudaUserObjectRelease, obj, 1u);  // runs release_keep_alive
-    throw_cuda(rc, "cudaGraphRetainUserObject", g.info(i));
+    throw_cuda(rc, "cudaGraphRetainUserObject", where);
   }
 }
 
@@ -159,7 +166,7 @@ class Builder {
         p.fn = &host_trampoline;
         p.userData = slot.get();
         if (slots_ != nullptr) (*slots_)[n.payload] = slot.get();
-        retain_on_graph(root_, std::move(slot), g, i);
+        retain_on_graph(root_, std::move(slot), info(g, i));
         api = "cudaGraphAddHostNode";
         rc = cuda_try(cudaGraphAddHostNode, &node, graph, d, nd, static_cast<const cudaHostNodeParams*>(&p));
         break;
@@ -169,7 +176,11 @@ class Builder {
         NativeGraph inner = create_native_graph();
         std::vector<cudaGraphNode_t> inner_nodes;
         HostSlots* const outer = std::exchange(slots_, nullptr);  // only top-level slots are recorded
+        const std::string outer_where = where_;
+        where_ = fmt::format("in {} of graph '{}'{}", g.info(i).describe(), g.name,
+                             outer_where.empty() ? "" : " " + outer_where);
         build(c, inner.get(), check_plan(c), inner_nodes);
+        where_ = outer_where;
         slots_ = outer;
         api = "cudaGraphAddChildGraphNode";
         rc = cuda_try(cudaGraphAddChildGraphNode, &node, graph, d, nd, inner.get());  // clones `inner`
@@ -182,7 +193,7 @@ class Builder {
       case NodeKind::event_record:
       case NodeKind::event_wait: {
         const Event& e = g.events[n.payload];
-        retain_on_graph(root_, e.state(), g, i);
+        retain_on_graph(root_, e.state(), info(g, i));
         const bool record = n.kind == NodeKind::event_record;
         api = record ? "cudaGraphAddEventRecordNode" : "cudaGraphAddEventWaitNode";
         rc = record ? cuda_try(cudaGraphAddEventRecordNode, &node, graph, d, nd, e.native_handle())
@@ -190,13 +201,20 @@ class Builder {
         break;
       }
     }
-    if (rc != cudaSuccess) throw_cuda(rc, api, g.info(i), std::move(hint));
+    if (rc != cudaSuccess) throw_cuda(rc, api, info(g, i), std::move(hint));
     return node;
+  }
+
+  NodeInfo info(const GraphImpl& g, std::uint32_t i) const {
+    NodeInfo n = g.info(i);
+    n.context = where_;
+    return n;
   }
 
   cudaGraph_t root_;
   std::shared_ptr<HostErrorSink> sink_;
   HostSlots* slots_;
+  std::string where_;  ///< context of the plan being built, for messages about nested nodes
   std::vector<void*> argv_;
 };
 

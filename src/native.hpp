@@ -86,4 +86,9 @@ struct ExecImpl {
   std::uint64_t last_template_id = 0;
 };
 
+/// Index of `node` in the executable's plan, checking that it is a handle of the plan the
+/// executable was compiled from (or of its last update template) and that its kind is `kind`.
+/// @throws UsageError naming the node and both plans.
+std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind);
+
 }  // namespace graphdsl::detail

@@ -306,23 +306,6 @@ std::optional<NodeInfo> find_native(const GraphImpl& g, const std::vector<cudaGr
   return g.info(static_cast<std::uint32_t>(it - nodes.begin()));
 }
 
-/// Index of `node` in the executable's plan, checking that it belongs there and has kind `kind`.
-std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
-  const GraphImpl& plan = x.plan.impl();
-  if (!node.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
-  const GraphImpl& owner = *node.ref().graph;
-  if (owner.id != x.origin_id && owner.id != plan.id && owner.id != x.last_template_id) {
-    throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}); this executable was compiled from graph '{}' "
-                                 "(plan id {})",
-                                 owner.info(node.index()).describe(), owner.name, owner.id, plan.name, x.origin_id));
-  }
-  if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
-    throw UsageError(fmt::format("{} is not a {} node of this executable's plan", owner.info(node.index()).describe(),
-                                 to_string(kind)));
-  }
-  return node.index();
-}
-
 }  // namespace
 }  // namespace detail
 
@@ -415,7 +398,10 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   }
 
   if (!changed.empty()) {
-    const bool many = static_cast<double>(changed.size()) > detail::whole_graph_fraction * a.nodes.size();
+    // Host callbacks are swapped without a CUDA call; only the other changes cost a setter each.
+    const auto driver_changes = std::count_if(changed.begin(), changed.end(),
+                                              [&](std::uint32_t i) { return a.nodes[i].kind != NodeKind::host; });
+    const bool many = static_cast<double>(driver_changes) > detail::whole_graph_fraction * a.nodes.size();
     const bool whole = policy == UpdatePolicy::whole_graph ||
                        (policy == UpdatePolicy::automatic && (many || priority_changed || multi_dim_copy));
     if (!whole && priority_changed) {

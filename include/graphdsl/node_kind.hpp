@@ -31,10 +31,13 @@ struct NodeInfo {
   NodeKind kind = NodeKind::empty;
   std::string name;          ///< the user's name; empty when the node was never named
   std::string graph;         ///< the name of the plan that holds the node
+  /// Where the plan sits when it is nested, e.g. "in child node 'sub' (#2) of graph 'outer'";
+  /// empty for a top-level node.
+  std::string context;
 
   /// `'name'` when named, `#index` otherwise (the short form used in cycles and edges).
   std::string ref() const;
-  /// `kernel node 'saxpy' (#3)` or `kernel node #3`.
+  /// `kernel node 'saxpy' (#3)` or `kernel node #3`, followed by the context when nested.
   std::string describe() const;
 };
 

@@ -203,7 +203,7 @@ TEST_CASE("launch() re-throws a pending host error before launching, and the nex
   exec.launch(s);
   GPU_REQUIRE(cudaStreamSynchronize(s));
   REQUIRE(exec.has_host_error());
-  REQUIRE_THROWS_MATCHES(exec.launch(s), std::runtime_error, Catch::Message("boom"));
+  REQUIRE_THROWS_MATCHES(exec.launch(s), std::runtime_error, message_is("boom"));
   GPU_REQUIRE(cudaStreamSynchronize(s));
   CHECK(d_counter.download()[0] == 6);  // the launch that threw was not issued
   CHECK(calls.load() == 1);
@@ -232,7 +232,7 @@ TEST_CASE("only the first host exception is kept; upload() also re-throws it", "
   GPU_REQUIRE(cudaStreamSynchronize(s));
   REQUIRE(calls.load() == 2);
   REQUIRE(exec.has_host_error());
-  REQUIRE_THROWS_MATCHES(exec.upload(s), std::runtime_error, Catch::Message("boom 1"));
+  REQUIRE_THROWS_MATCHES(exec.upload(s), std::runtime_error, message_is("boom 1"));
   REQUIRE_FALSE(exec.has_host_error());
   REQUIRE_NOTHROW(exec.synchronize(s));  // "boom 2" was dropped
 }
