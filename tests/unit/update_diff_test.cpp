@@ -185,12 +185,32 @@ TEST_CASE("diff descends into child plans", "[update][diff]") {
   CHECK(outer(1, false).fingerprint() != outer(1, true).fingerprint());
 }
 
-TEST_CASE("an invalid template is refused with the validation message", "[update][diff]") {
+TEST_CASE("a cyclic template is refused as a topology change naming the new edge", "[update][diff]") {
   gd::Graph bad = pipeline({});
   bad.add_edge(*bad.find("fill"), *bad.find("upload"));
   const gd::UpdateResult r = gd::diff(pipeline({}), bad);
+  CHECK(r.status == gd::UpdateStatus::topology_changed);
+  CHECK(r.reason == "edge 'fill' -> 'upload' exists in the template but not in the executable");
+}
+
+TEST_CASE("a template whose changed node breaks a rule is refused with the validation message", "[update][diff]") {
+  gd::Graph bad("pipe");
+  gd::Graph good("pipe");
+  for (gd::Graph* g : {&good, &bad}) {
+    auto k = g->add_kernel(scale, gd::Launch{1, 64}, X, 1.0f, 64).name("k");
+    g->add_memset(g == &bad ? static_cast<int*>(nullptr) : reinterpret_cast<int*>(Z), 1, 64).name("fill").after(k);
+  }
+  const auto calls = gd::debug::cuda_calls();
+  const gd::UpdateResult r = gd::diff(good, bad);
   CHECK(r.status == gd::UpdateStatus::invalid_template);
-  CHECK(r.reason == "cycle: 'upload' -> 'scale' -> 'sum' -> 'fill' -> 'upload'");
+  CHECK(r.reason == "memset node 'fill' (#1): the destination pointer is null");
+  CHECK(gd::debug::cuda_calls() == calls);
+}
+
+TEST_CASE("renaming nodes is not a parameter change", "[update][diff]") {
+  gd::Graph renamed = pipeline({});
+  gd::KernelNode<float*, float, int>(renamed.find("scale")->ref()).name("scale2");
+  CHECK(gd::diff(pipeline({}), renamed).changed.empty());
 }
 
 TEST_CASE("fingerprints follow structure, not parameters", "[fingerprint]") {
