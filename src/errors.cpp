@@ -3,6 +3,7 @@
 
 #include "counters.hpp"
 #include "cuda_call.hpp"
+#include "graphdsl/condition.hpp"
 #include "graphdsl/debug.hpp"
 #include "graphdsl/error.hpp"
 
@@ -18,8 +19,31 @@ const char* to_string(NodeKind kind) noexcept {
     case NodeKind::empty: return "empty";
     case NodeKind::event_record: return "event_record";
     case NodeKind::event_wait: return "event_wait";
+    case NodeKind::conditional: return "conditional";
   }
   return "unknown";
+}
+
+const char* to_string(ConditionalType type) noexcept {
+  switch (type) {
+    case ConditionalType::if_then: return "if";
+    case ConditionalType::if_else: return "if_else";
+    case ConditionalType::while_loop: return "while";
+    case ConditionalType::switch_case: return "switch";
+  }
+  return "unknown";
+}
+
+const char* to_string(Compare op) noexcept {
+  switch (op) {
+    case Compare::equal: return "==";
+    case Compare::not_equal: return "!=";
+    case Compare::less: return "<";
+    case Compare::less_equal: return "<=";
+    case Compare::greater: return ">";
+    case Compare::greater_equal: return ">=";
+  }
+  return "?";
 }
 
 std::string NodeInfo::ref() const {

@@ -1,4 +1,6 @@
 // src/executable.cpp — compiling a plan and running the executable.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "counters.hpp"
@@ -35,6 +37,43 @@ void check_device_launch(const detail::GraphImpl& g, const std::string& context)
                                    "kernel, memcpy, memset and child nodes)",
                                    context, g.info(i).describe()));
     }
+  }
+}
+
+/// The newest CUDA feature a plan's conditional nodes need (12030 for IF and WHILE, 12080 for
+/// IF-ELSE and SWITCH), and the first node that needs it.
+void needed_cuda(const detail::GraphImpl& g, int& version, std::optional<NodeInfo>& node) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const detail::NodeData& n = g.nodes[i];
+    if (n.kind == NodeKind::child) needed_cuda(*g.children[n.payload], version, node);
+    if (n.kind != NodeKind::conditional) continue;
+    const auto& c = g.conditionals[n.payload];
+    const int v = c.type == ConditionalType::if_else || c.type == ConditionalType::switch_case ? 12080 : 12030;
+    if (v > version) {
+      version = v;
+      node = g.info(i);
+    }
+    for (const auto& b : c.bodies) needed_cuda(*b, version, node);
+  }
+}
+
+std::string cuda_version(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
+
+/// Conditional nodes need a recent driver and runtime: say which feature, which node and which versions.
+void check_versions(const detail::GraphImpl& g) {
+  int needed = 0;
+  std::optional<NodeInfo> node;
+  needed_cuda(g, needed, node);
+  if (needed == 0) return;
+  int driver = 0, runtime = 0;
+  GRAPHDSL_CHECK(cudaDriverGetVersion, &driver);
+  GRAPHDSL_CHECK(cudaRuntimeGetVersion, &runtime);
+  const int have = std::min(driver, runtime);
+  if (have < needed) {
+    throw UsageError(fmt::format("{} needs CUDA {} ({} conditional nodes); this driver supports CUDA {} and the runtime "
+                                 "is CUDA {}",
+                                 node->describe(), cuda_version(needed), needed == 12080 ? "IF-ELSE and SWITCH" : "IF and WHILE",
+                                 cuda_version(driver), cuda_version(runtime)));
   }
 }
 
@@ -88,6 +127,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   const detail::GraphImpl& g = plan.impl();
   check_options(g, options);
   const std::vector<std::uint32_t> order = detail::check_plan(g);
+  check_versions(g);
 
   auto x = std::make_unique<detail::ExecImpl>();
   x->plan = std::move(plan);

@@ -45,7 +45,10 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       memcpys(o.memcpys),
       hosts(o.hosts),
       children(o.children),
-      events(o.events) {
+      events(o.events),
+      conditions(o.conditions),
+      kernel_conditions(o.kernel_conditions),
+      conditionals(o.conditionals) {
   counters().plans.fetch_add(1);
 }
 
@@ -65,6 +68,17 @@ NodeInfo GraphImpl::info(std::uint32_t index) const {
 }
 
 std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
+
+ConditionRef GraphImpl::resolve(const Condition& c) const {
+  if (!c.valid()) return {};
+  std::uint32_t levels = 0;
+  for (const GraphImpl* p = this; p != nullptr; p = p->parent, ++levels) {
+    for (std::uint32_t k = 0; k < p->conditions.size(); ++k) {
+      if (p->conditions[k].uid == c.id()) return ConditionRef{levels, k};
+    }
+  }
+  return {};
+}
 
 void name_node(const Node& node, std::string_view name) {
   GraphImpl& g = owner(node);
@@ -163,10 +177,54 @@ std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
 // ---- Graph: nodes ------------------------------------------------------------------------------
 
 detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
-                                       std::size_t args_offset) {
+                                       std::size_t args_offset, const detail::ConditionArg* conds,
+                                       std::size_t cond_count) {
   auto& g = impl();
-  g.kernels.push_back(detail::KernelData{func, launch, layout, static_cast<std::uint32_t>(args_offset)});
+  const auto first = static_cast<std::uint32_t>(g.kernel_conditions.size());
+  for (std::size_t k = 0; k < cond_count; ++k) {
+    g.kernel_conditions.push_back(detail::KernelCondition{conds[k].offset, g.resolve(Condition(conds[k].uid))});
+  }
+  g.kernels.push_back(detail::KernelData{func, launch, layout, static_cast<std::uint32_t>(args_offset), first,
+                                         static_cast<std::uint32_t>(cond_count)});
   return g.push(NodeKind::kernel, g.kernels.size() - 1);
+}
+
+Condition Graph::add_condition(unsigned int default_value, bool assign_default) {
+  static std::atomic<std::uint64_t> next{1};
+  auto& g = impl();
+  const Condition c(next.fetch_add(1, std::memory_order_relaxed));
+  g.conditions.push_back(detail::ConditionData{c.id(), default_value, assign_default});
+  return c;
+}
+
+namespace {
+std::string body_name(ConditionalType type, unsigned i) {
+  switch (type) {
+    case ConditionalType::if_then: return "if body";
+    case ConditionalType::if_else: return i == 0 ? "then body" : "else body";
+    case ConditionalType::while_loop: return "while body";
+    case ConditionalType::switch_case: return fmt::format("switch case {}", i);
+  }
+  return "body";
+}
+}  // namespace
+
+ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& cond, unsigned int size,
+                                       const std::function<void(unsigned int, Graph&)>& body) {
+  auto& g = impl();
+  detail::ConditionalData c{type, g.resolve(cond), {}};
+  c.bodies.reserve(size);
+  for (unsigned int i = 0; i < size; ++i) {
+    Graph b(body_name(type, i));
+    b.impl_->parent = &g;
+    body(i, b);
+    if (!b.impl_) throw UsageError(fmt::format("the {} of a {} node was moved from inside its builder", body_name(type, i),
+                                               to_string(type)));
+    b.impl_->parent = nullptr;
+    c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(std::move(b.impl_)));
+  }
+  g.conditionals.push_back(std::move(c));
+  return ConditionalNode(g.push(NodeKind::conditional, g.conditionals.size() - 1));
 }
 
 MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
@@ -309,6 +367,21 @@ Graph Graph::child_plan(const ChildNode& node) const {
   return Graph(std::make_unique<detail::GraphImpl>(*g.children[g.nodes[own_index(g, node)].payload]));
 }
 
+Graph Graph::body_plan(const ConditionalNode& node, unsigned int i) const {
+  auto& g = impl();
+  const auto& c = g.conditionals[g.nodes[own_index(g, node)].payload];
+  if (i >= c.bodies.size()) {
+    throw UsageError(fmt::format("{} has {} bodies; there is no body {}", g.info(node.index()).describe(),
+                                 c.bodies.size(), i));
+  }
+  return Graph(std::make_unique<detail::GraphImpl>(*c.bodies[i]));
+}
+
+ConditionalType Graph::conditional_type(const ConditionalNode& node) const {
+  auto& g = impl();
+  return g.conditionals[g.nodes[own_index(g, node)].payload].type;
+}
+
 void Graph::validate() const { (void)detail::check_plan(impl()); }
 
 namespace {
@@ -324,6 +397,13 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
   bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
   bytes += g.children.capacity() * sizeof(g.children[0]);
   for (const auto& c : g.children) bytes += plan_bytes(*c);
+  bytes += g.conditions.capacity() * sizeof(detail::ConditionData) +
+           g.kernel_conditions.capacity() * sizeof(detail::KernelCondition) +
+           g.conditionals.capacity() * sizeof(detail::ConditionalData);
+  for (const auto& c : g.conditionals) {
+    bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
+    for (const auto& b : c.bodies) bytes += plan_bytes(*b);
+  }
   return bytes;
 }
 }  // namespace

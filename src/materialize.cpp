@@ -1,4 +1,6 @@
 // src/materialize.cpp — plan -> cudaGraph_t: the one place that creates graph nodes.
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "counters.hpp"
@@ -40,11 +42,20 @@ std::exception_ptr HostErrorSink::take() noexcept {
   return std::exchange(error_, nullptr);
 }
 
-cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, std::vector<void*>& argv) {
-  argv.resize(k.layout->count);
-  for (std::uint32_t a = 0; a < k.layout->count; ++a) {
-    argv[a] = const_cast<unsigned char*>(g.args.data() + k.args + k.layout->offsets[a]);
+cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
+                                   std::vector<unsigned char>& block, std::vector<void*>& argv) {
+  const unsigned char* base = g.args.data() + k.args;
+  if (k.cond_count != 0) {
+    block.assign(base, base + k.layout->total);
+    for (std::uint32_t c = 0; c < k.cond_count; ++c) {
+      const KernelCondition& kc = g.kernel_conditions[k.cond_first + c];
+      const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
+      std::memcpy(block.data() + kc.offset, &h, sizeof h);
+    }
+    base = block.data();
   }
+  argv.resize(k.layout->count);
+  for (std::uint32_t a = 0; a < k.layout->count; ++a) argv[a] = const_cast<unsigned char*>(base + k.layout->offsets[a]);
   cudaKernelNodeParams p{};
   p.func = const_cast<void*>(k.func);
   p.gridDim = k.launch.grid;
@@ -115,6 +126,18 @@ class Builder {
   /// Adds the nodes of `g` to `graph` in `order`; out[i] receives plan node i's native node.
   void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
              std::vector<cudaGraphNode_t>& out) {
+    std::vector<cudaGraphConditionalHandle> handles(g.conditions.size());
+    for (std::size_t k = 0; k < handles.size(); ++k) {
+      const ConditionData& c = g.conditions[k];
+      const cudaError_t rc = cuda_try(cudaGraphConditionalHandleCreate, &handles[k], graph, c.default_value,
+                                      c.assign_default ? static_cast<unsigned>(cudaGraphCondAssignDefault) : 0u);
+      if (rc != cudaSuccess) {
+        throw_cuda(rc, "cudaGraphConditionalHandleCreate", std::nullopt,
+                   fmt::format("creating condition number {} of graph '{}'{}", k, g.name, where_.empty() ? "" : " " + where_));
+      }
+    }
+    if (scopes_.empty()) root_handles_ = handles;
+    scopes_.push_back(std::move(handles));
     out.assign(g.nodes.size(), nullptr);
     std::vector<cudaGraphNode_t> deps;
     for (std::uint32_t i : order) {
@@ -122,7 +145,10 @@ class Builder {
       for (std::uint32_t p : g.nodes[i].preds) deps.push_back(out[p]);
       out[i] = add(g, i, graph, deps);
     }
+    scopes_.pop_back();
   }
+
+  std::vector<cudaGraphConditionalHandle> root_handles_;
 
  private:
   cudaGraphNode_t add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps) {
@@ -136,7 +162,7 @@ class Builder {
     switch (n.kind) {
       case NodeKind::kernel: {
         const KernelData& k = g.kernels[n.payload];
-        const cudaKernelNodeParams p = kernel_params(g, k, argv_);
+        const cudaKernelNodeParams p = kernel_params(g, k, scopes_, block_, argv_);
         api = "cudaGraphAddKernelNode";
         rc = cuda_try(cudaGraphAddKernelNode, &node, graph, d, nd, static_cast<const cudaKernelNodeParams*>(&p));
         if (rc == cudaSuccess && k.launch.priority != 0) {
@@ -179,11 +205,39 @@ class Builder {
         const std::string outer_where = where_;
         where_ = fmt::format("in {} of graph '{}'{}", g.info(i).describe(), g.name,
                              outer_where.empty() ? "" : " " + outer_where);
-        build(c, inner.get(), check_plan(c), inner_nodes);
+        build(c, inner.get(), creation_order(c), inner_nodes);
         where_ = outer_where;
         slots_ = outer;
         api = "cudaGraphAddChildGraphNode";
         rc = cuda_try(cudaGraphAddChildGraphNode, &node, graph, d, nd, inner.get());  // clones `inner`
+        break;
+      }
+      case NodeKind::conditional: {
+        const ConditionalData& c = g.conditionals[n.payload];
+        cudaGraphNodeParams p{};
+        p.type = cudaGraphNodeTypeConditional;
+        p.conditional.handle = scopes_[scopes_.size() - 1 - c.condition.levels][c.condition.index];
+        p.conditional.type = c.type == ConditionalType::while_loop    ? cudaGraphCondTypeWhile
+                             : c.type == ConditionalType::switch_case ? cudaGraphCondTypeSwitch
+                                                                      : cudaGraphCondTypeIf;
+        p.conditional.size = static_cast<unsigned>(c.bodies.size());
+        api = "cudaGraphAddNode";
+#if GRAPHDSL_CUDA_13
+        rc = cuda_try(cudaGraphAddNode, &node, graph, d, static_cast<const cudaGraphEdgeData*>(nullptr), nd, &p);
+#else
+        rc = cuda_try(cudaGraphAddNode, &node, graph, d, nd, &p);
+#endif
+        if (rc != cudaSuccess) break;
+        HostSlots* const outer = std::exchange(slots_, nullptr);
+        const std::string outer_where = where_;
+        for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+          where_ = fmt::format("in body {} ({}) of {} of graph '{}'{}", b, c.bodies[b]->name, g.info(i).describe(),
+                               g.name, outer_where.empty() ? "" : " " + outer_where);
+          std::vector<cudaGraphNode_t> body_nodes;
+          build(*c.bodies[b], p.conditional.phGraph_out[b], creation_order(*c.bodies[b]), body_nodes);
+        }
+        where_ = outer_where;
+        slots_ = outer;
         break;
       }
       case NodeKind::empty:
@@ -215,6 +269,8 @@ class Builder {
   std::shared_ptr<HostErrorSink> sink_;
   HostSlots* slots_;
   std::string where_;  ///< context of the plan being built, for messages about nested nodes
+  HandleScopes scopes_;
+  std::vector<unsigned char> block_;
   std::vector<void*> argv_;
 };
 
@@ -225,7 +281,9 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   Materialized m;
   m.graph = create_native_graph();
   m.host_slots.assign(g.hosts.size(), nullptr);
-  Builder(m.graph.get(), sink, &m.host_slots).build(g, m.graph.get(), order, m.nodes);
+  Builder b(m.graph.get(), sink, &m.host_slots);
+  b.build(g, m.graph.get(), order, m.nodes);
+  m.handles = std::move(b.root_handles_);
   return m;  // on an exception, m.graph (half-built) is destroyed on the way out
 }
 

@@ -62,10 +62,16 @@ struct Materialized {
   NativeGraph graph;
   std::vector<cudaGraphNode_t> nodes;
   HostSlots host_slots;
+  std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions
 };
 
-/// The cudaKernelNodeParams of kernel `k` of plan `g`; `argv` receives the argument pointers.
-cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, std::vector<void*>& argv);
+/// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.
+using HandleScopes = std::vector<std::vector<cudaGraphConditionalHandle>>;
+
+/// The cudaKernelNodeParams of kernel `k` of plan `g`; `argv` receives the argument pointers and
+/// `block` the argument bytes, with Condition arguments replaced by their handles from `scopes`.
+cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
+                                   std::vector<unsigned char>& block, std::vector<void*>& argv);
 
 /// Creates the cudaGraph_t of plan `g` with its nodes in `order` (from check_plan). Host closures
 /// and events are retained by the new graph through CUDA user objects, so every executable
@@ -84,6 +90,9 @@ struct ExecImpl {
   /// copy, and the template of the last successful update.
   std::uint64_t origin_id = 0;
   std::uint64_t last_template_id = 0;
+  /// After a whole-graph update of a plan with conditions: the template graph whose condition
+  /// handles the executable now uses (kept alive with them).
+  NativeGraph handle_owner;
 };
 
 /// Index of `node` in the executable's plan, checking that it is a handle of the plan the

@@ -1,5 +1,6 @@
 // src/plan_rules.cpp — the rules a plan must satisfy before it reaches CUDA.
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,13 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   for (auto [what, d] : {std::pair<const char*, dim3>{"grid", l.grid}, {"block", l.block}}) {
     if (d.x == 0 || d.y == 0 || d.z == 0) {
       fail(g, i, ctx, fmt::format("{} {} has a zero dimension; every dimension must be at least 1", what, dims(d)));
+    }
+  }
+  for (std::uint32_t c = 0; c < k.cond_count; ++c) {
+    if (g.kernel_conditions[k.cond_first + c].ref.levels == ConditionRef::unresolved) {
+      fail(g, i, ctx, fmt::format("a Condition argument is not declared in graph '{}' or a plan enclosing it (an "
+                                  "empty Condition, or one declared by another plan)",
+                                  g.name));
     }
   }
   const unsigned long long threads = 1ull * l.block.x * l.block.y * l.block.z;
@@ -70,6 +78,23 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 
 }  // namespace
 
+static void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const ConditionalData& c = g.conditionals[g.nodes[i].payload];
+  const std::size_t n = c.bodies.size();
+  const bool ok = c.type == ConditionalType::switch_case ? n >= 1 : n == (c.type == ConditionalType::if_else ? 2u : 1u);
+  if (!ok) {
+    fail(g, i, ctx, fmt::format("a {} node with {} bodies; {}", to_string(c.type), n,
+                                c.type == ConditionalType::switch_case ? "a switch needs at least one body"
+                                : c.type == ConditionalType::if_else   ? "an if-else has exactly two bodies"
+                                                                       : "it has exactly one body"));
+  }
+  if (c.condition.levels == ConditionRef::unresolved) {
+    fail(g, i, ctx, fmt::format("its Condition is not declared in graph '{}' or a plan enclosing it (an empty "
+                                "Condition, or one declared by another plan)",
+                                g.name));
+  }
+}
+
 void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const NodeData& n = g.nodes[i];
   switch (n.kind) {
@@ -85,10 +110,8 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     case NodeKind::event_wait:
       if (!g.events[n.payload]) fail(g, i, ctx, "the Event is empty (default-constructed); make one with Event::create()");
       break;
-    case NodeKind::child:
-      (void)check_plan(*g.children[n.payload],
-                       fmt::format("{}in {} of graph '{}': ", ctx, g.info(i).describe(), g.name));
-      break;
+    case NodeKind::conditional: check_conditional_shape(g, i, ctx); break;
+    case NodeKind::child:  // the child plan is checked by check_plan, with its scope
     case NodeKind::empty: break;
   }
 }
@@ -122,10 +145,8 @@ namespace {
 
 }  // namespace
 
-std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context) {
+std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context) {
   const auto n = static_cast<std::uint32_t>(g.nodes.size());
-  for (std::uint32_t i = 0; i < n; ++i) check_node(g, i, context);
-
   // Kahn's algorithm over a successor table; ready nodes are taken in FIFO order, seeded in index
   // order, so the order is a deterministic function of the plan.
   std::vector<std::uint32_t> indegree(n), first(n + 1, 0), succ(g.edge_count);
@@ -151,6 +172,106 @@ std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& con
   }
   if (order.size() != n) report_cycle(g, indegree, context);
   return order;
+}
+
+namespace {
+
+/// The plans enclosing the one being checked, innermost first.
+struct Scope {
+  const GraphImpl* plan;
+  const Scope* outer;
+};
+
+/// Which conditional node uses each condition (declaring plan, index).
+using Usage = std::map<std::pair<const GraphImpl*, std::uint32_t>, NodeInfo>;
+
+const GraphImpl* declaring_plan(const Scope* s, ConditionRef r) {
+  for (std::uint32_t k = 0; s != nullptr && k < r.levels; ++k) s = s->outer;
+  return s == nullptr ? nullptr : s->plan;
+}
+
+bool has_conditional(const GraphImpl& g) {
+  for (const NodeData& n : g.nodes) {
+    if (n.kind == NodeKind::conditional) return true;
+    if (n.kind == NodeKind::child && has_conditional(*g.children[n.payload])) return true;
+  }
+  return false;
+}
+
+/// Conditional bodies may hold kernel, empty, child, memset, memcpy and conditional nodes (child
+/// plans in a body too; nested conditionals' bodies are checked as bodies themselves).
+void check_body_kinds(const GraphImpl& body, const std::string& ctx) {
+  for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
+    const NodeData& n = body.nodes[i];
+    if (n.kind == NodeKind::host || n.kind == NodeKind::event_record || n.kind == NodeKind::event_wait) {
+      fail(body, i, ctx, fmt::format("{} nodes are not allowed in a conditional body (bodies may hold kernel, "
+                                     "empty, child, memset, memcpy and conditional nodes)",
+                                     to_string(n.kind)));
+    }
+    if (n.kind == NodeKind::child) {
+      check_body_kinds(*body.children[n.payload],
+                       fmt::format("{}in {} of graph '{}': ", ctx, body.info(i).describe(), body.name));
+    }
+  }
+}
+
+std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, const Scope* outer, Usage& usage) {
+  const Scope here{&g, outer};
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    check_node(g, i, ctx);
+    const NodeData& n = g.nodes[i];
+    const std::string inner = fmt::format("{}in {} of graph '{}': ", ctx, g.info(i).describe(), g.name);
+    if (n.kind == NodeKind::kernel) {
+      const KernelData& k = g.kernels[n.payload];
+      for (std::uint32_t c = 0; c < k.cond_count; ++c) {
+        if (declaring_plan(&here, g.kernel_conditions[k.cond_first + c].ref) == nullptr) {
+          fail(g, i, ctx, "a Condition argument belongs to a plan enclosing this one, which is being compiled without it");
+        }
+      }
+    } else if (n.kind == NodeKind::child) {
+      const GraphImpl& c = *g.children[n.payload];
+      if (has_conditional(c)) {
+        fail(g, i, ctx, fmt::format("child plan '{}' contains a conditional node; CUDA cannot embed conditional nodes "
+                                    "in a child graph (add the conditional to the enclosing plan instead)",
+                                    c.name));
+      }
+      (void)check_in(c, inner, &here, usage);
+    } else if (n.kind == NodeKind::conditional) {
+      const ConditionalData& cd = g.conditionals[n.payload];
+      const GraphImpl* owner = declaring_plan(&here, cd.condition);
+      if (owner == nullptr) {
+        fail(g, i, ctx, "its Condition belongs to a plan enclosing this one, which is being compiled without it");
+      }
+      const auto [it, fresh] = usage.emplace(std::make_pair(owner, cd.condition.index), g.info(i));
+      if (!fresh) {
+        throw UsageError(fmt::format("{}{} and {} use the same Condition; each condition drives exactly one "
+                                     "conditional node (declare one per node with add_condition)",
+                                     ctx, it->second.describe(), g.info(i).describe()));
+      }
+      for (std::size_t b = 0; b < cd.bodies.size(); ++b) {
+        const std::string body_ctx =
+            fmt::format("{}in body {} ({}) of {} of graph '{}': ", ctx, b, cd.bodies[b]->name, g.info(i).describe(), g.name);
+        check_body_kinds(*cd.bodies[b], body_ctx);
+        (void)check_in(*cd.bodies[b], body_ctx, &here, usage);
+      }
+    }
+  }
+  std::vector<std::uint32_t> order = creation_order(g, ctx);
+  for (std::uint32_t k = 0; k < g.conditions.size(); ++k) {
+    if (usage.count({&g, k}) == 0) {
+      throw UsageError(fmt::format("{}graph '{}' declares a Condition (number {}, default {}) that no conditional node "
+                                   "uses; CUDA refuses to instantiate a graph with an unused condition",
+                                   ctx, g.name, k, g.conditions[k].default_value));
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context) {
+  Usage usage;
+  return check_in(g, context, nullptr, usage);
 }
 
 }  // namespace graphdsl::detail

@@ -15,7 +15,11 @@ namespace graphdsl::detail {
 /// @throws UsageError naming the node and the rule.
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
 
-/// Checks the per-node rules of node i (recursively for a child node).
+/// A deterministic topological order of g's nodes (the order they are created in the driver).
+/// @throws UsageError naming the whole cycle if there is one.
+std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context = {});
+
+/// Checks the per-node rules of node i (not the plans a child or conditional node holds).
 /// @throws UsageError naming the node and the rule.
 void check_node(const GraphImpl& g, std::uint32_t i, const std::string& context = {});
 

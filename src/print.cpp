@@ -23,6 +23,13 @@ const char* copy_kind(cudaMemcpyKind k) {
 
 std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
+/// A condition as the dump shows it: "#index" in this plan, or "#index of the plan n levels out".
+std::string condition_ref(const detail::ConditionRef& r) {
+  if (r.levels == detail::ConditionRef::unresolved) return "(undeclared)";
+  if (r.levels == 0) return fmt::format("#{}", r.index);
+  return fmt::format("#{} of the plan {} level{} out", r.index, r.levels, r.levels == 1 ? "" : "s");
+}
+
 /// What a node does, in a few words.
 std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
   const detail::NodeData& n = g.nodes[i];
@@ -31,6 +38,9 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
       const auto& k = g.kernels[n.payload];
       std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid),
                                   dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
+      for (std::uint32_t c = 0; c < k.cond_count; ++c) {
+        s += fmt::format(", sets condition {}", condition_ref(g.kernel_conditions[k.cond_first + c].ref));
+      }
       if (k.launch.priority != 0) s += fmt::format(", priority {}", k.launch.priority);
       return s;
     }
@@ -46,6 +56,11 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
       const auto& c = *g.children[n.payload];
       return fmt::format("graph '{}', {} nodes, {} edges", c.name, c.nodes.size(), c.edge_count);
     }
+    case NodeKind::conditional: {
+      const auto& c = g.conditionals[n.payload];
+      return fmt::format("{}, {} bod{}, condition {}", to_string(c.type), c.bodies.size(),
+                         c.bodies.size() == 1 ? "y" : "ies", condition_ref(c.condition));
+    }
     case NodeKind::host:
     case NodeKind::empty:
     case NodeKind::event_record:
@@ -55,6 +70,11 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
 }
 
 void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& indent) {
+  for (std::uint32_t k = 0; k < g.conditions.size(); ++k) {
+    const auto& c = g.conditions[k];
+    out += fmt::format("{}condition #{}: default {}{}\n", indent, k, c.default_value,
+                       c.assign_default ? " (assigned at each launch)" : " (set upstream)");
+  }
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
     out += fmt::format("{}#{} {}", indent, i, to_string(n.kind));
@@ -69,6 +89,13 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
     }
     out += '\n';
     if (n.kind == NodeKind::child) dump_into(out, *g.children[n.payload], indent + "    ");
+    if (n.kind == NodeKind::conditional) {
+      const auto& c = g.conditionals[n.payload];
+      for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+        out += fmt::format("{}    body {} ('{}'):\n", indent, b, c.bodies[b]->name);
+        dump_into(out, *c.bodies[b], indent + "      ");
+      }
+    }
   }
 }
 
@@ -91,9 +118,13 @@ const char* dot_shape(NodeKind k) {
     case NodeKind::empty: return "point";
     case NodeKind::event_record:
     case NodeKind::event_wait: return "diamond";
+    case NodeKind::conditional: return "octagon";
   }
   return "box";
 }
+
+void dot_cluster(std::string& out, const detail::GraphImpl& c, const std::string& owner, const std::string& inner,
+                 const std::string& indent);
 
 void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& prefix, const std::string& indent) {
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
@@ -107,17 +138,28 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
   }
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
-    if (n.kind != NodeKind::child) continue;
-    const auto& c = *g.children[n.payload];
-    const std::string inner = fmt::format("{}{}_", prefix, i);
-    out += fmt::format("{}subgraph cluster_{}{} {{\n{}  label=\"{}\";\n{}  style=dashed;\n", indent, prefix, i, indent,
-                       dot_escape(c.name), indent);
-    dot_into(out, c, inner, indent + "  ");
-    out += indent + "}\n";
-    for (std::uint32_t k = 0; k < c.nodes.size(); ++k) {
-      if (c.nodes[k].preds.empty()) {
-        out += fmt::format("{}{}{} -> {}{} [style=dotted, arrowhead=none];\n", indent, prefix, i, inner, k);
+    if (n.kind == NodeKind::child) {
+      dot_cluster(out, *g.children[n.payload], fmt::format("{}{}", prefix, i), fmt::format("{}{}_", prefix, i), indent);
+    } else if (n.kind == NodeKind::conditional) {
+      const auto& c = g.conditionals[n.payload];
+      for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+        dot_cluster(out, *c.bodies[b], fmt::format("{}{}", prefix, i), fmt::format("{}{}_b{}_", prefix, i, b), indent);
       }
+    }
+  }
+}
+
+/// A nested plan (child plan or conditional body) as a dashed cluster, tied to its node `owner`.
+void dot_cluster(std::string& out, const detail::GraphImpl& c, const std::string& owner, const std::string& inner,
+                 const std::string& indent) {
+  out += fmt::format("{}subgraph cluster_{} {{\n{}  label=\"{}\";\n{}  style=dashed;\n", indent,
+                     inner.substr(0, inner.size() - 1), indent,
+                     dot_escape(c.name), indent);
+  dot_into(out, c, inner, indent + "  ");
+  out += indent + "}\n";
+  for (std::uint32_t k = 0; k < c.nodes.size(); ++k) {
+    if (c.nodes[k].preds.empty()) {
+      out += fmt::format("{}{} -> {}{} [style=dotted, arrowhead=none];\n", indent, owner, inner, k);
     }
   }
 }

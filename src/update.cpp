@@ -81,7 +81,10 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i);
 struct DiffOut {
   std::vector<std::uint32_t>* changed;
   std::vector<std::uint32_t>* renamed;
+  bool* conditions_changed;  ///< a declared condition's default or assign flag differs
 };
+
+bool same_ref(const ConditionRef& x, const ConditionRef& y) { return x.levels == y.levels && x.index == y.index; }
 
 /// Compares the structure of `a` (the executable's plan) and `b` (the template). With `out`, the
 /// same pass also lists the nodes whose parameters or names differ (one pass over both plans).
@@ -95,6 +98,17 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                    fmt::format("{}the template has {} nodes, the executable {}: {} is not in the {}", ctx, nb, na,
                                extra.describe(), more ? "executable" : "template"));
   }
+  if (a.conditions.size() != b.conditions.size()) {
+    return refusal(UpdateStatus::topology_changed, std::nullopt,
+                   fmt::format("{}graph '{}' declares {} conditions in the template, {} in the executable", ctx, b.name,
+                               b.conditions.size(), a.conditions.size()));
+  }
+  for (std::size_t k = 0; out != nullptr && k < a.conditions.size(); ++k) {
+    if (a.conditions[k].default_value != b.conditions[k].default_value ||
+        a.conditions[k].assign_default != b.conditions[k].assign_default) {
+      *out->conditions_changed = true;
+    }
+  }
   for (std::uint32_t i = 0; i < na; ++i) {
     const NodeData& x = a.nodes[i];
     const NodeData& y = b.nodes[i];
@@ -103,9 +117,45 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                      fmt::format("{}node #{} is a {} node in the executable but a {} node in the template", ctx, i,
                                  to_string(x.kind), to_string(y.kind)));
     }
-    if (x.kind == NodeKind::kernel && a.kernels[x.payload].func != b.kernels[y.payload].func) {
-      return refusal(UpdateStatus::function_changed, b.info(i),
-                     fmt::format("{}{} launches a different kernel function in the template", ctx, b.info(i).describe()));
+    if (x.kind == NodeKind::kernel) {
+      const KernelData& kx = a.kernels[x.payload];
+      const KernelData& ky = b.kernels[y.payload];
+      if (kx.func != ky.func) {
+        return refusal(UpdateStatus::function_changed, b.info(i),
+                       fmt::format("{}{} launches a different kernel function in the template", ctx, b.info(i).describe()));
+      }
+      bool same_conditions = kx.cond_count == ky.cond_count;
+      for (std::uint32_t c = 0; same_conditions && c < kx.cond_count; ++c) {
+        const KernelCondition& cx = a.kernel_conditions[kx.cond_first + c];
+        const KernelCondition& cy = b.kernel_conditions[ky.cond_first + c];
+        same_conditions = cx.offset == cy.offset && same_ref(cx.ref, cy.ref);
+      }
+      if (!same_conditions) {
+        return refusal(UpdateStatus::topology_changed, b.info(i),
+                       fmt::format("{}{} takes other Condition arguments in the template", ctx, b.info(i).describe()));
+      }
+    }
+    if (x.kind == NodeKind::conditional) {
+      const ConditionalData& cx = a.conditionals[x.payload];
+      const ConditionalData& cy = b.conditionals[y.payload];
+      if (cx.type != cy.type || cx.bodies.size() != cy.bodies.size() || !same_ref(cx.condition, cy.condition)) {
+        return refusal(UpdateStatus::not_supported, b.info(i),
+                       fmt::format("{}{} is a {} node with {} bodies in the executable but a {} node with {} bodies "
+                                   "in the template (or uses another condition); CUDA cannot change a conditional "
+                                   "node's shape",
+                                   ctx, b.info(i).describe(), to_string(cx.type), cx.bodies.size(), to_string(cy.type),
+                                   cy.bodies.size()));
+      }
+      for (std::size_t k = 0; k < cx.bodies.size(); ++k) {
+        if (cx.bodies[k] == cy.bodies[k]) continue;
+        const std::string inner = fmt::format("{}in body {} of {}: ", ctx, k, b.info(i).describe());
+        if (auto r = compare_shape(*cx.bodies[k], *cy.bodies[k], inner)) {
+          r->node = b.info(i);
+          r->from_node.reset();
+          if (r->status == UpdateStatus::node_type_changed) r->status = UpdateStatus::topology_changed;
+          return r;
+        }
+      }
     }
     if (x.preds != y.preds) {
       for (std::uint32_t p : x.preds) {
@@ -193,6 +243,25 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
       }
       return true;
     }
+    case NodeKind::conditional: {
+      const ConditionalData& x = a.conditionals[pa];
+      const ConditionalData& y = b.conditionals[pb];
+      for (std::size_t k = 0; k < x.bodies.size(); ++k) {
+        const GraphImpl& bx = *x.bodies[k];
+        const GraphImpl& by = *y.bodies[k];
+        if (&bx == &by) continue;
+        for (std::size_t c = 0; c < bx.conditions.size(); ++c) {
+          if (bx.conditions[c].default_value != by.conditions[c].default_value ||
+              bx.conditions[c].assign_default != by.conditions[c].assign_default) {
+            return false;
+          }
+        }
+        for (std::uint32_t n = 0; n < bx.nodes.size(); ++n) {
+          if (!same_params(bx, by, n)) return false;
+        }
+      }
+      return true;
+    }
     case NodeKind::empty: return true;
   }
   return true;
@@ -208,6 +277,7 @@ struct SavedParams {
   std::shared_ptr<HostClosure> host;
   std::shared_ptr<const GraphImpl> child;
   Event event;
+  std::vector<std::shared_ptr<const GraphImpl>> bodies;
 
   static SavedParams save(const GraphImpl& g, std::uint32_t i) {
     SavedParams s;
@@ -224,6 +294,7 @@ struct SavedParams {
       case NodeKind::child: s.child = g.children[n.payload]; break;
       case NodeKind::event_record:
       case NodeKind::event_wait: s.event = g.events[n.payload]; break;
+      case NodeKind::conditional: s.bodies = g.conditionals[n.payload].bodies; break;
       case NodeKind::empty: break;
     }
     return s;
@@ -235,9 +306,12 @@ struct SavedParams {
     switch (n.kind) {
       case NodeKind::kernel: {
         KernelData& k = g.kernels[n.payload];
-        const std::uint32_t offset = k.args;
+        const KernelData mine = k;  // where this plan keeps the arguments and Condition references
         k = kernel;
-        k.args = offset;
+        k.args = mine.args;
+        k.cond_first = mine.cond_first;
+        k.cond_count = mine.cond_count;
+        const std::uint32_t offset = k.args;
         std::copy(args.begin(), args.end(), g.args.begin() + offset);
         break;
       }
@@ -247,6 +321,7 @@ struct SavedParams {
       case NodeKind::child: g.children[n.payload] = child; break;
       case NodeKind::event_record:
       case NodeKind::event_wait: g.events[n.payload] = event; break;
+      case NodeKind::conditional: g.conditionals[n.payload].bodies = bodies; break;
       case NodeKind::empty: break;
     }
   }
@@ -266,7 +341,8 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
   switch (n.kind) {
     case NodeKind::kernel: {
       std::vector<void*> argv;
-      const cudaKernelNodeParams p = kernel_params(g, g.kernels[n.payload], argv);
+      std::vector<unsigned char> block;
+      const cudaKernelNodeParams p = kernel_params(g, g.kernels[n.payload], HandleScopes{x.native.handles}, block, argv);
       return {cuda_try(cudaGraphExecKernelNodeSetParams, exec, node, &p), "cudaGraphExecKernelNodeSetParams"};
     }
     case NodeKind::memset:
@@ -295,6 +371,8 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
     case NodeKind::event_wait:
       return {cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, g.events[n.payload].native_handle()),
               "cudaGraphExecEventWaitNodeSetEvent"};
+    case NodeKind::conditional:  // bodies are not mapped node by node: update() goes whole-graph
+      return {cudaErrorNotSupported, "a per-node update of a conditional node"};
     case NodeKind::empty: return {};
   }
   return {};
@@ -330,12 +408,20 @@ namespace {
 /// The shape check and the lists of changed and renamed nodes, in one pass. Unchanged nodes equal
 /// nodes of the recorded plan, which was validated when compiled, and an equal shape is acyclic, so
 /// only the changed nodes' parameters are checked again.
-UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::uint32_t>* renamed) {
+UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::uint32_t>* renamed,
+                       bool* conditions_changed) {
   UpdateResult result;
-  const DiffOut out{&result.changed, renamed};
+  const DiffOut out{&result.changed, renamed, conditions_changed};
   if (auto r = compare_shape(a, t, {}, &out)) return std::move(*r);
   try {
-    for (std::uint32_t i : result.changed) check_node(t, i);
+    const bool nested = std::any_of(result.changed.begin(), result.changed.end(), [&](std::uint32_t i) {
+      return t.nodes[i].kind == NodeKind::child || t.nodes[i].kind == NodeKind::conditional;
+    });
+    if (nested) {
+      (void)check_plan(t);  // changed nested plans are checked with their scopes
+    } else {
+      for (std::uint32_t i : result.changed) check_node(t, i);
+    }
   } catch (const UsageError& e) {
     return refusal(UpdateStatus::invalid_template, std::nullopt, without_prefix(e));
   }
@@ -346,7 +432,8 @@ UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::
 
 UpdateResult diff(const Graph& current, const Graph& templ) {
   std::vector<std::uint32_t> renamed;
-  UpdateResult r = detail::plan_diff(current.impl(), templ.impl(), &renamed);
+  bool conditions_changed = false;
+  UpdateResult r = detail::plan_diff(current.impl(), templ.impl(), &renamed, &conditions_changed);
   r.patched = 0;
   return r;
 }
@@ -389,21 +476,39 @@ std::uint64_t Graph::fingerprint() const {
 
 // ---- Executable::update ------------------------------------------------------------------------
 
+namespace {
+bool has_nested_conditions(const detail::GraphImpl& g) {
+  if (!g.conditions.empty()) return true;
+  for (const auto& c : g.children) {
+    if (has_nested_conditions(*c)) return true;
+  }
+  for (const auto& c : g.conditionals) {
+    for (const auto& b : c.bodies) {
+      if (has_nested_conditions(*b)) return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
 UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const detail::GraphImpl& t = templ.impl();
 
   std::vector<std::uint32_t> renamed;
-  UpdateResult result = detail::plan_diff(a, t, &renamed);
+  bool conditions_changed = false;
+  UpdateResult result = detail::plan_diff(a, t, &renamed, &conditions_changed);
   if (!result) return result;
   const std::vector<std::uint32_t>& changed = result.changed;
   // Changes per-node setters cannot make: a kernel's priority (an attribute) and multi-dimensional
   // copies (cudaGraphExecMemcpyNodeSetParams takes 1-D operands only).
   bool priority_changed = false;
   bool multi_dim_copy = false;
+  bool nested_change = conditions_changed;  // condition defaults and conditional bodies: cudaGraphExecUpdate only
   for (std::uint32_t i : changed) {
     const std::uint32_t pa = a.nodes[i].payload, pt = t.nodes[i].payload;
+    nested_change |= a.nodes[i].kind == NodeKind::conditional;
     if (a.nodes[i].kind == NodeKind::kernel) {
       priority_changed |= a.kernels[pa].launch.priority != t.kernels[pt].launch.priority;
     } else if (a.nodes[i].kind == NodeKind::memcpy) {
@@ -413,13 +518,18 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     }
   }
 
-  if (!changed.empty()) {
+  if (!changed.empty() || conditions_changed) {
     // Host callbacks are swapped without a CUDA call; only the other changes cost a setter each.
     const auto driver_changes = std::count_if(changed.begin(), changed.end(),
                                               [&](std::uint32_t i) { return a.nodes[i].kind != NodeKind::host; });
     const bool many = static_cast<double>(driver_changes) > detail::whole_graph_fraction * a.nodes.size();
     const bool whole = policy == UpdatePolicy::whole_graph ||
-                       (policy == UpdatePolicy::automatic && (many || priority_changed || multi_dim_copy));
+                       (policy == UpdatePolicy::automatic && (many || priority_changed || multi_dim_copy || nested_change));
+    if (!whole && nested_change) {
+      return detail::refusal(UpdateStatus::not_supported, std::nullopt,
+                             "a condition's default or a conditional node's body changed, which per-node setters cannot "
+                             "patch; use UpdatePolicy::whole_graph or automatic");
+    }
     if (!whole && priority_changed) {
       return detail::refusal(UpdateStatus::attributes_changed, std::nullopt,
                              "a kernel node's priority changed, which per-node setters cannot patch; use "
@@ -448,7 +558,16 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
         return r;
       }
       for (std::uint32_t i : changed) detail::SavedParams::save(t, i).restore(a, i);
+      for (std::size_t k = 0; k < a.conditions.size(); ++k) {
+        a.conditions[k].default_value = t.conditions[k].default_value;
+        a.conditions[k].assign_default = t.conditions[k].assign_default;
+      }
       x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
+      if (!m.handles.empty() || has_nested_conditions(t)) {
+        // The executable now uses the template's condition handles: keep their graph alive.
+        x.native.handles = m.handles;
+        x.handle_owner = std::move(m.graph);
+      }
       result.strategy = UpdateStrategy::whole_graph;
     } else {
       std::vector<detail::SavedParams> old;

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,7 +35,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/condition.hpp"
 #include "graphdsl/detail/config.hpp"
+#include "graphdsl/detail/condition_kernels.hpp"
 #include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/event.hpp"
@@ -80,8 +83,10 @@ class Graph {
     const auto& layout = detail::ArgLayoutOf<P...>::value;
     const std::size_t offset = g.args.size();
     g.args.resize(offset + layout.total);
-    detail::ArgPacker<P...>::pack(g.args.data() + offset, std::forward<A>(args)...);
-    return KernelNode<P...>(add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset));
+    detail::ConditionArgs<(std::size_t{detail::is_condition_v<A>} + ... + 0)> conds;
+    detail::ArgPacker<P...>::pack(g.args.data() + offset, conds, std::forward<A>(args)...);
+    return KernelNode<P...>(
+        add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset, conds.list.data(), conds.count));
   }
 
   /// Adds a 1-D memset node setting `count` elements of type T (1, 2 or 4 bytes) at `dst` to `value`.
@@ -144,6 +149,63 @@ class Graph {
   /// Adds a node that waits for `event`.
   EventWaitNode add_event_wait(const Event& event);
 
+  // ---- conditional nodes (CUDA 12.3+; IF-ELSE and SWITCH need a 12.8 driver) ----------------
+
+  /// Declares a condition of this plan: a placeholder for a cudaGraphConditionalHandle, created
+  /// when the plan is compiled. With `assign_default` the condition is reset to `default_value` at
+  /// the start of every launch (cudaGraphCondAssignDefault); without it, a node upstream of the
+  /// conditional node must set it. Every declared condition must be used by exactly one
+  /// conditional node (validate() checks).
+  Condition add_condition(unsigned int default_value = 0, bool assign_default = true);
+
+  /// Adds an IF node: `body(Graph&)` builds the plan that runs when the condition is non-zero.
+  template <class Body>
+  ConditionalNode add_if(const Condition& cond, Body&& body) {
+    return add_conditional(ConditionalType::if_then, cond, 1, [&](unsigned, Graph& g) { body(g); });
+  }
+  /// Adds an IF-ELSE node (CUDA 12.8): `then_body` runs when the condition is non-zero, `else_body` otherwise.
+  template <class Then, class Else>
+  ConditionalNode add_if_else(const Condition& cond, Then&& then_body, Else&& else_body) {
+    return add_conditional(ConditionalType::if_else, cond, 2, [&](unsigned i, Graph& g) {
+      if (i == 0) {
+        then_body(g);
+      } else {
+        else_body(g);
+      }
+    });
+  }
+  /// Adds a WHILE node: `body` runs as long as the condition is non-zero when checked (before the
+  /// first iteration and after each one). A node in the body must update the condition.
+  template <class Body>
+  ConditionalNode add_while(const Condition& cond, Body&& body) {
+    return add_conditional(ConditionalType::while_loop, cond, 1, [&](unsigned, Graph& g) { body(g); });
+  }
+  /// Adds a SWITCH node (CUDA 12.8) with one body per argument: body i runs when the condition is
+  /// i; none runs when it is >= the number of bodies.
+  template <class... Bodies>
+  ConditionalNode add_switch(const Condition& cond, Bodies&&... bodies) {
+    return add_conditional(ConditionalType::switch_case, cond, sizeof...(Bodies), [&](unsigned i, Graph& g) {
+      unsigned k = 0;
+      ((i == k++ ? static_cast<void>(bodies(g)) : static_cast<void>(0)), ...);
+    });
+  }
+  /// The general form: a conditional node of `type` with `size` bodies; `body(i, g)` builds body i.
+  /// `size` must be 1 (if_then, while_loop), 2 (if_else) or at least 1 (switch_case).
+  ConditionalNode add_conditional(ConditionalType type, const Condition& cond, unsigned int size,
+                                  const std::function<void(unsigned int, Graph&)>& body);
+
+  /// Adds a kernel node that sets `cond` to (*value OP operand) ? 1 : 0 — a loop or branch driven by
+  /// a value the user's kernels already compute (e.g. a residual), with no change to them.
+  /// T is int, unsigned int, float or double; `value` must point to device memory.
+  template <class T>
+  KernelNode<cudaGraphConditionalHandle, const T*, int, T> add_set_condition(const Condition& cond, const T* value,
+                                                                             Compare op, T operand) {
+    static_assert(std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, float> ||
+                      std::is_same_v<T, double>,
+                  "graphdsl add_set_condition: the value type must be int, unsigned int, float or double");
+    return add_kernel(detail::set_condition_kernel<T>(), Launch{1, 1}, cond, value, static_cast<int>(op), operand);
+  }
+
   // ---- edges --------------------------------------------------------------------------------
 
   /// Adds the edge from -> to (`to` runs after `from`). Set semantics: an existing edge is kept once.
@@ -173,6 +235,10 @@ class Graph {
   }
   /// The plan embedded by a child node.
   Graph child_plan(const ChildNode& node) const;
+  /// Body `i` of a conditional node (a copy).
+  Graph body_plan(const ConditionalNode& node, unsigned int i) const;
+  /// The type of a conditional node.
+  ConditionalType conditional_type(const ConditionalNode& node) const;
 
   /// Checks every rule that can be checked without CUDA: per-node parameters (null pointers, zero
   /// sizes, launch shapes, memset widths, empty callables and events), cycles (the whole cycle is
@@ -232,7 +298,8 @@ class Graph {
   friend class Executable;
   static Executable compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin);
   detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
-                                  std::size_t args_offset);
+                                  std::size_t args_offset, const detail::ConditionArg* conds = nullptr,
+                                  std::size_t cond_count = 0);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
   const detail::KernelData& kernel_data(const Node& node) const;
 

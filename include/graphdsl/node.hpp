@@ -156,6 +156,8 @@ GRAPHDSL_DETAIL_HANDLE(EmptyNode);
 GRAPHDSL_DETAIL_HANDLE(EventRecordNode);
 /// An event-wait node (add_event_wait).
 GRAPHDSL_DETAIL_HANDLE(EventWaitNode);
+/// A conditional node (add_if, add_if_else, add_while, add_switch, add_conditional).
+GRAPHDSL_DETAIL_HANDLE(ConditionalNode);
 #undef GRAPHDSL_DETAIL_HANDLE
 
 }  // namespace graphdsl

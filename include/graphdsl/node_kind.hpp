@@ -16,10 +16,11 @@ enum class NodeKind : std::uint8_t {
   empty,         ///< cudaGraphNodeTypeEmpty, made by Graph::add_empty
   event_record,  ///< cudaGraphNodeTypeEventRecord, made by Graph::add_event_record
   event_wait,    ///< cudaGraphNodeTypeWaitEvent, made by Graph::add_event_wait
+  conditional,   ///< cudaGraphNodeTypeConditional, made by Graph::add_if / add_if_else / add_while / add_switch
 };
 
 /// The number of NodeKind values.
-inline constexpr int node_kind_count = 8;
+inline constexpr int node_kind_count = 9;
 
 /// The kind's name as it appears in messages, dumps and DOT output ("kernel", "event_record", ...).
 const char* to_string(NodeKind kind) noexcept;

@@ -60,7 +60,8 @@ TEST_CASE("NodeKind names are the ones used in messages", "[graph][introspection
   CHECK(std::string(gd::to_string(gd::NodeKind::empty)) == "empty");
   CHECK(std::string(gd::to_string(gd::NodeKind::event_record)) == "event_record");
   CHECK(std::string(gd::to_string(gd::NodeKind::event_wait)) == "event_wait");
-  CHECK(gd::node_kind_count == 8);
+  CHECK(std::string(gd::to_string(gd::NodeKind::conditional)) == "conditional");
+  CHECK(gd::node_kind_count == 9);
 }
 
 TEST_CASE("node(i) past the end is a UsageError naming the graph and its size", "[graph][introspection][errors]") {

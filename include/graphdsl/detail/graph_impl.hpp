@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/condition.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/launch.hpp"
@@ -37,11 +38,44 @@ struct HostClosureOf final : HostClosure {
   F f;
 };
 
+/// A reference from a node to a Condition, by position: the plan `levels` steps out from the
+/// node's plan (0: the same plan, 1: the plan enclosing it, ...) and the index in that plan's
+/// `conditions`. Positions, not ids, so that two plans built the same way compare equal.
+struct ConditionRef {
+  static constexpr std::uint32_t unresolved = 0xffffffffu;
+  std::uint32_t levels = unresolved;  ///< `unresolved`: not declared in this plan or one enclosing it
+  std::uint32_t index = 0;
+};
+
+/// A Condition argument of a kernel: where its handle goes in the argument block.
+struct KernelCondition {
+  std::uint32_t offset;  ///< byte offset within the kernel's argument block
+  ConditionRef ref;
+};
+
 struct KernelData {
   const void* func = nullptr;
   Launch launch;
   const ArgLayout* layout = nullptr;
-  std::uint32_t args = 0;  ///< offset of the packed argument block in GraphImpl::args
+  std::uint32_t args = 0;        ///< offset of the packed argument block in GraphImpl::args
+  std::uint32_t cond_first = 0;  ///< first entry in GraphImpl::kernel_conditions
+  std::uint32_t cond_count = 0;  ///< Condition arguments of this kernel
+};
+
+/// A condition declared by add_condition().
+struct ConditionData {
+  std::uint64_t uid;
+  unsigned int default_value;
+  bool assign_default;
+};
+
+struct GraphImpl;
+
+/// A conditional node: its shape, its condition and its body plans.
+struct ConditionalData {
+  ConditionalType type;
+  ConditionRef condition;
+  std::vector<std::shared_ptr<const GraphImpl>> bodies;
 };
 
 struct NodeData {
@@ -69,11 +103,18 @@ struct GraphImpl {
   std::vector<std::shared_ptr<HostClosure>> hosts;
   std::vector<std::shared_ptr<const GraphImpl>> children;
   std::vector<Event> events;  ///< for event record and event wait nodes
+  std::vector<ConditionData> conditions;          ///< declared here (add_condition)
+  std::vector<KernelCondition> kernel_conditions;  ///< Condition arguments of the kernels
+  std::vector<ConditionalData> conditionals;
+  /// While a body is being built: the plan it belongs to (for resolving Conditions). Not copied.
+  const GraphImpl* parent = nullptr;
 
   /// Appends a node of `kind` whose parameters are at `payload` in the per-kind vector.
   NodeRef push(NodeKind kind, std::size_t payload);
   /// The NodeInfo of node `index` (for messages).
   NodeInfo info(std::uint32_t index) const;
+  /// Where `c` is declared, seen from this plan (walking `parent` links).
+  ConditionRef resolve(const Condition& c) const;
 };
 
 }  // namespace graphdsl::detail

@@ -11,6 +11,10 @@
 #include <type_traits>
 #include <utility>
 
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/condition.hpp"
+
 namespace graphdsl::detail {
 
 /// Where each argument of one kernel signature lives inside a packed argument block.
@@ -45,30 +49,59 @@ struct ArgLayoutOf {
 template <class... T>
 struct TypeList {};
 
+/// True for a graphdsl::Condition argument (a placeholder patched at compile time).
+template <class A>
+inline constexpr bool is_condition_v = std::is_same_v<std::decay_t<A>, Condition>;
+
+/// An argument converts to its parameter, or is a Condition given for a cudaGraphConditionalHandle.
+template <class A, class P>
+struct ArgConvertible
+    : std::bool_constant<is_condition_v<A> ? std::is_same_v<P, cudaGraphConditionalHandle> : std::is_convertible_v<A, P>> {};
+
 /// True when both lists have the same length and each A converts to its P.
 template <class Params, class Args, class = void>
 struct AllConvertible : std::false_type {};
 template <class... P, class... A>
 struct AllConvertible<TypeList<P...>, TypeList<A...>, std::enable_if_t<sizeof...(P) == sizeof...(A)>>
-    : std::conjunction<std::is_convertible<A, P>...> {};
+    : std::conjunction<ArgConvertible<A, P>...> {};
+
+/// Where a Condition argument sits in a packed block, to be replaced by the real handle.
+struct ConditionArg {
+  std::uint32_t offset;  ///< byte offset within the kernel's argument block
+  std::uint64_t uid;     ///< Condition::id()
+};
+
+/// Condition arguments of one add_kernel call (at most one per parameter).
+template <std::size_t N>
+struct ConditionArgs {
+  std::array<ConditionArg, N == 0 ? 1 : N> list{};
+  std::size_t count = 0;
+};
 
 /// Converts each argument to its parameter type and copies the bytes into `block`.
+/// Condition arguments are stored as their id and listed in `conds`.
 template <class... P>
 struct ArgPacker {
-  template <class... A>
-  static void pack(unsigned char* block, A&&... args) {
-    pack_each(block, std::index_sequence_for<P...>{}, std::forward<A>(args)...);
+  template <class Conds, class... A>
+  static void pack(unsigned char* block, Conds& conds, A&&... args) {
+    pack_each(block, conds, std::index_sequence_for<P...>{}, std::forward<A>(args)...);
   }
 
  private:
-  template <std::size_t... I, class... A>
-  static void pack_each(unsigned char* block, std::index_sequence<I...>, A&&... args) {
-    (store<P>(block + ArgLayoutOf<P...>::offsets[I], std::forward<A>(args)), ...);
+  template <class Conds, std::size_t... I, class... A>
+  static void pack_each(unsigned char* block, Conds& conds, std::index_sequence<I...>, A&&... args) {
+    (store<P>(block, ArgLayoutOf<P...>::offsets[I], conds, std::forward<A>(args)), ...);
   }
-  template <class T, class A>
-  static void store(unsigned char* dst, A&& arg) {
-    const T value = static_cast<T>(std::forward<A>(arg));
-    std::memcpy(dst, &value, sizeof(T));
+  template <class T, class Conds, class A>
+  static void store(unsigned char* block, std::uint32_t offset, Conds& conds, A&& arg) {
+    if constexpr (is_condition_v<A>) {
+      const cudaGraphConditionalHandle placeholder = 0;  // the real handle is written at materialization
+      std::memcpy(block + offset, &placeholder, sizeof placeholder);
+      conds.list[conds.count++] = ConditionArg{offset, arg.id()};
+    } else {
+      const T value = static_cast<T>(std::forward<A>(arg));
+      std::memcpy(block + offset, &value, sizeof(T));
+    }
   }
 };
 
@@ -78,7 +111,8 @@ constexpr void check_kernel_args(TypeList<P...>, TypeList<A...>) {
   static_assert(sizeof...(P) == sizeof...(A),
                 "graphdsl add_kernel: the number of arguments differs from the kernel's parameter count");
   static_assert(AllConvertible<TypeList<P...>, TypeList<A...>>::value,
-                "graphdsl add_kernel: an argument does not convert to the kernel's parameter type");
+                "graphdsl add_kernel: an argument does not convert to the kernel's parameter type (a Condition "
+                "may only be passed for a cudaGraphConditionalHandle parameter)");
   static_assert((std::is_trivially_copyable_v<P> && ...),
                 "graphdsl add_kernel: kernel parameters must be trivially copyable");
 }
