@@ -139,12 +139,13 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       const ConditionalData& cx = a.conditionals[x.payload];
       const ConditionalData& cy = b.conditionals[y.payload];
       if (cx.type != cy.type || cx.bodies.size() != cy.bodies.size() || !same_ref(cx.condition, cy.condition)) {
+        auto shape = [](const ConditionalData& c) {
+          return fmt::format("{} ({} bod{})", to_string(c.type), c.bodies.size(), c.bodies.size() == 1 ? "y" : "ies");
+        };
         return refusal(UpdateStatus::not_supported, b.info(i),
-                       fmt::format("{}{} is a {} node with {} bodies in the executable but a {} node with {} bodies "
-                                   "in the template (or uses another condition); CUDA cannot change a conditional "
-                                   "node's shape",
-                                   ctx, b.info(i).describe(), to_string(cx.type), cx.bodies.size(), to_string(cy.type),
-                                   cy.bodies.size()));
+                       fmt::format("{}{} is {} in the executable but {} in the template (or uses another condition); "
+                                   "CUDA cannot change a conditional node's shape",
+                                   ctx, b.info(i).describe(), shape(cx), shape(cy)));
       }
       for (std::size_t k = 0; k < cx.bodies.size(); ++k) {
         if (cx.bodies[k] == cy.bodies[k]) continue;
@@ -455,10 +456,28 @@ struct Fnv {
 
 void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
   f.add(g.nodes.size());
+  f.add(g.conditions.size());
   std::vector<std::uint32_t> preds;
   for (const auto& n : g.nodes) {
     f.add(n.kind);
-    if (n.kind == NodeKind::kernel) f.add(g.kernels[n.payload].func);
+    if (n.kind == NodeKind::kernel) {
+      const auto& k = g.kernels[n.payload];
+      f.add(k.func);
+      for (std::uint32_t c = 0; c < k.cond_count; ++c) {
+        const auto& kc = g.kernel_conditions[k.cond_first + c];
+        f.add(kc.offset);
+        f.add(kc.ref.levels);
+        f.add(kc.ref.index);
+      }
+    }
+    if (n.kind == NodeKind::conditional) {
+      const auto& c = g.conditionals[n.payload];
+      f.add(c.type);
+      f.add(c.condition.levels);
+      f.add(c.condition.index);
+      f.add(c.bodies.size());
+      for (const auto& b : c.bodies) fingerprint_into(f, *b);
+    }
     preds = n.preds;
     std::sort(preds.begin(), preds.end());
     f.add(preds.size());
