@@ -1,0 +1,215 @@
+// GPU tests of conditional nodes: loop counts, branches taken and skipped, switch out of range,
+// nesting, the add_set_condition helper, conditions set upstream, and updates.
+#include "gpu_support.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+__global__ void step_and_check(unsigned* counter, unsigned limit, cudaGraphConditionalHandle more) {
+  const unsigned c = ++*counter;
+  cudaGraphSetConditional(more, c < limit ? 1u : 0u);
+}
+
+__global__ void write_marker(int* marker, int value) { *marker = value; }
+
+__global__ void add_to(unsigned* sum, const unsigned* value) { *sum += *value; }
+
+__global__ void set_if_even(cudaGraphConditionalHandle h, const unsigned* value) {
+  cudaGraphSetConditional(h, (*value % 2u) == 0u ? 1u : 0u);
+}
+
+__global__ void set_from(cudaGraphConditionalHandle h, const int* value) {
+  cudaGraphSetConditional(h, static_cast<unsigned>(*value));
+}
+
+struct Cells {
+  DeviceBuffer<unsigned> counter{1}, sum{1};
+  DeviceBuffer<int> marker{1}, flag{1};
+  PinnedBuffer<int> host_flag{1};
+  unsigned read_counter() { return counter.download()[0]; }
+  int read_marker() { return marker.download()[0]; }
+};
+
+}  // namespace
+
+TEST_CASE("a while loop runs its body until a body kernel clears the condition", "[gpu][conditional][while]") {
+  Cells c;
+  Stream s;
+  auto build = [&](unsigned limit) {
+    gd::Graph g("loop");
+    const auto more = g.add_condition(1);
+    auto reset = g.add_memset(c.counter.get(), 0u, 1).name("reset");
+    g.add_while(more, [&](gd::Graph& body) {
+       body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), limit, more).name("step");
+     })
+        .name("loop")
+        .after(reset);
+    return g;
+  };
+  gd::Executable exec = build(7).instantiate();
+  for (int launch = 0; launch < 3; ++launch) {
+    exec.launch(s);
+    exec.synchronize(s);
+    CHECK(c.read_counter() == 7);
+  }
+  // A body parameter changes: the update goes through cudaGraphExecUpdate.
+  const gd::UpdateResult r = exec.update(build(1000));
+  INFO(r.to_string());
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK(r.changed == std::vector<std::uint32_t>{1});
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(c.read_counter() == 1000);
+}
+
+TEST_CASE("a while loop whose condition defaults to 0 never runs its body", "[gpu][conditional][while]") {
+  Cells c;
+  Stream s;
+  gd::Graph g("never");
+  const auto more = g.add_condition(0);
+  auto reset = g.add_memset(c.counter.get(), 0u, 1);
+  g.add_while(more, [&](gd::Graph& body) {
+     body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), 5u, more);
+   }).after(reset);
+  gd::Executable exec = g.instantiate();
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(c.read_counter() == 0);
+}
+
+TEST_CASE("if, if-else and switch take the branch the device value selects", "[gpu][conditional][if][switch]") {
+  Cells c;
+  Stream s;
+  // The branch value is copied from pinned host memory at launch time (a memcpy node reads its
+  // source when it runs), then a kernel sets the condition from it.
+  gd::Graph g("branches");
+  const auto if_cond = g.add_condition(0, false);  // set upstream each launch
+  const auto else_cond = g.add_condition(0, false);
+  const auto switch_cond = g.add_condition(0, false);
+  DeviceBuffer<int> if_marker(1), else_marker(1), switch_marker(1);
+  auto load = g.add_memcpy(c.flag.get(), c.host_flag.data(), 1).name("load");
+  auto sentinel = g.add_memset(if_marker.get(), -1, 1).name("clear_if");
+  auto sentinel2 = g.add_memset(else_marker.get(), -1, 1).name("clear_else");
+  auto sentinel3 = g.add_memset(switch_marker.get(), -1, 1).name("clear_switch");
+  auto set_if = g.add_kernel(set_from, gd::Launch{1, 1}, if_cond, c.flag.get()).name("set_if").after(load);
+  auto set_else = g.add_kernel(set_from, gd::Launch{1, 1}, else_cond, c.flag.get()).name("set_else").after(load);
+  auto set_switch = g.add_kernel(set_from, gd::Launch{1, 1}, switch_cond, c.flag.get()).name("set_switch").after(load);
+  g.add_if(if_cond, [&](gd::Graph& b) { b.add_kernel(write_marker, gd::Launch{1, 1}, if_marker.get(), 1); })
+      .name("if")
+      .after(set_if, sentinel);
+  g.add_if_else(
+       else_cond, [&](gd::Graph& t) { t.add_kernel(write_marker, gd::Launch{1, 1}, else_marker.get(), 1); },
+       [&](gd::Graph& e) { e.add_kernel(write_marker, gd::Launch{1, 1}, else_marker.get(), 2); })
+      .name("if_else")
+      .after(set_else, sentinel2);
+  g.add_switch(
+       switch_cond, [&](gd::Graph& b) { b.add_kernel(write_marker, gd::Launch{1, 1}, switch_marker.get(), 10); },
+       [&](gd::Graph& b) { b.add_kernel(write_marker, gd::Launch{1, 1}, switch_marker.get(), 11); },
+       [&](gd::Graph& b) { b.add_kernel(write_marker, gd::Launch{1, 1}, switch_marker.get(), 12); })
+      .name("switch")
+      .after(set_switch, sentinel3);
+  gd::Executable exec = g.instantiate();
+
+  for (int value : {0, 1, 2, 5, 1, 0}) {
+    c.host_flag[0] = value;
+    exec.launch(s);
+    exec.synchronize(s);
+    INFO("branch value " << value);
+    CHECK(if_marker.download()[0] == (value != 0 ? 1 : -1));
+    CHECK(else_marker.download()[0] == (value != 0 ? 1 : 2));
+    CHECK(switch_marker.download()[0] == (value < 3 ? 10 + value : -1));  // 5: out of range, no body
+  }
+}
+
+TEST_CASE("add_set_condition compares device values of every supported type", "[gpu][conditional][helper]") {
+  Stream s;
+  DeviceBuffer<int> marker(1);
+  auto run_case = [&](auto value, gd::Compare op, auto operand, bool expected) {
+    using T = decltype(value);
+    DeviceBuffer<T> v(std::vector<T>{value});
+    gd::Graph g("helper");
+    const auto cond = g.add_condition(0, false);
+    auto clear = g.add_memset(marker.get(), 0, 1);
+    auto set = g.add_set_condition(cond, static_cast<const T*>(v.get()), op, static_cast<T>(operand));
+    g.add_if(cond, [&](gd::Graph& b) { b.add_kernel(write_marker, gd::Launch{1, 1}, marker.get(), 1); }).after(set, clear);
+    gd::Executable exec = g.instantiate();
+    exec.launch(s);
+    exec.synchronize(s);
+    INFO(+value << " " << gd::to_string(op) << " " << +operand);
+    CHECK(marker.download()[0] == (expected ? 1 : 0));
+  };
+  run_case(5, gd::Compare::greater, 4, true);
+  run_case(5, gd::Compare::greater, 5, false);
+  run_case(5, gd::Compare::greater_equal, 5, true);
+  run_case(-3, gd::Compare::less, 0, true);
+  run_case(7u, gd::Compare::equal, 7u, true);
+  run_case(7u, gd::Compare::not_equal, 7u, false);
+  run_case(0.25f, gd::Compare::less_equal, 0.25f, true);
+  run_case(1e-7f, gd::Compare::greater, 1e-6f, false);
+  run_case(2.5, gd::Compare::not_equal, 2.0, true);
+  run_case(-1.0, gd::Compare::greater_equal, 0.0, false);
+}
+
+TEST_CASE("nested conditionals: an if inside a while sees both conditions", "[gpu][conditional][nesting]") {
+  Cells c;
+  Stream s;
+  gd::Graph g("nested");
+  const auto more = g.add_condition(1);
+  auto reset = g.add_memset(c.counter.get(), 0u, 1);
+  auto reset_sum = g.add_memset(c.sum.get(), 0u, 1);
+  g.add_while(more, [&](gd::Graph& body) {
+     const auto even = body.add_condition(0);
+     auto step = body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), 10u, more).name("step");
+     auto decide = body.add_kernel(set_if_even, gd::Launch{1, 1}, even, c.counter.get()).name("decide").after(step);
+     body.add_if(even, [&](gd::Graph& then) {
+           then.add_kernel(add_to, gd::Launch{1, 1}, c.sum.get(), static_cast<const unsigned*>(c.counter.get()));
+         })
+         .name("if_even")
+         .after(decide);
+   }).after(reset, reset_sum);
+  gd::Executable exec = g.instantiate();
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(c.read_counter() == 10);
+  CHECK(c.sum.download()[0] == 2u + 4 + 6 + 8 + 10);
+}
+
+TEST_CASE("a top-level kernel's Condition argument survives per-node and whole-graph updates", "[gpu][conditional][update]") {
+  Cells c;
+  Stream s;
+  DeviceBuffer<int> v(std::vector<int>{3});
+  auto build = [&](int threshold, int marker_value) {
+    gd::Graph g("upd");
+    const auto cond = g.add_condition(0, false);
+    auto clear = g.add_memset(c.marker.get(), 0, 1).name("clear");
+    auto set = g.add_set_condition(cond, static_cast<const int*>(v.get()), gd::Compare::greater, threshold).name("set");
+    g.add_if(cond, [&](gd::Graph& b) { b.add_kernel(write_marker, gd::Launch{1, 1}, c.marker.get(), marker_value); })
+        .name("if")
+        .after(set, clear);
+    return g;
+  };
+  gd::Executable exec = build(1, 7).instantiate();
+  auto launch_marker = [&] {
+    exec.launch(s);
+    exec.synchronize(s);
+    return c.read_marker();
+  };
+  CHECK(launch_marker() == 7);  // 3 > 1
+
+  gd::UpdateResult r = exec.update(build(5, 7));  // only 'set' changes: per node, with the real handle patched in
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  CHECK(launch_marker() == 0);  // 3 > 5 is false
+
+  r = exec.update(build(5, 9));  // the body changes: whole graph
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK(launch_marker() == 0);
+
+  r = exec.update(build(2, 9));  // per node again, after a whole-graph update
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  CHECK(launch_marker() == 9);
+}
