@@ -8,15 +8,24 @@
 //   B2         replaying a graph of N kernels vs launching the N kernels on a stream
 //   B6         the first launch of a fresh executable, with and without uploading it first
 //   storage    host bytes of plan storage per kernel node
+//   U update   Executable::update() (automatic, per_node, whole_graph) vs raw cudaGraphExecUpdate,
+//              re-instantiation and per-node setters, for k of N changed kernel nodes; the
+//              per_node / whole_graph crossover; the cost of a refusal
+//
+// Usage: bench [section...]   sections: replay build b2 b6 storage update (default: all of them)
 //
 // Without a GPU it prints "skipped: no CUDA device" and exits 0. It exits 1 when a result check or
 // a CUDA call fails; a missed goal is reported in the table, not in the exit status.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <graphdsl/graphdsl.hpp>
@@ -444,7 +453,595 @@ void storage(float* data) {
   fmt::print("  without reserve              {:>8.1f} B/node   {}\n", b, goal_mark(b <= 256.0, "<=256 B"));
 }
 
-int run() {
+// ---- U: in-place update ------------------------------------------------------------------------
+//
+// A chain of N kernel nodes; node j computes y[j*256 .. j*256+255] = a_j * x + b_j (one block of
+// 256 threads), so every node has its own scalar a_j and its own output slice, and a launch checks
+// every node. k of the nodes change a_j. Two templates per (N, k) -- "A" and "B" -- differ from the
+// base values in the same k nodes, so alternating A, B, A, ... changes exactly k nodes each time.
+
+constexpr int upd_elems = 256;
+constexpr int upd_max_nodes = 10000;
+
+__global__ void axpb(float* y, const float* x, float a, float b, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + b;
+}
+const gd::Launch upd_launch{dim3(1), dim3(upd_elems)};
+using AxpbNode = gd::KernelNode<float*, const float*, float, float, int>;
+
+/// a_j: generation 0 is the base, 1 and 2 the two alternating templates (all differ from each other).
+float upd_a(int j, int gen) {
+  switch (gen) {
+    case 0: return 1.0f + 0.015625f * static_cast<float>(j % 64);
+    case 1: return -2.0f - 0.0625f * static_cast<float>(j % 32);
+    default: return 3.0f + 0.125f * static_cast<float>(j % 16);
+  }
+}
+float upd_b(int j) { return 0.25f * static_cast<float>(j % 8) - 1.0f; }
+
+/// k node indices spread evenly over 0..N-1 (k = 1: the middle node).
+std::vector<int> upd_spread(int nodes, int k) {
+  std::vector<int> s(k);
+  for (int i = 0; i < k; ++i) s[i] = static_cast<int>((2LL * i + 1) * nodes / (2LL * k));
+  return s;
+}
+
+/// A raw template graph and its nodes (nodes[j] is chain node j), destroyed with it.
+struct RawChain {
+  cudaGraph_t graph = nullptr;
+  std::vector<cudaGraphNode_t> nodes;
+  RawChain() = default;
+  RawChain(RawChain&& o) noexcept : graph(std::exchange(o.graph, nullptr)), nodes(std::move(o.nodes)) {}
+  RawChain& operator=(RawChain&&) = delete;
+  ~RawChain() {
+    if (graph != nullptr) (void)cudaGraphDestroy(graph);
+  }
+};
+
+struct UpdBuffers {
+  float* x = nullptr;  // upd_elems random inputs (never zeros)
+  float* y = nullptr;  // upd_max_nodes slices of upd_elems outputs
+  std::vector<float> hx;
+  UpdBuffers() : hx(upd_elems) {
+    std::mt19937 rng(20261203u);
+    std::uniform_real_distribution<float> dist(0.5f, 2.0f);
+    for (float& v : hx) v = std::bernoulli_distribution(0.5)(rng) ? dist(rng) : -dist(rng);
+    CUDA_CHECK(cudaMalloc(&x, upd_elems * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&y, std::size_t{upd_max_nodes} * upd_elems * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(x, hx.data(), upd_elems * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  ~UpdBuffers() {
+    (void)cudaFree(x);
+    (void)cudaFree(y);
+  }
+  UpdBuffers(const UpdBuffers&) = delete;
+  UpdBuffers& operator=(const UpdBuffers&) = delete;
+};
+
+/// Raw CUDA: the chain (plus one empty node after the last when `extra`), one cudaGraphAddKernelNode per node.
+RawChain upd_raw_chain(const UpdBuffers& u, const std::vector<float>& a, bool extra) {
+  const int nodes = static_cast<int>(a.size());
+  RawChain r;
+  CUDA_CHECK(cudaGraphCreate(&r.graph, 0));
+  r.nodes.reserve(nodes + 1);
+  for (int j = 0; j < nodes; ++j) {
+    float* y = u.y + std::size_t(j) * upd_elems;
+    const float* x = u.x;
+    float aj = a[j], bj = upd_b(j);
+    int n = upd_elems;
+    void* args[] = {&y, &x, &aj, &bj, &n};
+    cudaKernelNodeParams p{};
+    p.func = reinterpret_cast<void*>(&axpb);
+    p.gridDim = upd_launch.grid;
+    p.blockDim = upd_launch.block;
+    p.kernelParams = args;
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK(cudaGraphAddKernelNode(&node, r.graph, j > 0 ? &r.nodes.back() : nullptr, j > 0 ? 1 : 0, &p));
+    r.nodes.push_back(node);
+  }
+  if (extra) {
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK(cudaGraphAddEmptyNode(&node, r.graph, &r.nodes.back(), 1));
+    r.nodes.push_back(node);
+  }
+  return r;
+}
+
+/// graphdsl: the same chain as a plan.
+gd::Graph upd_plan(const UpdBuffers& u, const std::vector<float>& a, bool extra) {
+  const int nodes = static_cast<int>(a.size());
+  gd::Graph g("update chain");
+  g.reserve(nodes + 1);
+  AxpbNode prev;
+  for (int j = 0; j < nodes; ++j) {
+    AxpbNode k = g.add_kernel(axpb, upd_launch, u.y + std::size_t(j) * upd_elems, u.x, a[j], upd_b(j), upd_elems);
+    if (j > 0) k.after(prev);
+    prev = k;
+  }
+  if (extra) g.add_empty().name("extra").after(prev);
+  return g;
+}
+
+/// One template: its values, its graphdsl plan and its raw graph, both built before any timing.
+struct UpdTemplate {
+  std::vector<float> a;
+  gd::Graph plan;
+  RawChain raw;
+};
+
+/// Builds a template, timing the plan and the raw graph builds into `plan_us` / `raw_us`.
+UpdTemplate upd_template(const UpdBuffers& u, std::vector<float> a, bool extra, std::vector<double>& plan_us,
+                         std::vector<double>& raw_us) {
+  sample::Stopwatch w;
+  gd::Graph plan = upd_plan(u, a, extra);
+  plan_us.push_back(w.us());
+  w.restart();
+  RawChain raw = upd_raw_chain(u, a, extra);
+  raw_us.push_back(w.us());
+  return UpdTemplate{std::move(a), std::move(plan), std::move(raw)};
+}
+
+/// The values of a template: generation `gen` at the nodes in `changed`, the base elsewhere.
+std::vector<float> upd_values(int nodes, const std::vector<int>& changed, int gen) {
+  std::vector<float> a(nodes);
+  for (int j = 0; j < nodes; ++j) a[j] = upd_a(j, 0);
+  for (int j : changed) a[j] = upd_a(j, gen);
+  return a;
+}
+
+/// Poisons the outputs (NaN), runs `launch`, and checks every node's slice against a_j * x + b_j.
+void upd_check(Bench& bench, const UpdBuffers& u, const std::string& what, const std::vector<float>& a,
+               const std::function<void()>& launch) {
+  const std::size_t count = a.size() * upd_elems;
+  CUDA_CHECK(cudaMemsetAsync(u.y, 0xff, count * sizeof(float), bench.s));
+  launch();
+  std::vector<float> out(count);
+  CUDA_CHECK(cudaMemcpyAsync(out.data(), u.y, count * sizeof(float), cudaMemcpyDeviceToHost, bench.s));
+  CUDA_CHECK(cudaStreamSynchronize(bench.s));
+  std::size_t bad = 0, first_bad = 0;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    for (int i = 0; i < upd_elems; ++i) {
+      const double want = static_cast<double>(a[j]) * u.hx[i] + upd_b(static_cast<int>(j));
+      const double got = out[j * upd_elems + i];
+      if (!(std::fabs(got - want) <= 1e-5 * std::max(1.0, std::fabs(want)))) {
+        if (bad++ == 0) first_bad = j;
+      }
+    }
+  }
+  ++bench.checks;
+  if (bad == 0) {
+    ++bench.checks_passed;
+  } else {
+    std::fprintf(stderr, "check FAILED: %s: %zu of %zu outputs differ from a_j * x + b_j (first in node %zu)\n",
+                 what.c_str(), bad, count, first_bad);
+  }
+}
+
+enum UpdVariant {
+  v_auto,             // graphdsl exec.update(templ) (UpdatePolicy::automatic)
+  v_per_node,         // graphdsl exec.update(templ, UpdatePolicy::per_node)
+  v_whole,            // graphdsl exec.update(templ, UpdatePolicy::whole_graph)
+  v_gd_setters,       // graphdsl exec.set_kernel_args(node, ...) for the k changed nodes (no template)
+  v_raw_update,       // raw cudaGraphExecUpdate(exec, prebuilt template)
+  v_raw_reinst,       // raw cudaGraphInstantiateWithParams(prebuilt template) + cudaGraphExecDestroy(old)
+  v_raw_setters,      // raw cudaGraphExecKernelNodeSetParams for the k changed nodes
+  v_raw_build_update, // raw template built (cudaGraphAddKernelNode x N) + cudaGraphExecUpdate + cudaGraphDestroy
+  v_count
+};
+const char* const upd_variant_names[v_count] = {"graphdsl automatic", "graphdsl per_node", "graphdsl whole_graph",
+                                                "graphdsl set_kernel_args",
+                                                "raw cudaGraphExecUpdate", "raw re-instantiate",
+                                                "raw per-node setters", "raw build + cudaGraphExecUpdate"};
+
+struct UpdRow {
+  int nodes = 0, k = 0;
+  std::vector<double> s[v_count];
+  std::vector<double> raw_build, raw_exec_update, raw_destroy;  // phases of v_raw_build_update
+  std::vector<double> diff_us;                                  // graphdsl::diff alone
+  gd::UpdateStrategy auto_path = gd::UpdateStrategy::none;
+  double med(int v) const { return sample::median(s[v]); }
+  /// The noise of the upd/auto ratio: the larger half-range / median of its two series.
+  double noise() const { return std::max(sample::half_spread(s[v_auto]), sample::half_spread(s[v_raw_update])); }
+};
+
+struct UpdRefusal {
+  int nodes = 0;
+  std::vector<double> gd_us, raw_us;
+};
+
+/// The graphdsl executable and the raw one, each with the template whose values it holds now.
+struct UpdSides {
+  gd::Executable exec;
+  const UpdTemplate* gd_now = nullptr;
+  cudaGraphExec_t raw = nullptr;
+  const RawChain* raw_origin = nullptr;  // the graph `raw` was instantiated from (per-node setters need its nodes)
+  const UpdTemplate* raw_now = nullptr;
+  ~UpdSides() {
+    if (raw != nullptr) (void)cudaGraphExecDestroy(raw);
+  }
+};
+
+/// Counts a wrong UpdateResult as a failed check (and says why).
+void upd_expect(Bench& bench, bool ok, const std::string& what, const gd::UpdateResult& r) {
+  ++bench.checks;
+  if (ok) {
+    ++bench.checks_passed;
+  } else {
+    std::fprintf(stderr, "check FAILED: %s: unexpected result: %s\n", what.c_str(), r.to_string().c_str());
+  }
+}
+
+/// The UpdateResults of a series of updates: one check for the whole series, the first wrong one printed.
+struct ResultTally {
+  int bad = 0;
+  void see(bool ok, const std::string& what, const gd::UpdateResult& r) {
+    if (!ok && bad++ == 0) {
+      std::fprintf(stderr, "check FAILED: %s: unexpected result: %s\n", what.c_str(), r.to_string().c_str());
+    }
+  }
+  void close(Bench& bench) {
+    ++bench.checks;
+    if (bad == 0) ++bench.checks_passed;
+    bad = 0;
+  }
+};
+
+/// Brings both executables back to the base values, untimed (the raw one re-instantiated from the
+/// base graph if it was last instantiated from a template, whose graph is about to be destroyed).
+void upd_reset(Bench& bench, UpdSides& x, const UpdTemplate& base) {
+  const gd::UpdateResult r = x.exec.update(base.plan);
+  upd_expect(bench, static_cast<bool>(r), "reset to the base plan", r);
+  x.gd_now = &base;
+  if (x.raw_origin != &base.raw) {
+    CUDA_CHECK(cudaGraphExecDestroy(std::exchange(x.raw, nullptr)));
+    x.raw = raw_instantiate(base.raw.graph);
+    x.raw_origin = &base.raw;
+  } else {
+    cudaGraphExecUpdateResultInfo info{};
+    CUDA_CHECK(cudaGraphExecUpdate(x.raw, base.raw.graph, &info));
+  }
+  x.raw_now = &base;
+}
+
+void update_bench(Bench& bench) {
+  fmt::print("\nU update: chain of N axpb<<<1, 256>>> kernel nodes (own scalar a_j and output slice each); k nodes "
+             "change a_j; host wall time per update (steady_clock; median of 31 reps, 21 at N=1000, 15 at "
+             "N=10000; order of the variants rotated each rep)\n");
+  fmt::print("  auto / per_node / whole: graphdsl exec.update(template[, UpdatePolicy]), template plan prebuilt\n"
+             "  gd set: graphdsl exec.set_kernel_args(node, ...) for the k changed nodes (no template)\n"
+             "  diff: graphdsl::diff(exec.plan(), template) alone, the host-side part of every update\n"
+             "  raw upd: cudaGraphExecUpdate from a prebuilt template graph\n"
+             "  raw inst: cudaGraphInstantiateWithParams of the prebuilt template + cudaGraphExecDestroy of the old\n"
+             "  raw set: cudaGraphExecKernelNodeSetParams for the k changed nodes\n"
+             "  raw bld+upd: cudaGraphCreate + cudaGraphAddKernelNode x N + cudaGraphExecUpdate + cudaGraphDestroy\n"
+             "  upd/auto = raw upd / auto (above 1: graphdsl faster); noise: of the auto and raw upd series\n");
+  sample::Stopwatch section;
+  UpdBuffers u;
+  std::vector<UpdRow> rows;
+  std::vector<UpdRefusal> refusals;
+  std::vector<std::pair<int, std::pair<double, double>>> build_times;  // N -> (plan us, raw template us)
+
+  for (int nodes : {100, 1000, 10000}) {
+    const int reps = nodes >= 10000 ? 15 : nodes >= 1000 ? 21 : 31;
+    std::vector<double> plan_us, raw_us;
+    const UpdTemplate base = upd_template(u, upd_values(nodes, {}, 0), false, plan_us, raw_us);
+    UpdSides x;
+    x.exec = base.plan.instantiate();
+    x.gd_now = &base;
+    x.raw = raw_instantiate(base.raw.graph);
+    x.raw_origin = &base.raw;
+    x.raw_now = &base;
+    upd_check(bench, u, fmt::format("update N={} graphdsl base", nodes), base.a, [&] { x.exec.launch(bench.s); });
+    std::vector<AxpbNode> handles;  // handles of the plan the executable was compiled from, for the setters
+    handles.reserve(nodes);
+    for (int j = 0; j < nodes; ++j) handles.emplace_back(base.plan.node(static_cast<std::uint32_t>(j)).ref());
+    upd_check(bench, u, fmt::format("update N={} raw base", nodes), base.a,
+              [&] { CUDA_CHECK(cudaGraphLaunch(x.raw, bench.s)); });
+
+    for (int k : {1, nodes / 10, nodes / 4, nodes / 2, nodes}) {
+      const std::vector<int> changed = upd_spread(nodes, k);
+      const UpdTemplate ta = upd_template(u, upd_values(nodes, changed, 1), false, plan_us, raw_us);
+      const UpdTemplate tb = upd_template(u, upd_values(nodes, changed, 2), false, plan_us, raw_us);
+      upd_reset(bench, x, base);
+      bool gd_next_a = true, raw_next_a = true;
+      UpdRow row;
+      row.nodes = nodes;
+      row.k = k;
+      std::vector<double> phase_build, phase_update, phase_destroy;
+      ResultTally results;
+
+      // One update of variant v: moves that side's executable to the other template; returns µs.
+      auto one = [&](int v) -> double {
+        if (v == v_gd_setters) {
+          const UpdTemplate& t = gd_next_a ? ta : tb;
+          sample::Stopwatch w;
+          for (int j : changed) {
+            x.exec.set_kernel_args(handles[j], u.y + std::size_t(j) * upd_elems, u.x, t.a[j], upd_b(j), upd_elems);
+          }
+          const double us = w.us();
+          gd_next_a = !gd_next_a;
+          x.gd_now = &t;
+          return us;
+        }
+        if (v <= v_whole) {
+          const UpdTemplate& t = gd_next_a ? ta : tb;
+          const gd::UpdatePolicy policy = v == v_auto       ? gd::UpdatePolicy::automatic
+                                          : v == v_per_node ? gd::UpdatePolicy::per_node
+                                                            : gd::UpdatePolicy::whole_graph;
+          sample::Stopwatch w;
+          const gd::UpdateResult r = x.exec.update(t.plan, policy);
+          const double us = w.us();
+          const bool path_ok = v == v_auto || r.strategy == (v == v_per_node ? gd::UpdateStrategy::per_node
+                                                                              : gd::UpdateStrategy::whole_graph);
+          const bool ok = r && r.patched == static_cast<std::size_t>(k) && path_ok;
+          results.see(ok, fmt::format("update N={} k={} {}", nodes, k, upd_variant_names[v]), r);
+          if (r) {
+            gd_next_a = !gd_next_a;
+            x.gd_now = &t;
+          }
+          if (v == v_auto) row.auto_path = r.strategy;
+          return us;
+        }
+        const UpdTemplate& t = raw_next_a ? ta : tb;
+        raw_next_a = !raw_next_a;
+        double us = 0;
+        switch (v) {
+          case v_raw_update: {
+            cudaGraphExecUpdateResultInfo info{};
+            sample::Stopwatch w;
+            const cudaError_t rc = cudaGraphExecUpdate(x.raw, t.raw.graph, &info);
+            us = w.us();
+            CUDA_CHECK(rc);
+            break;
+          }
+          case v_raw_reinst: {
+            sample::Stopwatch w;
+            cudaGraphInstantiateParams p{};
+            cudaGraphExec_t e = nullptr;
+            CUDA_CHECK(cudaGraphInstantiateWithParams(&e, t.raw.graph, &p));
+            CUDA_CHECK(cudaGraphExecDestroy(x.raw));
+            us = w.us();
+            if (p.result_out != cudaGraphInstantiateSuccess) {
+              std::fprintf(stderr, "raw cudaGraphInstantiateWithParams: result %d\n", static_cast<int>(p.result_out));
+              std::exit(1);
+            }
+            x.raw = e;
+            x.raw_origin = &t.raw;
+            break;
+          }
+          case v_raw_setters: {
+            const cudaGraphExec_t exec = x.raw;
+            const std::vector<cudaGraphNode_t>& origin = x.raw_origin->nodes;
+            sample::Stopwatch w;
+            for (int j : changed) {
+              float* y = u.y + std::size_t(j) * upd_elems;
+              const float* xp = u.x;
+              float aj = t.a[j], bj = upd_b(j);
+              int n = upd_elems;
+              void* args[] = {&y, &xp, &aj, &bj, &n};
+              cudaKernelNodeParams p{};
+              p.func = reinterpret_cast<void*>(&axpb);
+              p.gridDim = upd_launch.grid;
+              p.blockDim = upd_launch.block;
+              p.kernelParams = args;
+              CUDA_CHECK(cudaGraphExecKernelNodeSetParams(exec, origin[j], &p));
+            }
+            us = w.us();
+            break;
+          }
+          default: {  // v_raw_build_update
+            sample::Stopwatch w;
+            std::optional<RawChain> tmp(upd_raw_chain(u, t.a, false));
+            const double built = w.us();
+            cudaGraphExecUpdateResultInfo info{};
+            CUDA_CHECK(cudaGraphExecUpdate(x.raw, tmp->graph, &info));
+            const double updated = w.us();
+            tmp.reset();
+            us = w.us();
+            phase_build.push_back(built);
+            phase_update.push_back(updated - built);
+            phase_destroy.push_back(us - updated);
+            break;
+          }
+        }
+        x.raw_now = &t;
+        return us;
+      };
+
+      for (int v = 0; v < v_count; ++v) (void)one(v);  // warm-up
+      phase_build.clear();
+      phase_update.clear();
+      phase_destroy.clear();
+      for (int r = 0; r < reps; ++r) {
+        for (int i = 0; i < v_count; ++i) {
+          const int v = (r + i) % v_count;
+          row.s[v].push_back(one(v));
+        }
+      }
+      row.raw_build = phase_build;
+      row.raw_exec_update = phase_update;
+      row.raw_destroy = phase_destroy;
+      // The host-side diff alone, against the template the next update would apply (k nodes differ).
+      for (int r = 0; r < reps; ++r) {
+        const gd::Graph& next = gd_next_a ? ta.plan : tb.plan;
+        sample::Stopwatch w;
+        const gd::UpdateResult d = gd::diff(x.exec.plan(), next);
+        row.diff_us.push_back(w.us());
+        results.see(d && d.changed.size() == static_cast<std::size_t>(k), fmt::format("diff N={} k={}", nodes, k), d);
+      }
+      // Each variant once more, then a launch checked against the values it should now hold.
+      for (int v = 0; v < v_count; ++v) {
+        (void)one(v);
+        const std::string what = fmt::format("update N={} k={} after {}", nodes, k, upd_variant_names[v]);
+        if (v <= v_gd_setters) {
+          upd_check(bench, u, what, x.gd_now->a, [&] { x.exec.launch(bench.s); });
+        } else {
+          upd_check(bench, u, what, x.raw_now->a, [&] { CUDA_CHECK(cudaGraphLaunch(x.raw, bench.s)); });
+        }
+      }
+      results.close(bench);
+      upd_reset(bench, x, base);  // before ta and tb (and their raw graphs) go
+      rows.push_back(std::move(row));
+    }
+
+    // Refusal: a template with one extra node. graphdsl refuses it on the host (no CUDA call);
+    // raw cudaGraphExecUpdate refuses it with cudaErrorGraphExecUpdateFailure / TopologyChanged.
+    {
+      std::vector<double> unused_plan, unused_raw;
+      const UpdTemplate extra = upd_template(u, base.a, true, unused_plan, unused_raw);
+      UpdRefusal ref;
+      ref.nodes = nodes;
+      ResultTally results;
+      auto gd_refuse = [&] {
+        const std::uint64_t calls = gd::debug::cuda_calls();
+        sample::Stopwatch w;
+        const gd::UpdateResult r = x.exec.update(extra.plan);
+        const double us = w.us();
+        const bool ok = !r && r.status == gd::UpdateStatus::topology_changed &&
+                        r.strategy == gd::UpdateStrategy::none && gd::debug::cuda_calls() == calls;
+        results.see(ok, fmt::format("refusal N={} (graphdsl)", nodes), r);
+        return us;
+      };
+      auto raw_refuse = [&] {
+        cudaGraphExecUpdateResultInfo info{};
+        sample::Stopwatch w;
+        const cudaError_t rc = cudaGraphExecUpdate(x.raw, extra.raw.graph, &info);
+        const double us = w.us();
+        (void)cudaGetLastError();  // the refusal is also left as the thread's last error
+        if (rc != cudaErrorGraphExecUpdateFailure || info.result != cudaGraphExecUpdateErrorTopologyChanged) {
+          std::fprintf(stderr, "raw refusal N=%d: cudaGraphExecUpdate returned %s, result %d\n", nodes,
+                       cudaGetErrorName(rc), static_cast<int>(info.result));
+          std::exit(1);
+        }
+        return us;
+      };
+      (void)gd_refuse();  // warm-up
+      (void)raw_refuse();
+      const Pair p = interleave(reps, gd_refuse, raw_refuse);
+      ref.gd_us = p.a;
+      ref.raw_us = p.b;
+      results.close(bench);
+      upd_check(bench, u, fmt::format("update N={} graphdsl after a refused update", nodes), x.gd_now->a,
+                [&] { x.exec.launch(bench.s); });
+      upd_check(bench, u, fmt::format("update N={} raw after a refused update", nodes), x.raw_now->a,
+                [&] { CUDA_CHECK(cudaGraphLaunch(x.raw, bench.s)); });
+      refusals.push_back(std::move(ref));
+    }
+    build_times.push_back({nodes, {sample::median(plan_us), sample::median(raw_us)}});
+  }
+
+  // ---- the table ----
+  fmt::print("  {:<15} {:>9} {:<11} {:>9} {:>9} {:>8} {:>8} | {:>9} {:>9} {:>8} {:>11} | {:>8} {:>6}\n", "case (us)",
+             "auto", "auto path", "per_node", "whole", "gd set", "diff", "raw upd", "raw inst", "raw set",
+             "raw bld+upd", "upd/auto", "noise");
+  for (const UpdRow& r : rows) {
+    fmt::print("  {:<15} {:>9.2f} {:<11} {:>9.2f} {:>9.2f} {:>8.2f} {:>8.2f} | {:>9.2f} {:>9.2f} {:>8.2f} {:>11.2f} | "
+               "{:>7.1f}x {:>5.1f}%\n",
+               fmt::format("N={} k={}", r.nodes, r.k), r.med(v_auto), gd::to_string(r.auto_path), r.med(v_per_node),
+               r.med(v_whole), r.med(v_gd_setters), sample::median(r.diff_us), r.med(v_raw_update), r.med(v_raw_reinst),
+               r.med(v_raw_setters), r.med(v_raw_build_update),
+               r.med(v_auto) > 0 ? r.med(v_raw_update) / r.med(v_auto) : 0.0, 100.0 * r.noise());
+  }
+
+  // ---- crossover: from which k/N is one cudaGraphExecUpdate of the template cheaper than k setters ----
+  for (int nodes : {100, 1000, 10000}) {
+    const UpdRow* lo = nullptr;  // the last k where per_node was cheaper, before the first where whole was
+    const UpdRow* hi = nullptr;
+    for (const UpdRow& r : rows) {
+      if (r.nodes != nodes) continue;
+      if (r.med(v_whole) < r.med(v_per_node)) {
+        hi = &r;
+        break;
+      }
+      lo = &r;
+    }
+    std::string line;
+    if (hi == nullptr) {
+      line = fmt::format("per_node is cheaper at every measured k (up to k=N: per_node {:.1f} us, whole_graph {:.1f} us)",
+                         lo ? lo->med(v_per_node) : 0.0, lo ? lo->med(v_whole) : 0.0);
+    } else if (lo == nullptr) {
+      line = fmt::format("whole_graph is cheaper from k=1 (per_node {:.1f} us, whole_graph {:.1f} us)",
+                         hi->med(v_per_node), hi->med(v_whole));
+    } else {
+      // Linear interpolation of per_node - whole_graph between the two bracketing k.
+      const double d0 = lo->med(v_per_node) - lo->med(v_whole), d1 = hi->med(v_per_node) - hi->med(v_whole);
+      const double kx = lo->k + (hi->k - lo->k) * (-d0) / (d1 - d0);
+      line = fmt::format("per_node cheaper at k/N={:.2f}, whole_graph cheaper from k/N={:.2f}; interpolated "
+                         "crossover k/N ~ {:.2f}",
+                         static_cast<double>(lo->k) / nodes, static_cast<double>(hi->k) / nodes, kx / nodes);
+    }
+    // What the automatic policy chose at each k (it is a constant in src/update.cpp, not tuned here).
+    std::string chose;
+    for (const UpdRow& r : rows) {
+      if (r.nodes != nodes) continue;
+      chose += fmt::format("{}k={} {}", chose.empty() ? "" : ", ", r.k, gd::to_string(r.auto_path));
+    }
+    fmt::print("  crossover N={}: {}\n    automatic chose: {}\n", nodes, line, chose);
+  }
+
+  fmt::print("  template build (median us): ");
+  for (const auto& [nodes, t] : build_times) {
+    fmt::print("N={}: graphdsl plan {:.1f}, raw graph {:.1f}; ", nodes, t.first, t.second);
+  }
+  fmt::print("\n  (the plan build is not inside any update figure above; raw bld+upd includes the raw graph build)\n");
+
+  fmt::print("  refusal (template with one extra node; median us): ");
+  for (const UpdRefusal& r : refusals) {
+    fmt::print("N={}: graphdsl {:.2f} (no CUDA call), raw cudaGraphExecUpdate {:.2f}; ", r.nodes,
+               sample::median(r.gd_us), sample::median(r.raw_us));
+  }
+  fmt::print("\n");
+
+  // ---- goals ----
+  fmt::print("  whole-template path, k=N: graphdsl update(whole_graph) vs raw build + cudaGraphExecUpdate + destroy\n");
+  fmt::print("  {:<14} {:>12} {:>12} {:>8} {:>7}  {:>10} {:>10} {:>10}  {}\n", "case", "graphdsl us", "raw us",
+             "ratio", "noise", "raw build", "raw update", "raw destr", "goal");
+  const UpdRow* one_10k = nullptr;
+  const UpdRow* all_10k = nullptr;
+  for (const UpdRow& r : rows) {
+    if (r.nodes == 10000 && r.k == 1) one_10k = &r;
+    if (r.nodes == 10000 && r.k == r.nodes) all_10k = &r;
+    if (r.k != r.nodes) continue;
+    const double ratio = r.med(v_whole) / r.med(v_raw_build_update);
+    const double noise = std::max(sample::half_spread(r.s[v_whole]), sample::half_spread(r.s[v_raw_build_update]));
+    fmt::print("  {:<14} {:>12.1f} {:>12.1f} {:>8.3f} {:>6.1f}%  {:>10.1f} {:>10.1f} {:>10.1f}  {}\n",
+               fmt::format("N={} k={}", r.nodes, r.k), r.med(v_whole), r.med(v_raw_build_update), ratio,
+               100.0 * noise, sample::median(r.raw_build), sample::median(r.raw_exec_update),
+               sample::median(r.raw_destroy), r.nodes == 10000 ? goal_mark(ratio <= 1.10, "<=1.10") : std::string());
+  }
+  if (one_10k != nullptr) {
+    const double speedup = one_10k->med(v_raw_update) / one_10k->med(v_auto);
+    fmt::print("  goal: 1 changed node of 10000: raw cudaGraphExecUpdate {:.1f} us / graphdsl update() {:.2f} us = "
+               "{:.1f}x (>= 10x): {}\n",
+               one_10k->med(v_raw_update), one_10k->med(v_auto), speedup, speedup >= 10.0 ? "MET" : "MISSED");
+  }
+  if (all_10k != nullptr) {
+    const double ratio = all_10k->med(v_whole) / all_10k->med(v_raw_build_update);
+    fmt::print("  goal: whole-template path, N=10000 k=N: graphdsl / raw = {:.3f} (<= 1.10): {}\n", ratio,
+               ratio <= 1.10 ? "MET" : "MISSED");
+  }
+  for (const UpdRefusal& r : refusals) {
+    if (r.nodes == 10000) {
+      fmt::print("  reported: refusal detection, N=10000, one extra node: graphdsl {:.2f} us on the host, no CUDA "
+                 "call (raw cudaGraphExecUpdate needs {:.2f} us to refuse)\n",
+                 sample::median(r.gd_us), sample::median(r.raw_us));
+    }
+  }
+  fmt::print("  (U took {:.1f} s)\n", section.us() / 1e6);
+}
+
+int run(int argc, char** argv) {
+  const char* const sections[] = {"replay", "build", "b2", "b6", "storage", "update"};
+  std::vector<std::string> wanted(argv + 1, argv + argc);
+  for (const std::string& w : wanted) {
+    if (std::find_if(std::begin(sections), std::end(sections), [&](const char* s) { return w == s; }) ==
+        std::end(sections)) {
+      std::fprintf(stderr, "usage: bench [section...]; sections: replay build b2 b6 storage update (default: all)\n");
+      return 2;
+    }
+  }
+  auto on = [&](const char* s) { return wanted.empty() || std::find(wanted.begin(), wanted.end(), s) != wanted.end(); };
   if (sample::cuda_device_count() == 0) {
     fmt::print("skipped: no CUDA device\n");
     return 0;
@@ -467,15 +1064,17 @@ int run() {
     CUDA_CHECK(cudaStreamSynchronize(bench.s));
   }
 
-  b1_replay(bench);
-  b1_build(bench);
-  b2_graph_vs_stream(bench);
-  b6_first_launch(bench);
-  storage(bench.data);
+  if (on("replay")) b1_replay(bench);
+  if (on("build")) b1_build(bench);
+  if (on("b2")) b2_graph_vs_stream(bench);
+  if (on("b6")) b6_first_launch(bench);
+  if (on("storage")) storage(bench.data);
+  if (on("update")) update_bench(bench);
 
   CUDA_CHECK(cudaDeviceSynchronize());
   const bool ok = bench.checks_passed == bench.checks;
-  fmt::print("\nresult checks: {} of {} graphs/batches matched the CPU reference bit for bit: {}\n",
+  fmt::print("\nresult checks: {} of {} passed (B1/B2: bit for bit against the CPU reference; U: every update's "
+             "result and the outputs launched after it): {}\n",
              bench.checks_passed, bench.checks, ok ? "ok" : "FAILED");
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -485,9 +1084,9 @@ int run() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   try {
-    return run();
+    return run(argc, argv);
   } catch (const gd::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
