@@ -390,7 +390,7 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
   bytes += g.nodes.capacity() * sizeof(detail::NodeData);
   for (const auto& n : g.nodes) {
     if (n.name.capacity() > 15) bytes += n.name.capacity() + 1;  // beyond the small-string buffer
-    bytes += n.preds.capacity() * sizeof(std::uint32_t);
+    bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
   }
   bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.args.capacity();
   bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);

@@ -56,7 +56,7 @@ constexpr double whole_graph_fraction = 1.0;
 
 // ---- shape -------------------------------------------------------------------------------------
 
-bool contains(const std::vector<std::uint32_t>& v, std::uint32_t x) {
+bool contains(const SmallVec& v, std::uint32_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
@@ -478,7 +478,7 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
       f.add(c.bodies.size());
       for (const auto& b : c.bodies) fingerprint_into(f, *b);
     }
-    preds = n.preds;
+    preds.assign(n.preds.begin(), n.preds.end());
     std::sort(preds.begin(), preds.end());
     f.add(preds.size());
     f.add(preds.data(), preds.size() * sizeof(std::uint32_t));

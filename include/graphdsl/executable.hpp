@@ -115,7 +115,9 @@ class Executable {
   // `node` is a handle from the plan this executable was compiled from (or from the last template
   // it was updated from). Each setter checks the new parameters like validate() does, patches the
   // node with one CUDA exec setter and records the change; on failure nothing changes.
-  // Setters affect launches made after them; launches already queued keep their parameters.
+  // Setters affect launches made after them; launches already queued keep their parameters, except
+  // host callables, which are swapped in place: a queued launch that has not reached the host node
+  // yet runs the new callable.
 
   /// New kernel arguments (converted to the kernel's parameter types, checked at compile time).
   template <class... P, class... A>

@@ -6,8 +6,10 @@
 // Executable::update() first diffs the template against the plan the executable was compiled from,
 // on the host. A different shape (node count, kinds, edges, kernel functions, child-plan shapes) is
 // refused with no CUDA call and the executable is left exactly as it was. Otherwise only the nodes
-// whose parameters changed are patched — one per-node CUDA setter each, or one cudaGraphExecUpdate
-// of the whole template when many changed. A refusal is a value, not an exception.
+// whose parameters changed are patched — one per-node CUDA setter each (host callables are swapped
+// without a CUDA call), or one cudaGraphExecUpdate of the whole template for changes per-node
+// setters cannot make. A refusal is a value, not an exception. Host nodes compare by callable
+// identity: a template built with a new lambda counts its host node as changed (a cheap swap).
 #pragma once
 
 #include <cstddef>
@@ -45,7 +47,8 @@ enum class UpdateStrategy : std::uint8_t {
 
 /// Which strategy update() may use.
 enum class UpdatePolicy : std::uint8_t {
-  automatic,   ///< per-node when few nodes changed, whole-graph otherwise (see docs/updating.md)
+  automatic,   ///< per-node setters (measured cheaper at every k <= N), whole-graph only for changes they
+               ///< cannot make: priorities, 2-D/3-D copies, condition defaults, conditional bodies
   per_node,    ///< always per-node setters
   whole_graph  ///< always cudaGraphExecUpdate
 };

@@ -39,7 +39,10 @@ TEST_CASE("storage_bytes() grows with nodes, edges, names and child plans", "[st
   CHECK(g.storage_bytes() > last);
   last = g.storage_bytes();
 
+  // Up to four predecessors live inside the node record; a join of 63 needs heap storage.
   for (std::uint32_t i = 1; i < 64; ++i) g.add_edge(g.node(i - 1), g.node(i));
+  CHECK(g.storage_bytes() == last);
+  for (std::uint32_t i = 0; i < 62; ++i) g.add_edge(g.node(i), g.node(63));
   CHECK(g.storage_bytes() > last);
   last = g.storage_bytes();
 

@@ -13,6 +13,7 @@
 
 #include "graphdsl/condition.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
+#include "graphdsl/detail/small_vec.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
@@ -80,7 +81,7 @@ struct ConditionalData {
 
 struct NodeData {
   std::string name;
-  std::vector<std::uint32_t> preds;  ///< set semantics, in insertion order
+  SmallVec preds;                    ///< set semantics, in insertion order
   std::uint32_t payload = 0;         ///< index into the per-kind vector
   NodeKind kind = NodeKind::empty;
 };

@@ -1,0 +1,93 @@
+// graphdsl/detail/small_vec.hpp — a vector of uint32_t that keeps up to four elements inline.
+//
+// A node's predecessor list usually has one or two entries; keeping them inside the node record
+// saves one heap allocation per node when a plan is built or copied, and a pointer chase per node
+// when plans are compared (Executable::update's diff).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <new>
+
+namespace graphdsl::detail {
+
+class SmallVec {
+ public:
+  static constexpr std::uint32_t inline_capacity = 4;
+
+  SmallVec() noexcept : size_(0), cap_(inline_capacity) {}
+  SmallVec(const SmallVec& o) : SmallVec() { assign(o.begin(), o.end()); }
+  SmallVec(SmallVec&& o) noexcept : size_(o.size_), cap_(o.cap_) {
+    if (o.on_heap()) {
+      heap_ = o.heap_;
+      o.cap_ = inline_capacity;
+      o.size_ = 0;
+    } else {
+      std::memcpy(inline_, o.inline_, sizeof inline_);
+    }
+  }
+  SmallVec& operator=(const SmallVec& o) {
+    if (this != &o) assign(o.begin(), o.end());
+    return *this;
+  }
+  SmallVec& operator=(SmallVec&& o) noexcept {
+    if (this != &o) {
+      this->~SmallVec();
+      new (this) SmallVec(std::move(o));
+    }
+    return *this;
+  }
+  ~SmallVec() {
+    if (on_heap()) delete[] heap_;
+  }
+
+  std::uint32_t* begin() noexcept { return data(); }
+  std::uint32_t* end() noexcept { return data() + size_; }
+  const std::uint32_t* begin() const noexcept { return data(); }
+  const std::uint32_t* end() const noexcept { return data() + size_; }
+  std::uint32_t* data() noexcept { return on_heap() ? heap_ : inline_; }
+  const std::uint32_t* data() const noexcept { return on_heap() ? heap_ : inline_; }
+  std::uint32_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  /// Elements held on the heap (0 while they fit inline), for Graph::storage_bytes().
+  std::uint32_t heap_capacity() const noexcept { return on_heap() ? cap_ : 0; }
+  std::uint32_t operator[](std::uint32_t i) const noexcept { return data()[i]; }
+
+  void push_back(std::uint32_t v) {
+    if (size_ == cap_) grow(cap_ * 2);
+    data()[size_++] = v;
+  }
+  template <class It>
+  void assign(It first, It last) {
+    const auto n = static_cast<std::uint32_t>(last - first);
+    size_ = 0;
+    if (n > cap_) grow(n);
+    std::copy(first, last, data());
+    size_ = n;
+  }
+
+  friend bool operator==(const SmallVec& a, const SmallVec& b) noexcept {
+    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+  friend bool operator!=(const SmallVec& a, const SmallVec& b) noexcept { return !(a == b); }
+
+ private:
+  bool on_heap() const noexcept { return cap_ > inline_capacity; }
+  void grow(std::uint32_t cap) {
+    auto* fresh = new std::uint32_t[cap];
+    std::copy(begin(), end(), fresh);
+    if (on_heap()) delete[] heap_;
+    heap_ = fresh;
+    cap_ = cap;
+  }
+
+  std::uint32_t size_;
+  std::uint32_t cap_;
+  union {
+    std::uint32_t inline_[inline_capacity];
+    std::uint32_t* heap_;
+  };
+};
+
+}  // namespace graphdsl::detail
