@@ -20,7 +20,7 @@ run() {  # name, command...
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 run gpu_tests "$build/tests/graphdsl_gpu_tests" --durations yes
 run unit_tests "$build/tests/graphdsl_unit_tests"
-run quickstart "$build/samples/quickstart"
-run pipeline "$build/samples/pipeline"
-run bench "$build/samples/bench"
+for sample in quickstart pipeline graph_update_experiments conditional_while switch_dispatch bench; do
+  [ -x "$build/samples/$sample" ] && run "$sample" "$build/samples/$sample"
+done
 exit $status
