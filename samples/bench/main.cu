@@ -11,8 +11,10 @@
 //   U update   Executable::update() (automatic, per_node, whole_graph) vs raw cudaGraphExecUpdate,
 //              re-instantiation and per-node setters, for k of N changed kernel nodes; the
 //              per_node / whole_graph crossover; the cost of a refusal
+//   C1, C2     conditional nodes (bench_conditional.cu): WHILE loops vs raw CUDA and a host loop;
+//              IF-ELSE and SWITCH vs host-side selection of separate graphs
 //
-// Usage: bench [section...]   sections: replay build b2 b6 storage update (default: all of them)
+// Usage: bench [section...]   sections: replay build b2 b6 storage update conditional (default: all of them)
 //
 // Without a GPU it prints "skipped: no CUDA device" and exits 0. It exits 1 when a result check or
 // a CUDA call fails; a missed goal is reported in the table, not in the exit status.
@@ -30,6 +32,7 @@
 
 #include <graphdsl/graphdsl.hpp>
 
+#include "bench_conditional.hpp"
 #include "sample_util.hpp"
 
 namespace gd = graphdsl;
@@ -265,7 +268,7 @@ Phases graphdsl_build(Shape shape, int nodes, float* data) {
   g.emplace(plan_of(shape, nodes, data));
   t.build = w.us();
   w.restart();
-  e.emplace(g->instantiate());
+  e.emplace(std::move(*g).instantiate());  // a one-shot plan is moved into its executable (no plan copy)
   t.instantiate = w.us();
   w.restart();
   e.reset();
@@ -1032,12 +1035,12 @@ void update_bench(Bench& bench) {
 }
 
 int run(int argc, char** argv) {
-  const char* const sections[] = {"replay", "build", "b2", "b6", "storage", "update"};
+  const char* const sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional"};
   std::vector<std::string> wanted(argv + 1, argv + argc);
   for (const std::string& w : wanted) {
     if (std::find_if(std::begin(sections), std::end(sections), [&](const char* s) { return w == s; }) ==
         std::end(sections)) {
-      std::fprintf(stderr, "usage: bench [section...]; sections: replay build b2 b6 storage update (default: all)\n");
+      std::fprintf(stderr, "usage: bench [section...]; sections: replay build b2 b6 storage update conditional (default: all)\n");
       return 2;
     }
   }
@@ -1070,6 +1073,7 @@ int run(int argc, char** argv) {
   if (on("b6")) b6_first_launch(bench);
   if (on("storage")) storage(bench.data);
   if (on("update")) update_bench(bench);
+  const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());
   const bool ok = bench.checks_passed == bench.checks;
@@ -1079,7 +1083,7 @@ int run(int argc, char** argv) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   fmt::print("bench finished in {:.1f} s on {}\n", total.us() / 1e6, prop.name);
-  return ok ? 0 : 1;
+  return ok && conditional_ok ? 0 : 1;
 }
 
 }  // namespace
