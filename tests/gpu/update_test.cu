@@ -180,7 +180,7 @@ TEST_CASE("a refused update makes no CUDA call and the old parameters keep runni
   }
 }
 
-TEST_CASE("a change CUDA refuses is rolled back; automatic routes it through cudaGraphExecUpdate",
+TEST_CASE("a change CUDA refuses is rolled back; automatic asks cudaGraphExecUpdate, which refuses too",
           "[gpu][update][refusal]") {
   // cudaGraphExecMemcpyNodeSetParams takes 1-D operands only (cuda_runtime_api.h: "Returns
   // cudaErrorInvalidValue if ... either the original or new memory operands are multidimensional").
@@ -219,14 +219,29 @@ TEST_CASE("a change CUDA refuses is rolled back; automatic routes it through cud
   exec.synchronize(s);
   expect(2.0f, dst_a, "old parameters after the rolled-back update");
 
-  // Automatic: a multi-dimensional copy changed, so the whole template goes through cudaGraphExecUpdate.
+  // Automatic: a multi-dimensional copy changed, so the whole template goes to cudaGraphExecUpdate,
+  // which (CUDA 13, measured on an H200) refuses a 2-D copy's new destination as well.
   r = exec.update(build(5.0f, dst_b));
   UNSCOPED_INFO("automatic update: " << r.to_string());
-  REQUIRE(r);
-  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK_FALSE(r);
+  CHECK(r.status == gd::UpdateStatus::parameters_changed);
+  CHECK(r.cuda_error == cudaErrorGraphExecUpdateFailure);
+  REQUIRE(r.node);
+  CHECK(r.node->name == "rows");
+  CHECK(r.reason == "cudaGraphExecUpdate refused the template: cudaErrorGraphExecUpdateFailure (parameters changed) at "
+                    "memcpy node 'rows' (#1)");
+  GPU_REQUIRE(cudaMemset2D(dst_a.get(), dst_a.pitch(), 0, width, rows));
   exec.launch(s);
   exec.synchronize(s);
-  expect(5.0f, dst_b, "new parameters after the whole-graph update");
+  expect(2.0f, dst_a, "old parameters after the refused whole-graph update");
+
+  // A 1-D change of the same kernel still goes through per node.
+  r = exec.update(build(5.0f, dst_a));
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  exec.launch(s);
+  exec.synchronize(s);
+  expect(5.0f, dst_a, "new parameters after the per-node update");
 }
 
 TEST_CASE("a copy whose destination moves between device and host memory: the result matches the behaviour",
