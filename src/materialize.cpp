@@ -217,9 +217,13 @@ class Builder {
         cudaGraphNodeParams p{};
         p.type = cudaGraphNodeTypeConditional;
         p.conditional.handle = scopes_[scopes_.size() - 1 - c.condition.levels][c.condition.index];
+#if CUDART_VERSION >= 12080
         p.conditional.type = c.type == ConditionalType::while_loop    ? cudaGraphCondTypeWhile
                              : c.type == ConditionalType::switch_case ? cudaGraphCondTypeSwitch
                                                                       : cudaGraphCondTypeIf;
+#else  // SWITCH exists from CUDA 12.8 on; instantiate() refuses it earlier with older runtimes
+        p.conditional.type = c.type == ConditionalType::while_loop ? cudaGraphCondTypeWhile : cudaGraphCondTypeIf;
+#endif
         p.conditional.size = static_cast<unsigned>(c.bodies.size());
         api = "cudaGraphAddNode";
 #if GRAPHDSL_CUDA_13

@@ -83,7 +83,7 @@ static void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const s
   const std::size_t n = c.bodies.size();
   const bool ok = c.type == ConditionalType::switch_case ? n >= 1 : n == (c.type == ConditionalType::if_else ? 2u : 1u);
   if (!ok) {
-    fail(g, i, ctx, fmt::format("a {} node with {} bodies; {}", to_string(c.type), n,
+    fail(g, i, ctx, fmt::format("{} {} node with {} bodies; {}", c.type == ConditionalType::switch_case || c.type == ConditionalType::while_loop ? "a" : "an", to_string(c.type), n,
                                 c.type == ConditionalType::switch_case ? "a switch needs at least one body"
                                 : c.type == ConditionalType::if_else   ? "an if-else has exactly two bodies"
                                                                        : "it has exactly one body"));

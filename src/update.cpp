@@ -38,6 +38,11 @@ const char* to_string(UpdateStrategy s) noexcept {
 }
 
 std::string UpdateResult::to_string() const {
+  if (status == UpdateStatus::success && strategy == UpdateStrategy::none) {  // nothing sent to CUDA
+    return changed.empty() ? "nothing to update: the parameters are the same"
+                           : fmt::format("update possible: {} node{} differ{}", changed.size(),
+                                         changed.size() == 1 ? "" : "s", changed.size() == 1 ? "s" : "");
+  }
   if (status == UpdateStatus::success) {
     return fmt::format("update applied ({}): {} node{} patched", graphdsl::to_string(strategy), patched,
                        patched == 1 ? "" : "s");

@@ -17,7 +17,8 @@ namespace graphdsl {
 
 /// A condition declared by Graph::add_condition(). Pass it to add_if / add_if_else / add_while /
 /// add_switch, and to add_kernel wherever the kernel takes a cudaGraphConditionalHandle.
-/// A Condition may be used in the plan that declared it and in plans nested in it (bodies, children).
+/// A Condition may be used in the plan that declared it and in the bodies of its conditional nodes
+/// (at any depth). Child plans (add_child) are copies of separately built plans and cannot use it.
 class Condition {
  public:
   Condition() noexcept = default;

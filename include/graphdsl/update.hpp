@@ -84,7 +84,8 @@ class Graph;
 
 /// What Executable::update() would decide, computed on the host only: a refusal if `templ` has
 /// another shape than `current` (or is invalid), else success with `changed` listing the nodes
-/// whose parameters differ. Makes no CUDA call.
+/// whose parameters differ (changed condition defaults are not nodes and are not listed; update()
+/// applies them through cudaGraphExecUpdate). Makes no CUDA call.
 UpdateResult diff(const Graph& current, const Graph& templ);
 
 }  // namespace graphdsl
