@@ -220,7 +220,6 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     check_node(g, i, ctx);
     const NodeData& n = g.nodes[i];
-    const std::string inner = fmt::format("{}in {} of graph '{}': ", ctx, g.info(i).describe(), g.name);
     if (n.kind == NodeKind::kernel) {
       const KernelData& k = g.kernels[n.payload];
       for (std::uint32_t c = 0; c < k.cond_count; ++c) {
@@ -235,7 +234,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
                                     "in a child graph (add the conditional to the enclosing plan instead)",
                                     c.name));
       }
-      (void)check_in(c, inner, &here, usage);
+      (void)check_in(c, fmt::format("{}in {} of graph '{}': ", ctx, g.info(i).describe(), g.name), &here, usage);
     } else if (n.kind == NodeKind::conditional) {
       const ConditionalData& cd = g.conditionals[n.payload];
       const GraphImpl* owner = declaring_plan(&here, cd.condition);
