@@ -80,6 +80,22 @@ UpdateResult refusal(UpdateStatus status, std::optional<NodeInfo> node, std::str
   return r;
 }
 
+/// The first edge into node i that plan `has` holds and plan `lacks` does not, as a refusal whose
+/// nodes are those of the template `templ`.
+std::optional<UpdateResult> missing_edge(const GraphImpl& has, const char* has_name, const GraphImpl& lacks,
+                                         const char* lacks_name, const GraphImpl& templ, std::uint32_t i,
+                                         const std::string& ctx) {
+  for (std::uint32_t p : has.nodes[i].preds) {
+    if (contains(lacks.nodes[i].preds, p)) continue;
+    UpdateResult r = refusal(UpdateStatus::topology_changed, templ.info(i),
+                             fmt::format("{}edge {} -> {} exists in the {} but not in the {}", ctx, has.info(p).ref(),
+                                         has.info(i).ref(), has_name, lacks_name));
+    r.from_node = templ.info(p);
+    return r;
+  }
+  return std::nullopt;
+}
+
 bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i);
 bool same_kernel(const GraphImpl& a, const KernelData& x, const GraphImpl& b, const KernelData& y);
 
@@ -176,24 +192,8 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       }
     }
     if (x.preds != y.preds) {
-      for (std::uint32_t p : x.preds) {
-        if (!contains(y.preds, p)) {
-          UpdateResult r = refusal(UpdateStatus::topology_changed, b.info(i),
-                                   fmt::format("{}edge {} -> {} exists in the executable but not in the template", ctx,
-                                               a.info(p).ref(), a.info(i).ref()));
-          r.from_node = b.info(p);
-          return r;
-        }
-      }
-      for (std::uint32_t p : y.preds) {
-        if (!contains(x.preds, p)) {
-          UpdateResult r = refusal(UpdateStatus::topology_changed, b.info(i),
-                                   fmt::format("{}edge {} -> {} exists in the template but not in the executable", ctx,
-                                               b.info(p).ref(), b.info(i).ref()));
-          r.from_node = b.info(p);
-          return r;
-        }
-      }
+      if (auto r = missing_edge(a, "executable", b, "template", b, i, ctx)) return r;
+      if (auto r = missing_edge(b, "template", a, "executable", b, i, ctx)) return r;
     }
     if (x.kind == NodeKind::child && a.children[x.payload] != b.children[y.payload]) {
       const std::string inner = fmt::format("{}in {}: ", ctx, b.info(i).describe());
