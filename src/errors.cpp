@@ -20,6 +20,7 @@ const char* to_string(NodeKind kind) noexcept {
     case NodeKind::event_record: return "event_record";
     case NodeKind::event_wait: return "event_wait";
     case NodeKind::conditional: return "conditional";
+    case NodeKind::captured: return "captured";
   }
   return "unknown";
 }

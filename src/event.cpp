@@ -1,7 +1,8 @@
-// src/event.cpp — the shared event owner.
+// src/event.cpp — the shared event owner and the device memory behind DeviceValue.
 #include "counters.hpp"
 #include "cuda_call.hpp"
 #include "graphdsl/event.hpp"
+#include "graphdsl/device_value.hpp"
 #include "native.hpp"
 
 namespace graphdsl {
@@ -25,3 +26,26 @@ Event Event::create(unsigned int flags) {
 cudaEvent_t Event::native_handle() const noexcept { return state_ ? state_->handle : nullptr; }
 
 }  // namespace graphdsl
+
+namespace graphdsl::detail {
+
+void* device_alloc(std::size_t bytes) {
+  void* p = nullptr;
+  GRAPHDSL_CHECK(cudaMalloc, &p, bytes);
+  return p;
+}
+
+void device_free(void* p) noexcept {
+  if (p != nullptr) (void)cuda_try(cudaFree, p);
+}
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  GRAPHDSL_CHECK(cudaMemcpyAsync, dst, src, bytes, cudaMemcpyHostToDevice, stream);
+}
+
+void copy_to_host(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  GRAPHDSL_CHECK(cudaMemcpyAsync, dst, src, bytes, cudaMemcpyDeviceToHost, stream);
+  GRAPHDSL_CHECK(cudaStreamSynchronize, stream);
+}
+
+}  // namespace graphdsl::detail

@@ -29,6 +29,8 @@ GraphImpl& owner(const Node& n) {
 
 HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
 HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
+StreamClosure::StreamClosure() noexcept { counters().host_closures.fetch_add(1); }
+StreamClosure::~StreamClosure() { counters().host_closures.fetch_sub(1); }
 
 GraphImpl::GraphImpl(std::string graph_name) : id(next_plan_id()), name(std::move(graph_name)) {
   counters().plans.fetch_add(1);
@@ -48,7 +50,8 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       events(o.events),
       conditions(o.conditions),
       kernel_conditions(o.kernel_conditions),
-      conditionals(o.conditionals) {
+      conditionals(o.conditionals),
+      captures(o.captures) {
   counters().plans.fetch_add(1);
 }
 
@@ -267,6 +270,12 @@ HostNode Graph::add_host_node(std::shared_ptr<detail::HostClosure> closure) {
   return HostNode(g.push(NodeKind::host, g.hosts.size() - 1));
 }
 
+CapturedNode Graph::add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode) {
+  auto& g = impl();
+  g.captures.push_back(detail::CaptureData{std::move(fn), mode});
+  return CapturedNode(g.push(NodeKind::captured, g.captures.size() - 1));
+}
+
 ChildNode Graph::add_child(const Graph& child) {
   auto copy = std::make_shared<const detail::GraphImpl>(child.impl());
   auto& g = impl();
@@ -397,6 +406,7 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
   bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
   bytes += g.children.capacity() * sizeof(g.children[0]);
   for (const auto& c : g.children) bytes += plan_bytes(*c);
+  bytes += g.captures.capacity() * sizeof(detail::CaptureData);
   bytes += g.conditions.capacity() * sizeof(detail::ConditionData) +
            g.kernel_conditions.capacity() * sizeof(detail::KernelCondition) +
            g.conditionals.capacity() * sizeof(detail::ConditionalData);

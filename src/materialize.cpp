@@ -23,6 +23,8 @@ void ExecTraits::destroy(cudaGraphExec_t e) noexcept {
   counters().executables.fetch_sub(1);
 }
 
+void StreamTraits::destroy(cudaStream_t s) noexcept { (void)cuda_try(cudaStreamDestroy, s); }
+
 NativeGraph create_native_graph() {
   cudaGraph_t g = nullptr;
   GRAPHDSL_CHECK(cudaGraphCreate, &g, 0u);
@@ -244,6 +246,13 @@ class Builder {
         slots_ = outer;
         break;
       }
+      case NodeKind::captured: {
+        const std::vector<cudaGraphNode_t> exits = capture(g, i, graph, deps, api, rc, hint);
+        if (rc != cudaSuccess) break;
+        api = "cudaGraphAddEmptyNode";  // the node successors wait for: after everything captured
+        rc = cuda_try(cudaGraphAddEmptyNode, &node, graph, exits.data(), exits.size());
+        break;
+      }
       case NodeKind::empty:
         api = "cudaGraphAddEmptyNode";
         rc = cuda_try(cudaGraphAddEmptyNode, &node, graph, d, nd);
@@ -263,6 +272,60 @@ class Builder {
     return node;
   }
 
+  /// Captures captured node i of g into `graph` after `deps`; returns the capture's last nodes.
+  /// On a CUDA failure sets `api`, `rc` and `hint`; if the user's function throws, the capture is
+  /// ended (the caller destroys the half-built graph) and the exception propagates.
+  std::vector<cudaGraphNode_t> capture(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+                                       const std::vector<cudaGraphNode_t>& deps, const char*& api, cudaError_t& rc,
+                                       std::string& hint) {
+    const CaptureData& c = g.captures[g.nodes[i].payload];
+    if (!stream_) {
+      cudaStream_t s = nullptr;
+      GRAPHDSL_CHECK(cudaStreamCreateWithFlags, &s, static_cast<unsigned>(cudaStreamNonBlocking));
+      stream_ = NativeStream(s);
+    }
+    const cudaStream_t s = stream_.get();
+    api = "cudaStreamBeginCaptureToGraph";
+    rc = cuda_try(cudaStreamBeginCaptureToGraph, s, graph, deps.data(), static_cast<const cudaGraphEdgeData*>(nullptr),
+                  deps.size(), c.mode);
+    if (rc != cudaSuccess) return {};
+    auto end_capture = [&] {
+      cudaGraph_t ended = nullptr;
+      return cuda_try(cudaStreamEndCapture, s, &ended);  // capturing into `graph`: `ended` is `graph`
+    };
+    try {
+      c.fn->call(s);
+    } catch (...) {
+      (void)end_capture();
+      throw;
+    }
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaGraphNode_t* last = nullptr;
+    std::size_t count = 0;
+    api = "cudaStreamGetCaptureInfo";
+#if GRAPHDSL_CUDA_13
+    rc = cuda_try(cudaStreamGetCaptureInfo, s, &status, static_cast<unsigned long long*>(nullptr),
+                  static_cast<cudaGraph_t*>(nullptr), &last, static_cast<const cudaGraphEdgeData**>(nullptr), &count);
+#else
+    rc = cuda_try(cudaStreamGetCaptureInfo, s, &status, static_cast<unsigned long long*>(nullptr),
+                  static_cast<cudaGraph_t*>(nullptr), &last, &count);
+#endif
+    std::vector<cudaGraphNode_t> exits(last, last + (rc == cudaSuccess ? count : 0));
+    const cudaError_t ended = end_capture();
+    if (rc != cudaSuccess) return {};
+    api = "cudaStreamEndCapture";
+    rc = ended;
+    if (rc == cudaErrorStreamCaptureInvalidated || status == cudaStreamCaptureStatusInvalidated) {
+      rc = rc == cudaSuccess ? cudaErrorStreamCaptureInvalidated : rc;
+      hint = "the capture was invalidated inside the captured function: it made a call that is not allowed while "
+             "capturing (cudaMalloc or another unsafe call in thread-local or global mode, a synchronization, or work "
+             "on the legacy default stream); use cudaMallocAsync, or cudaStreamCaptureModeRelaxed for allocations";
+    } else if (rc == cudaErrorStreamCaptureUnjoined) {
+      hint = "the captured function forked work to another stream and did not join it back into the capture stream";
+    }
+    return exits;
+  }
+
   NodeInfo info(const GraphImpl& g, std::uint32_t i) const {
     NodeInfo n = g.info(i);
     n.context = where_;
@@ -274,6 +337,7 @@ class Builder {
   HostSlots* slots_;
   std::string where_;  ///< context of the plan being built, for messages about nested nodes
   HandleScopes scopes_;
+  NativeStream stream_;  ///< the capture stream, created on the first captured node
   std::vector<unsigned char> block_;
   std::vector<void*> argv_;
 };

@@ -29,6 +29,11 @@ struct GraphTraits {
 struct ExecTraits {
   static void destroy(cudaGraphExec_t e) noexcept;
 };
+struct StreamTraits {
+  static void destroy(cudaStream_t s) noexcept;
+};
+/// Owns a cudaStream_t.
+using NativeStream = UniqueHandle<cudaStream_t, StreamTraits>;
 /// Owns a cudaGraph_t (counted in live_counts().native_graphs).
 using NativeGraph = UniqueHandle<cudaGraph_t, GraphTraits>;
 /// Owns a cudaGraphExec_t (counted in live_counts().executables).

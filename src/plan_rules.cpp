@@ -111,6 +111,13 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
       if (!g.events[n.payload]) fail(g, i, ctx, "the Event is empty (default-constructed); make one with Event::create()");
       break;
     case NodeKind::conditional: check_conditional_shape(g, i, ctx); break;
+    case NodeKind::captured: {
+      const cudaStreamCaptureMode m = g.captures[n.payload].mode;
+      if (m != cudaStreamCaptureModeGlobal && m != cudaStreamCaptureModeThreadLocal && m != cudaStreamCaptureModeRelaxed) {
+        fail(g, i, ctx, fmt::format("cudaStreamCaptureMode {} is not a capture mode", static_cast<int>(m)));
+      }
+      break;
+    }
     case NodeKind::child:  // the child plan is checked by check_plan, with its scope
     case NodeKind::empty: break;
   }

@@ -61,6 +61,12 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
       return fmt::format("{}, {} bod{}, condition {}", to_string(c.type), c.bodies.size(),
                          c.bodies.size() == 1 ? "y" : "ies", condition_ref(c.condition));
     }
+    case NodeKind::captured: {
+      const cudaStreamCaptureMode m = g.captures[n.payload].mode;
+      return fmt::format("stream capture, mode {}", m == cudaStreamCaptureModeGlobal       ? "global"
+                                                    : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
+                                                                                            : "relaxed");
+    }
     case NodeKind::host:
     case NodeKind::empty:
     case NodeKind::event_record:
@@ -119,6 +125,7 @@ const char* dot_shape(NodeKind k) {
     case NodeKind::event_record:
     case NodeKind::event_wait: return "diamond";
     case NodeKind::conditional: return "octagon";
+    case NodeKind::captured: return "component";
   }
   return "box";
 }

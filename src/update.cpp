@@ -281,6 +281,8 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
       }
       return true;
     }
+    case NodeKind::captured:
+      return a.captures[pa].fn == b.captures[pb].fn && a.captures[pa].mode == b.captures[pb].mode;
     case NodeKind::empty: return true;
   }
   return true;
@@ -297,6 +299,7 @@ struct SavedParams {
   std::shared_ptr<const GraphImpl> child;
   Event event;
   std::vector<std::shared_ptr<const GraphImpl>> bodies;
+  CaptureData capture{};
 
   static SavedParams save(const GraphImpl& g, std::uint32_t i) {
     SavedParams s;
@@ -314,6 +317,7 @@ struct SavedParams {
       case NodeKind::event_record:
       case NodeKind::event_wait: s.event = g.events[n.payload]; break;
       case NodeKind::conditional: s.bodies = g.conditionals[n.payload].bodies; break;
+      case NodeKind::captured: s.capture = g.captures[n.payload]; break;
       case NodeKind::empty: break;
     }
     return s;
@@ -341,6 +345,7 @@ struct SavedParams {
       case NodeKind::event_record:
       case NodeKind::event_wait: g.events[n.payload] = event; break;
       case NodeKind::conditional: g.conditionals[n.payload].bodies = bodies; break;
+      case NodeKind::captured: g.captures[n.payload] = capture; break;
       case NodeKind::empty: break;
     }
   }
@@ -392,6 +397,8 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
               "cudaGraphExecEventWaitNodeSetEvent"};
     case NodeKind::conditional:  // bodies are not mapped node by node: update() goes whole-graph
       return {cudaErrorNotSupported, "a per-node update of a conditional node"};
+    case NodeKind::captured:  // the captured nodes are not mapped: update() goes whole-graph
+      return {cudaErrorNotSupported, "a per-node update of a captured node"};
     case NodeKind::empty: return {};
   }
   return {};
@@ -545,7 +552,7 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   bool nested_change = conditions_changed;  // condition defaults and conditional bodies: cudaGraphExecUpdate only
   for (std::uint32_t i : changed) {
     const std::uint32_t pa = a.nodes[i].payload, pt = t.nodes[i].payload;
-    nested_change |= a.nodes[i].kind == NodeKind::conditional;
+    nested_change |= a.nodes[i].kind == NodeKind::conditional || a.nodes[i].kind == NodeKind::captured;
     if (a.nodes[i].kind == NodeKind::kernel) {
       priority_changed |= a.kernels[pa].launch.priority != t.kernels[pt].launch.priority;
     } else if (a.nodes[i].kind == NodeKind::memcpy) {
@@ -564,8 +571,8 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
                        (policy == UpdatePolicy::automatic && (many || priority_changed || multi_dim_copy || nested_change));
     if (!whole && nested_change) {
       return detail::refusal(UpdateStatus::not_supported, std::nullopt,
-                             "a condition's default or a conditional node's body changed, which per-node setters cannot "
-                             "patch; use UpdatePolicy::whole_graph or automatic");
+                             "a condition's default, a conditional node's body or a captured node changed, which "
+                             "per-node setters cannot patch; use UpdatePolicy::whole_graph or automatic");
     }
     if (!whole && priority_changed) {
       return detail::refusal(UpdateStatus::attributes_changed, std::nullopt,

@@ -149,6 +149,25 @@ class Graph {
   /// Adds a node that waits for `event`.
   EventWaitNode add_event_wait(const Event& event);
 
+  // ---- stream capture -----------------------------------------------------------------------
+
+  /// Adds a node whose content is whatever `fn(cudaStream_t)` issues on the stream it is given:
+  /// library calls (cuBLAS, ...) or kernels you cannot write as nodes. `fn` is called each time the
+  /// plan is compiled (and for whole-graph updates), capturing into the graph at this node's place
+  /// (cudaStreamBeginCaptureToGraph): the captured work runs after this node's predecessors and
+  /// before its successors. `fn` must issue work only on that stream (or streams forked from it
+  /// and joined back), must not synchronize, and — in the default thread-local mode — must not
+  /// allocate with cudaMalloc (use cudaStreamCaptureModeRelaxed for that; allocations are then not
+  /// part of the graph). If `fn` throws, the capture is ended, the half-built graph destroyed, the
+  /// sticky error cleared, and the exception propagates out of instantiate().
+  template <class F>
+  CapturedNode add_captured(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal) {
+    using Fn = std::decay_t<F>;
+    static_assert(std::is_invocable_v<Fn&, cudaStream_t>,
+                  "graphdsl add_captured: the function must be invocable as fn(cudaStream_t)");
+    return add_captured_node(std::make_shared<detail::StreamClosureOf<Fn>>(Fn(std::forward<F>(fn))), mode);
+  }
+
   // ---- conditional nodes (CUDA 12.3+; IF-ELSE and SWITCH need a 12.8 driver) ----------------
 
   /// Declares a condition of this plan: a placeholder for a cudaGraphConditionalHandle, created
@@ -301,6 +320,7 @@ class Graph {
                                   std::size_t args_offset, const detail::ConditionArg* conds = nullptr,
                                   std::size_t cond_count = 0);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
+  CapturedNode add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode);
   const detail::KernelData& kernel_data(const Node& node) const;
 
   std::unique_ptr<detail::GraphImpl> impl_;
@@ -352,6 +372,15 @@ void Executable::set_host(const HostNode& node, F&& fn) {
   Graph one("setter");
   one.add_host(std::forward<F>(fn));
   replace_node(node, one);
+}
+
+/// A plan holding one captured node: `fn(stream)` is captured each time the plan is compiled, so
+/// the result can be compiled on its own or embedded with add_child. See Graph::add_captured.
+template <class F>
+Graph capture(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal) {
+  Graph g("captured");
+  g.add_captured(std::forward<F>(fn), mode).name("capture");
+  return g;
 }
 
 }  // namespace graphdsl

@@ -6,6 +6,8 @@
 //   node.hpp        Node and the typed node handles
 //   launch.hpp      Launch (grid, block, shared memory, priority)
 //   event.hpp       Event (shared cudaEvent_t owner)
+//   device_value.hpp DeviceValue<T> (a device scalar with a fixed address)
+//   condition.hpp   Condition, ConditionalType, Compare
 //   graph.hpp       Graph (the plan)
 //   executable.hpp  Executable, InstantiateOptions
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
@@ -15,7 +17,9 @@
 #pragma once
 
 #include "graphdsl/cache.hpp"
+#include "graphdsl/condition.hpp"
 #include "graphdsl/debug.hpp"
+#include "graphdsl/device_value.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/executable.hpp"

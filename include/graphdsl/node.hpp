@@ -158,6 +158,8 @@ GRAPHDSL_DETAIL_HANDLE(EventRecordNode);
 GRAPHDSL_DETAIL_HANDLE(EventWaitNode);
 /// A conditional node (add_if, add_if_else, add_while, add_switch, add_conditional).
 GRAPHDSL_DETAIL_HANDLE(ConditionalNode);
+/// Work captured from a stream (add_captured).
+GRAPHDSL_DETAIL_HANDLE(CapturedNode);
 #undef GRAPHDSL_DETAIL_HANDLE
 
 }  // namespace graphdsl

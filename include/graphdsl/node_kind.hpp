@@ -17,10 +17,11 @@ enum class NodeKind : std::uint8_t {
   event_record,  ///< cudaGraphNodeTypeEventRecord, made by Graph::add_event_record
   event_wait,    ///< cudaGraphNodeTypeWaitEvent, made by Graph::add_event_wait
   conditional,   ///< cudaGraphNodeTypeConditional, made by Graph::add_if / add_if_else / add_while / add_switch
+  captured,      ///< whatever a function issues on a stream, captured into the graph (Graph::add_captured)
 };
 
 /// The number of NodeKind values.
-inline constexpr int node_kind_count = 9;
+inline constexpr int node_kind_count = 10;
 
 /// The kind's name as it appears in messages, dumps and DOT output ("kernel", "event_record", ...).
 const char* to_string(NodeKind kind) noexcept;

@@ -61,7 +61,8 @@ TEST_CASE("NodeKind names are the ones used in messages", "[graph][introspection
   CHECK(std::string(gd::to_string(gd::NodeKind::event_record)) == "event_record");
   CHECK(std::string(gd::to_string(gd::NodeKind::event_wait)) == "event_wait");
   CHECK(std::string(gd::to_string(gd::NodeKind::conditional)) == "conditional");
-  CHECK(gd::node_kind_count == 9);
+  CHECK(std::string(gd::to_string(gd::NodeKind::captured)) == "captured");
+  CHECK(gd::node_kind_count == 10);
 }
 
 TEST_CASE("node(i) past the end is a UsageError naming the graph and its size", "[graph][introspection][errors]") {

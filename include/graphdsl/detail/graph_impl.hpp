@@ -54,6 +54,28 @@ struct KernelCondition {
   ConditionRef ref;
 };
 
+/// The function behind a captured node: called with the capturing stream each time the plan is
+/// materialized. Counted in debug::live_counts().host_closures.
+struct StreamClosure {
+  StreamClosure() noexcept;
+  StreamClosure(const StreamClosure&) = delete;
+  StreamClosure& operator=(const StreamClosure&) = delete;
+  virtual ~StreamClosure();
+  virtual void call(cudaStream_t stream) = 0;
+};
+
+template <class F>
+struct StreamClosureOf final : StreamClosure {
+  explicit StreamClosureOf(F fn) : f(std::move(fn)) {}
+  void call(cudaStream_t stream) override { f(stream); }
+  F f;
+};
+
+struct CaptureData {
+  std::shared_ptr<StreamClosure> fn;
+  cudaStreamCaptureMode mode;
+};
+
 struct KernelData {
   const void* func = nullptr;
   Launch launch;
@@ -107,6 +129,7 @@ struct GraphImpl {
   std::vector<ConditionData> conditions;          ///< declared here (add_condition)
   std::vector<KernelCondition> kernel_conditions;  ///< Condition arguments of the kernels
   std::vector<ConditionalData> conditionals;
+  std::vector<CaptureData> captures;
   /// While a body is being built: the plan it belongs to (for resolving Conditions). Not copied.
   const GraphImpl* parent = nullptr;
 
