@@ -312,9 +312,10 @@ class Builder {
 #endif
     std::vector<cudaGraphNode_t> exits(last, last + (rc == cudaSuccess ? count : 0));
     const cudaError_t ended = end_capture();
-    if (rc != cudaSuccess) return {};
-    api = "cudaStreamEndCapture";
-    rc = ended;
+    if (ended != cudaSuccess || rc == cudaSuccess) {  // report the end of the capture unless only the query failed
+      api = "cudaStreamEndCapture";
+      rc = ended;
+    }
     if (rc == cudaErrorStreamCaptureInvalidated || status == cudaStreamCaptureStatusInvalidated) {
       rc = rc == cudaSuccess ? cudaErrorStreamCaptureInvalidated : rc;
       hint = "the capture was invalidated inside the captured function: it made a call that is not allowed while "
