@@ -21,6 +21,8 @@ const char* to_string(NodeKind kind) noexcept {
     case NodeKind::event_wait: return "event_wait";
     case NodeKind::conditional: return "conditional";
     case NodeKind::captured: return "captured";
+    case NodeKind::mem_alloc: return "mem_alloc";
+    case NodeKind::mem_free: return "mem_free";
   }
   return "unknown";
 }

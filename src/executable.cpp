@@ -134,6 +134,10 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   x->sink = std::make_shared<detail::HostErrorSink>();
   x->flags = options.flags();
   x->origin_id = origin;
+  for (std::uint32_t i = 0; i < g.nodes.size() && !x->unfreed; ++i) {
+    if (g.nodes[i].kind != NodeKind::mem_alloc) continue;
+    if (std::find(g.frees.begin(), g.frees.end(), i) == g.frees.end()) x->unfreed = g.info(i);
+  }
   const detail::GraphImpl& own = x->plan.impl();
   x->native = detail::materialize(own, order, x->sink);
 
@@ -185,7 +189,16 @@ bool Executable::has_host_error() const { return impl().sink->pending.load(std::
 
 void Executable::launch(cudaStream_t stream) {
   rethrow_host_error();
-  GRAPHDSL_CHECK(cudaGraphLaunch, impl_->exec.get(), stream);
+  detail::ExecImpl& x = *impl_;
+  if (x.unfreed && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
+    throw UsageError(fmt::format("graph '{}' allocates memory in {} and never frees it, and was compiled without "
+                                 "auto_free_on_launch: launching it again while the previous launch's allocation is "
+                                 "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
+                                 "or compile with InstantiateOptions::auto_free_on_launch()",
+                                 x.plan.impl().name, x.unfreed->describe()));
+  }
+  GRAPHDSL_CHECK(cudaGraphLaunch, x.exec.get(), stream);
+  x.launched = true;
 }
 
 void Executable::upload(cudaStream_t stream) {
@@ -208,6 +221,36 @@ cudaGraphNode_t Executable::native_node(const Node& node) const {
   const detail::ExecImpl& x = impl();
   if (!node.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
   return x.native.nodes[detail::exec_index(x, node, node.kind())];
+}
+
+GraphMemoryReport Executable::memory_report() const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& g = x.plan.impl();
+  GraphMemoryReport r;
+  for (const auto& a : g.allocs) r.plan_bytes += a.bytes;
+  GRAPHDSL_CHECK(cudaGetDevice, &r.device);
+  for (auto [attr, out] : {std::pair<cudaGraphMemAttributeType, std::uint64_t*>{cudaGraphMemAttrUsedMemCurrent, &r.used_current},
+                           {cudaGraphMemAttrUsedMemHigh, &r.used_high},
+                           {cudaGraphMemAttrReservedMemCurrent, &r.reserved_current},
+                           {cudaGraphMemAttrReservedMemHigh, &r.reserved_high}}) {
+    GRAPHDSL_CHECK(cudaDeviceGetGraphMemAttribute, r.device, attr, static_cast<void*>(out));
+  }
+  return r;
+}
+
+void trim_graph_memory(int device) {
+  if (device < 0) GRAPHDSL_CHECK(cudaGetDevice, &device);
+  GRAPHDSL_CHECK(cudaDeviceGraphMemTrim, device);
+}
+
+void* Executable::buffer_address(std::uint64_t uid) const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& g = x.plan.impl();
+  const std::uint32_t a = g.alloc_node(uid);
+  if (a == detail::ConditionRef::unresolved) {
+    throw UsageError(fmt::format("the GraphBuffer is not allocated by graph '{}', the plan of this executable", g.name));
+  }
+  return x.native.dptrs[a];
 }
 
 }  // namespace graphdsl

@@ -49,9 +49,12 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       children(o.children),
       events(o.events),
       conditions(o.conditions),
-      kernel_conditions(o.kernel_conditions),
+      placeholders(o.placeholders),
       conditionals(o.conditionals),
-      captures(o.captures) {
+      captures(o.captures),
+      allocs(o.allocs),
+      frees(o.frees),
+      buffer_uses(o.buffer_uses) {
   counters().plans.fetch_add(1);
 }
 
@@ -71,6 +74,13 @@ NodeInfo GraphImpl::info(std::uint32_t index) const {
 }
 
 std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
+
+std::uint32_t GraphImpl::alloc_node(std::uint64_t uid) const {
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].kind == NodeKind::mem_alloc && allocs[nodes[i].payload].uid == uid && uid != 0) return i;
+  }
+  return ConditionRef::unresolved;
+}
 
 ConditionRef GraphImpl::resolve(const Condition& c) const {
   if (!c.valid()) return {};
@@ -180,16 +190,42 @@ std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
 // ---- Graph: nodes ------------------------------------------------------------------------------
 
 detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
-                                       std::size_t args_offset, const detail::ConditionArg* conds,
-                                       std::size_t cond_count) {
+                                       std::size_t args_offset, const detail::PlaceholderArg* placeholders,
+                                       std::size_t count) {
   auto& g = impl();
-  const auto first = static_cast<std::uint32_t>(g.kernel_conditions.size());
-  for (std::size_t k = 0; k < cond_count; ++k) {
-    g.kernel_conditions.push_back(detail::KernelCondition{conds[k].offset, g.resolve(Condition(conds[k].uid))});
+  const auto first = static_cast<std::uint32_t>(g.placeholders.size());
+  for (std::size_t k = 0; k < count; ++k) {
+    const detail::PlaceholderArg& p = placeholders[k];
+    detail::ConditionRef ref;
+    if (p.kind == detail::PlaceholderKind::condition) {
+      ref = g.resolve(Condition(p.uid));
+    } else if (const std::uint32_t alloc = g.alloc_node(p.uid); alloc != detail::ConditionRef::unresolved) {
+      ref = detail::ConditionRef{0, alloc};
+    }
+    g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref});
   }
   g.kernels.push_back(detail::KernelData{func, launch, layout, static_cast<std::uint32_t>(args_offset), first,
-                                         static_cast<std::uint32_t>(cond_count)});
+                                         static_cast<std::uint32_t>(count)});
   return g.push(NodeKind::kernel, g.kernels.size() - 1);
+}
+
+std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options) {
+  static std::atomic<std::uint64_t> next{1};
+  auto& g = impl();
+  const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
+  g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access});
+  return {MemAllocNode(g.push(NodeKind::mem_alloc, g.allocs.size() - 1)), uid};
+}
+
+MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
+  auto& g = impl();
+  g.frees.push_back(g.alloc_node(uid));
+  return MemFreeNode(g.push(NodeKind::mem_free, g.frees.size() - 1));
+}
+
+void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid) {
+  auto& g = impl();
+  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid)});
 }
 
 Condition Graph::add_condition(unsigned int default_value, bool assign_default) {
@@ -406,9 +442,10 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
   bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
   bytes += g.children.capacity() * sizeof(g.children[0]);
   for (const auto& c : g.children) bytes += plan_bytes(*c);
-  bytes += g.captures.capacity() * sizeof(detail::CaptureData);
+  bytes += g.captures.capacity() * sizeof(detail::CaptureData) + g.allocs.capacity() * sizeof(detail::AllocData) +
+           g.frees.capacity() * sizeof(std::uint32_t) + g.buffer_uses.capacity() * sizeof(detail::BufferUse);
   bytes += g.conditions.capacity() * sizeof(detail::ConditionData) +
-           g.kernel_conditions.capacity() * sizeof(detail::KernelCondition) +
+           g.placeholders.capacity() * sizeof(detail::KernelPlaceholder) +
            g.conditionals.capacity() * sizeof(detail::ConditionalData);
   for (const auto& c : g.conditionals) {
     bytes += c.bodies.capacity() * sizeof(c.bodies[0]);

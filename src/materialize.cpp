@@ -45,14 +45,20 @@ std::exception_ptr HostErrorSink::take() noexcept {
 }
 
 cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
-                                   std::vector<unsigned char>& block, std::vector<void*>& argv) {
+                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
+                                   std::vector<void*>& argv) {
   const unsigned char* base = g.args.data() + k.args;
-  if (k.cond_count != 0) {
+  if (k.ph_count != 0) {
     block.assign(base, base + k.layout->total);
-    for (std::uint32_t c = 0; c < k.cond_count; ++c) {
-      const KernelCondition& kc = g.kernel_conditions[k.cond_first + c];
-      const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
-      std::memcpy(block.data() + kc.offset, &h, sizeof h);
+    for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+      const KernelPlaceholder& kc = g.placeholders[k.ph_first + c];
+      if (kc.kind == PlaceholderKind::condition) {
+        const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
+        std::memcpy(block.data() + kc.offset, &h, sizeof h);
+      } else {
+        const void* address = dptrs[kc.ref.index];
+        std::memcpy(block.data() + kc.offset, &address, sizeof address);
+      }
     }
     base = block.data();
   }
@@ -64,6 +70,23 @@ cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, cons
   p.blockDim = k.launch.block;
   p.sharedMemBytes = k.launch.shared_bytes;
   p.kernelParams = argv.empty() ? nullptr : argv.data();
+  return p;
+}
+
+cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {
+  cudaMemsetParams p = g.memsets[g.nodes[i].payload];
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.node == i) p.dst = dptrs[u.alloc_node];
+  }
+  return p;
+}
+
+cudaMemcpy3DParms memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {
+  cudaMemcpy3DParms p = g.memcpys[g.nodes[i].payload];
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.node != i) continue;
+    (u.field == BufferField::memcpy_src ? p.srcPtr : p.dstPtr).ptr = dptrs[u.alloc_node];
+  }
   return p;
 }
 
@@ -138,7 +161,10 @@ class Builder {
                    fmt::format("creating condition number {} of graph '{}'{}", k, g.name, where_.empty() ? "" : " " + where_));
       }
     }
-    if (scopes_.empty()) root_handles_ = handles;
+    if (scopes_.empty()) {
+      root_handles_ = handles;
+      dptrs_.assign(g.nodes.size(), nullptr);  // graph buffers live in the top-level plan
+    }
     scopes_.push_back(std::move(handles));
     out.assign(g.nodes.size(), nullptr);
     std::vector<cudaGraphNode_t> deps;
@@ -164,7 +190,7 @@ class Builder {
     switch (n.kind) {
       case NodeKind::kernel: {
         const KernelData& k = g.kernels[n.payload];
-        const cudaKernelNodeParams p = kernel_params(g, k, scopes_, block_, argv_);
+        const cudaKernelNodeParams p = kernel_params(g, k, scopes_, dptrs_, block_, argv_);
         api = "cudaGraphAddKernelNode";
         rc = cuda_try(cudaGraphAddKernelNode, &node, graph, d, nd, static_cast<const cudaKernelNodeParams*>(&p));
         if (rc == cudaSuccess && k.launch.priority != 0) {
@@ -177,15 +203,19 @@ class Builder {
         if (rc != cudaSuccess) hint = kernel_hint(rc, k);
         break;
       }
-      case NodeKind::memset:
+      case NodeKind::memset: {
         api = "cudaGraphAddMemsetNode";
-        rc = cuda_try(cudaGraphAddMemsetNode, &node, graph, d, nd, &g.memsets[n.payload]);
+        const cudaMemsetParams p = memset_params(g, i, dptrs_);
+        rc = cuda_try(cudaGraphAddMemsetNode, &node, graph, d, nd, &p);
         if (rc == cudaErrorInvalidValue) hint = "the destination must be device memory (not pageable host memory)";
         break;
-      case NodeKind::memcpy:
+      }
+      case NodeKind::memcpy: {
         api = "cudaGraphAddMemcpyNode";
-        rc = cuda_try(cudaGraphAddMemcpyNode, &node, graph, d, nd, &g.memcpys[n.payload]);
+        const cudaMemcpy3DParms p = memcpy_params(g, i, dptrs_);
+        rc = cuda_try(cudaGraphAddMemcpyNode, &node, graph, d, nd, &p);
         break;
+      }
       case NodeKind::host: {
         auto slot = std::make_shared<HostSlot>();
         slot->fn = g.hosts[n.payload];
@@ -253,6 +283,32 @@ class Builder {
         rc = cuda_try(cudaGraphAddEmptyNode, &node, graph, exits.data(), exits.size());
         break;
       }
+      case NodeKind::mem_alloc: {
+        const AllocData& a = g.allocs[n.payload];
+        int device = a.device;
+        if (device < 0) GRAPHDSL_CHECK(cudaGetDevice, &device);
+        cudaMemAllocNodeParams p{};
+        p.poolProps.allocType = cudaMemAllocationTypePinned;
+        p.poolProps.location.type = cudaMemLocationTypeDevice;
+        p.poolProps.location.id = device;
+        std::vector<cudaMemAccessDesc> access(a.peers.size());
+        for (std::size_t k = 0; k < a.peers.size(); ++k) {
+          access[k].location.type = cudaMemLocationTypeDevice;
+          access[k].location.id = a.peers[k];
+          access[k].flags = cudaMemAccessFlagsProtReadWrite;
+        }
+        p.accessDescs = access.empty() ? nullptr : access.data();
+        p.accessDescCount = access.size();
+        p.bytesize = a.bytes;
+        api = "cudaGraphAddMemAllocNode";
+        rc = cuda_try(cudaGraphAddMemAllocNode, &node, graph, d, nd, &p);
+        if (rc == cudaSuccess) dptrs_[i] = p.dptr;
+        break;
+      }
+      case NodeKind::mem_free:
+        api = "cudaGraphAddMemFreeNode";
+        rc = cuda_try(cudaGraphAddMemFreeNode, &node, graph, d, nd, dptrs_[g.frees[n.payload]]);
+        break;
       case NodeKind::empty:
         api = "cudaGraphAddEmptyNode";
         rc = cuda_try(cudaGraphAddEmptyNode, &node, graph, d, nd);
@@ -339,6 +395,9 @@ class Builder {
   std::string where_;  ///< context of the plan being built, for messages about nested nodes
   HandleScopes scopes_;
   NativeStream stream_;  ///< the capture stream, created on the first captured node
+ public:
+  std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
+ private:
   std::vector<unsigned char> block_;
   std::vector<void*> argv_;
 };
@@ -353,6 +412,7 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   Builder b(m.graph.get(), sink, &m.host_slots);
   b.build(g, m.graph.get(), order, m.nodes);
   m.handles = std::move(b.root_handles_);
+  m.dptrs = std::move(b.dptrs_);
   return m;  // on an exception, m.graph (half-built) is destroyed on the way out
 }
 

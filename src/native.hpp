@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -68,6 +69,7 @@ struct Materialized {
   std::vector<cudaGraphNode_t> nodes;
   HostSlots host_slots;
   std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions
+  std::vector<void*> dptrs;                          ///< per top-level node: a mem_alloc node's address
 };
 
 /// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.
@@ -76,7 +78,11 @@ using HandleScopes = std::vector<std::vector<cudaGraphConditionalHandle>>;
 /// The cudaKernelNodeParams of kernel `k` of plan `g`; `argv` receives the argument pointers and
 /// `block` the argument bytes, with Condition arguments replaced by their handles from `scopes`.
 cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
-                                   std::vector<unsigned char>& block, std::vector<void*>& argv);
+                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
+                                   std::vector<void*>& argv);
+/// The parameters of memset node i / memcpy node i with graph buffers replaced by their addresses.
+cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs);
+cudaMemcpy3DParms memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs);
 
 /// Creates the cudaGraph_t of plan `g` with its nodes in `order` (from check_plan). Host closures
 /// and events are retained by the new graph through CUDA user objects, so every executable
@@ -98,6 +104,9 @@ struct ExecImpl {
   /// After a whole-graph update of a plan with conditions: the template graph whose condition
   /// handles the executable now uses (kept alive with them).
   NativeGraph handle_owner;
+  /// The first allocation never freed in the plan (launching again needs auto_free_on_launch).
+  std::optional<NodeInfo> unfreed;
+  bool launched = false;
 };
 
 /// Index of `node` in the executable's plan, checking that it is a handle of the plan the

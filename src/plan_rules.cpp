@@ -17,6 +17,37 @@ namespace {
 
 std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
 
+constexpr std::uint32_t no_buffer = ConditionRef::unresolved;
+
+/// The buffer use of node i for `field`, or nullptr.
+const BufferUse* buffer_use(const GraphImpl& g, std::uint32_t i, BufferField field) {
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.node == i && u.field == field) return &u;
+  }
+  return nullptr;
+}
+
+/// Checks a memset/memcpy pointer that may be a graph buffer: null only when a buffer stands for
+/// it; the buffer allocated by this plan and large enough for `bytes`.
+void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const void* ptr, BufferField field,
+                   const char* what, std::size_t bytes) {
+  const BufferUse* u = buffer_use(g, i, field);
+  if (u == nullptr) {
+    if (ptr == nullptr) fail(g, i, ctx, fmt::format("the {} pointer is null", what));
+    return;
+  }
+  if (u->alloc_node == no_buffer) {
+    fail(g, i, ctx, fmt::format("its {} is a GraphBuffer that graph '{}' does not allocate (a buffer is used in the "
+                                "plan that allocates it)",
+                                what, g.name));
+  }
+  const std::size_t have = g.allocs[g.nodes[u->alloc_node].payload].bytes;
+  if (bytes > have) {
+    fail(g, i, ctx, fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes, what,
+                                g.info(u->alloc_node).describe(), have));
+  }
+}
+
 void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const KernelData& k = g.kernels[g.nodes[i].payload];
   if (k.func == nullptr) fail(g, i, ctx, "the kernel function is null");
@@ -26,12 +57,17 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
       fail(g, i, ctx, fmt::format("{} {} has a zero dimension; every dimension must be at least 1", what, dims(d)));
     }
   }
-  for (std::uint32_t c = 0; c < k.cond_count; ++c) {
-    if (g.kernel_conditions[k.cond_first + c].ref.levels == ConditionRef::unresolved) {
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    if (ph.ref.levels != ConditionRef::unresolved) continue;
+    if (ph.kind == PlaceholderKind::condition) {
       fail(g, i, ctx, fmt::format("a Condition argument is not declared in graph '{}' or a plan enclosing it (an "
                                   "empty Condition, or one declared by another plan)",
                                   g.name));
     }
+    fail(g, i, ctx, fmt::format("a GraphBuffer argument is not allocated by graph '{}' (a buffer is used in the plan "
+                                "that allocates it)",
+                                g.name));
   }
   const unsigned long long threads = 1ull * l.block.x * l.block.y * l.block.z;
   if (threads > 1024) {
@@ -42,7 +78,8 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 
 void check_memset(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const cudaMemsetParams& p = g.memsets[g.nodes[i].payload];
-  if (p.dst == nullptr) fail(g, i, ctx, "the destination pointer is null");
+  check_pointer(g, i, ctx, p.dst, BufferField::memset_dst, "destination",
+                p.height <= 1 ? p.width * p.elementSize : p.pitch * (p.height - 1) + p.width * p.elementSize);
   if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) {
     fail(g, i, ctx, fmt::format("element size is {} bytes; CUDA memset nodes take 1, 2 or 4-byte elements", p.elementSize));
   }
@@ -61,8 +98,9 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     fail(g, i, ctx, fmt::format("copies {} x {} x {} bytes; a memcpy node must copy at least one byte", p.extent.width,
                                 p.extent.height, p.extent.depth));
   }
-  if (p.srcArray == nullptr && p.srcPtr.ptr == nullptr) fail(g, i, ctx, "the source pointer is null");
-  if (p.dstArray == nullptr && p.dstPtr.ptr == nullptr) fail(g, i, ctx, "the destination pointer is null");
+  const std::size_t bytes = p.extent.width * p.extent.height * p.extent.depth;
+  if (p.srcArray == nullptr) check_pointer(g, i, ctx, p.srcPtr.ptr, BufferField::memcpy_src, "source", bytes);
+  if (p.dstArray == nullptr) check_pointer(g, i, ctx, p.dstPtr.ptr, BufferField::memcpy_dst, "destination", bytes);
   if (p.kind < cudaMemcpyHostToHost || p.kind > cudaMemcpyDefault) {
     fail(g, i, ctx, fmt::format("cudaMemcpyKind {} is not a valid copy direction", static_cast<int>(p.kind)));
   }
@@ -118,6 +156,16 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
       }
       break;
     }
+    case NodeKind::mem_alloc:
+      if (g.allocs[n.payload].bytes == 0) fail(g, i, ctx, "allocates 0 bytes; a graph allocation needs at least one");
+      break;
+    case NodeKind::mem_free:
+      if (g.frees[n.payload] == no_buffer) {
+        fail(g, i, ctx, fmt::format("the GraphBuffer it frees is not allocated by graph '{}' (a buffer is freed in the "
+                                    "plan that allocates it)",
+                                    g.name));
+      }
+      break;
     case NodeKind::child:  // the child plan is checked by check_plan, with its scope
     case NodeKind::empty: break;
   }
@@ -197,12 +245,97 @@ const GraphImpl* declaring_plan(const Scope* s, ConditionRef r) {
   return s == nullptr ? nullptr : s->plan;
 }
 
-bool has_conditional(const GraphImpl& g) {
+/// Whether g (or a plan it embeds) holds a node of kind `kind`.
+bool holds(const GraphImpl& g, NodeKind kind) {
   for (const NodeData& n : g.nodes) {
-    if (n.kind == NodeKind::conditional) return true;
-    if (n.kind == NodeKind::child && has_conditional(*g.children[n.payload])) return true;
+    if (n.kind == kind) return true;
+    if (n.kind == NodeKind::child && holds(*g.children[n.payload], kind)) return true;
   }
   return false;
+}
+
+/// Nodes reachable from `start` (forward along edges, or backward when `forward` is false), start included.
+std::vector<bool> reachable(const GraphImpl& g, std::uint32_t start, bool forward) {
+  const auto n = static_cast<std::uint32_t>(g.nodes.size());
+  std::vector<std::vector<std::uint32_t>> succ;
+  if (forward) {
+    succ.resize(n);
+    for (std::uint32_t v = 0; v < n; ++v) {
+      for (std::uint32_t p : g.nodes[v].preds) succ[p].push_back(v);
+    }
+  }
+  std::vector<bool> seen(n);
+  std::vector<std::uint32_t> stack{start};
+  seen[start] = true;
+  while (!stack.empty()) {
+    const std::uint32_t u = stack.back();
+    stack.pop_back();
+    auto visit = [&](std::uint32_t v) {
+      if (!seen[v]) {
+        seen[v] = true;
+        stack.push_back(v);
+      }
+    };
+    if (forward) {
+      for (std::uint32_t v : succ[u]) visit(v);
+    } else {
+      for (std::uint32_t v : g.nodes[u].preds) visit(v);
+    }
+  }
+  return seen;
+}
+
+/// Graph memory rules: each buffer freed at most once, its free ordered after its allocation, and
+/// every use ordered after the allocation and before the free.
+void check_memory(const GraphImpl& g, const std::string& ctx) {
+  if (g.allocs.empty() && g.frees.empty()) return;
+  std::vector<std::uint32_t> free_of(g.nodes.size(), no_buffer);  // alloc node -> its free node
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != NodeKind::mem_free) continue;
+    const std::uint32_t a = g.frees[g.nodes[i].payload];
+    if (free_of[a] != no_buffer) {
+      throw UsageError(fmt::format("{}{} and {} both free the buffer of {}; a graph allocation is freed once", ctx,
+                                   g.info(free_of[a]).describe(), g.info(i).describe(), g.info(a).describe()));
+    }
+    free_of[a] = i;
+  }
+  // Uses of each allocation: kernels' buffer arguments and memset/memcpy pointers.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> uses;  // (alloc node, using node)
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != NodeKind::kernel) continue;
+    const KernelData& k = g.kernels[g.nodes[i].payload];
+    for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+      const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+      if (ph.kind == PlaceholderKind::buffer) uses.emplace_back(ph.ref.index, i);
+    }
+  }
+  for (const BufferUse& u : g.buffer_uses) uses.emplace_back(u.alloc_node, u.node);
+  for (std::uint32_t a = 0; a < g.nodes.size(); ++a) {
+    if (g.nodes[a].kind != NodeKind::mem_alloc) continue;
+    const std::vector<bool> after = reachable(g, a, true);
+    const std::uint32_t f = free_of[a];
+    if (f != no_buffer && !after[f]) {
+      throw UsageError(fmt::format("{}{} is not ordered after {}, the allocation it frees; add edges so that {} runs "
+                                   "before {}",
+                                   ctx, g.info(f).describe(), g.info(a).describe(), g.info(a).ref(), g.info(f).ref()));
+    }
+    const std::vector<bool> before = f == no_buffer ? std::vector<bool>() : reachable(g, f, false);
+    for (const auto& [alloc, user] : uses) {
+      if (alloc != a) continue;
+      if (!after[user]) {
+        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered after it; add edges so that {} runs "
+                                     "before {}",
+                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(a).ref(),
+                                     g.info(user).ref()));
+      }
+      if (f != no_buffer && !before[user]) {
+        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered before its free, {}; add edges so "
+                                     "that {} runs before {}",
+                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(f).describe(),
+                                     g.info(user).ref(), g.info(f).ref()));
+      }
+    }
+  }
 }
 
 /// Conditional bodies may hold kernel, empty, child, memset, memcpy and conditional nodes (child
@@ -210,7 +343,8 @@ bool has_conditional(const GraphImpl& g) {
 void check_body_kinds(const GraphImpl& body, const std::string& ctx) {
   for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
     const NodeData& n = body.nodes[i];
-    if (n.kind == NodeKind::host || n.kind == NodeKind::event_record || n.kind == NodeKind::event_wait) {
+    if (n.kind == NodeKind::host || n.kind == NodeKind::event_record || n.kind == NodeKind::event_wait ||
+        n.kind == NodeKind::mem_alloc || n.kind == NodeKind::mem_free) {
       fail(body, i, ctx, fmt::format("{} nodes are not allowed in a conditional body (bodies may hold kernel, "
                                      "empty, child, memset, memcpy and conditional nodes)",
                                      to_string(n.kind)));
@@ -229,14 +363,22 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
     const NodeData& n = g.nodes[i];
     if (n.kind == NodeKind::kernel) {
       const KernelData& k = g.kernels[n.payload];
-      for (std::uint32_t c = 0; c < k.cond_count; ++c) {
-        if (declaring_plan(&here, g.kernel_conditions[k.cond_first + c].ref) == nullptr) {
+      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+        const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+        if (ph.kind == PlaceholderKind::condition && declaring_plan(&here, ph.ref) == nullptr) {
           fail(g, i, ctx, "a Condition argument belongs to a plan enclosing this one, which is being compiled without it");
         }
       }
     } else if (n.kind == NodeKind::child) {
       const GraphImpl& c = *g.children[n.payload];
-      if (has_conditional(c)) {
+      for (NodeKind forbidden : {NodeKind::mem_alloc, NodeKind::mem_free}) {
+        if (holds(c, forbidden)) {
+          fail(g, i, ctx, fmt::format("child plan '{}' contains a {} node; CUDA cannot embed graph allocations in a "
+                                      "child graph by copy (allocate in the enclosing plan instead)",
+                                      c.name, to_string(forbidden)));
+        }
+      }
+      if (holds(c, NodeKind::conditional)) {
         fail(g, i, ctx, fmt::format("child plan '{}' contains a conditional node; CUDA cannot embed conditional nodes "
                                     "in a child graph (add the conditional to the enclosing plan instead)",
                                     c.name));
@@ -263,6 +405,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
     }
   }
   std::vector<std::uint32_t> order = creation_order(g, ctx);
+  check_memory(g, ctx);
   for (std::uint32_t k = 0; k < g.conditions.size(); ++k) {
     if (usage.count({&g, k}) == 0) {
       throw UsageError(fmt::format("{}graph '{}' declares a Condition (number {}, default {}) that no conditional node "

@@ -38,8 +38,8 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
       const auto& k = g.kernels[n.payload];
       std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid),
                                   dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
-      for (std::uint32_t c = 0; c < k.cond_count; ++c) {
-        s += fmt::format(", sets condition {}", condition_ref(g.kernel_conditions[k.cond_first + c].ref));
+      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+        s += fmt::format(", sets condition {}", condition_ref(g.placeholders[k.ph_first + c].ref));
       }
       if (k.launch.priority != 0) s += fmt::format(", priority {}", k.launch.priority);
       return s;
@@ -66,6 +66,18 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
       return fmt::format("stream capture, mode {}", m == cudaStreamCaptureModeGlobal       ? "global"
                                                     : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
                                                                                             : "relaxed");
+    }
+    case NodeKind::mem_alloc: {
+      const auto& a = g.allocs[n.payload];
+      std::string s = fmt::format("{} bytes on {}", a.bytes, a.device < 0 ? std::string("the current device")
+                                                                          : fmt::format("device {}", a.device));
+      for (int p : a.peers) s += fmt::format(", peer {}", p);
+      return s;
+    }
+    case NodeKind::mem_free: {
+      const std::uint32_t a = g.frees[n.payload];
+      return a == detail::ConditionRef::unresolved ? std::string("frees a buffer of another plan")
+                                                   : fmt::format("frees {}", g.info(a).ref());
     }
     case NodeKind::host:
     case NodeKind::empty:
@@ -126,6 +138,8 @@ const char* dot_shape(NodeKind k) {
     case NodeKind::event_wait: return "diamond";
     case NodeKind::conditional: return "octagon";
     case NodeKind::captured: return "component";
+    case NodeKind::mem_alloc:
+    case NodeKind::mem_free: return "cylinder";
   }
   return "box";
 }

@@ -120,6 +120,16 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                    fmt::format("{}the template has {} nodes, the executable {}: {} is not in the {}", ctx, nb, na,
                                extra.describe(), more ? "executable" : "template"));
   }
+  const bool same_uses =
+      a.buffer_uses.size() == b.buffer_uses.size() &&
+      std::equal(a.buffer_uses.begin(), a.buffer_uses.end(), b.buffer_uses.begin(), [](const BufferUse& u, const BufferUse& v) {
+        return u.node == v.node && u.field == v.field && u.alloc_node == v.alloc_node;
+      });
+  if (!same_uses) {
+    return refusal(UpdateStatus::topology_changed, std::nullopt,
+                   fmt::format("{}memset or memcpy nodes of graph '{}' use other graph buffers in the template", ctx,
+                               b.name));
+  }
   if (a.conditions.size() != b.conditions.size()) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
                    fmt::format("{}graph '{}' declares {} conditions in the template, {} in the executable", ctx, b.name,
@@ -144,7 +154,7 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       // kernel with the same function, edges and no Condition arguments.
       const KernelData& kx = a.kernels[x.payload];
       const KernelData& ky = b.kernels[y.payload];
-      if (kx.func == ky.func && (kx.cond_count | ky.cond_count) == 0) {
+      if (kx.func == ky.func && (kx.ph_count | ky.ph_count) == 0) {
         if (!same_kernel(a, kx, b, ky)) out->changed->push_back(i);
         if (x.name != y.name) out->renamed->push_back(i);
         continue;
@@ -157,16 +167,31 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
         return refusal(UpdateStatus::function_changed, b.info(i),
                        fmt::format("{}{} launches a different kernel function in the template", ctx, b.info(i).describe()));
       }
-      bool same_conditions = kx.cond_count == ky.cond_count;
-      for (std::uint32_t c = 0; same_conditions && c < kx.cond_count; ++c) {
-        const KernelCondition& cx = a.kernel_conditions[kx.cond_first + c];
-        const KernelCondition& cy = b.kernel_conditions[ky.cond_first + c];
-        same_conditions = cx.offset == cy.offset && same_ref(cx.ref, cy.ref);
+      bool same_conditions = kx.ph_count == ky.ph_count;
+      for (std::uint32_t c = 0; same_conditions && c < kx.ph_count; ++c) {
+        const KernelPlaceholder& cx = a.placeholders[kx.ph_first + c];
+        const KernelPlaceholder& cy = b.placeholders[ky.ph_first + c];
+        same_conditions = cx.offset == cy.offset && cx.kind == cy.kind && same_ref(cx.ref, cy.ref);
       }
       if (!same_conditions) {
         return refusal(UpdateStatus::topology_changed, b.info(i),
-                       fmt::format("{}{} takes other Condition arguments in the template", ctx, b.info(i).describe()));
+                       fmt::format("{}{} takes other Condition or GraphBuffer arguments in the template", ctx,
+                                   b.info(i).describe()));
       }
+    }
+    if (x.kind == NodeKind::mem_alloc) {
+      const AllocData& ax = a.allocs[x.payload];
+      const AllocData& ay = b.allocs[y.payload];
+      if (ax.bytes != ay.bytes || ax.device != ay.device || ax.peers != ay.peers) {
+        return refusal(UpdateStatus::not_supported, b.info(i),
+                       fmt::format("{}{} allocates {} bytes in the executable but {} in the template (or on another "
+                                   "device); CUDA cannot change a graph allocation",
+                                   ctx, b.info(i).describe(), ax.bytes, ay.bytes));
+      }
+    }
+    if (x.kind == NodeKind::mem_free && a.frees[x.payload] != b.frees[y.payload]) {
+      return refusal(UpdateStatus::topology_changed, b.info(i),
+                     fmt::format("{}{} frees another buffer in the template", ctx, b.info(i).describe()));
     }
     if (x.kind == NodeKind::conditional) {
       const ConditionalData& cx = a.conditionals[x.payload];
@@ -283,6 +308,8 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
     }
     case NodeKind::captured:
       return a.captures[pa].fn == b.captures[pb].fn && a.captures[pa].mode == b.captures[pb].mode;
+    case NodeKind::mem_alloc:  // compared as structure
+    case NodeKind::mem_free: return true;
     case NodeKind::empty: return true;
   }
   return true;
@@ -318,6 +345,8 @@ struct SavedParams {
       case NodeKind::event_wait: s.event = g.events[n.payload]; break;
       case NodeKind::conditional: s.bodies = g.conditionals[n.payload].bodies; break;
       case NodeKind::captured: s.capture = g.captures[n.payload]; break;
+      case NodeKind::mem_alloc:
+      case NodeKind::mem_free:
       case NodeKind::empty: break;
     }
     return s;
@@ -332,8 +361,8 @@ struct SavedParams {
         const KernelData mine = k;  // where this plan keeps the arguments and Condition references
         k = kernel;
         k.args = mine.args;
-        k.cond_first = mine.cond_first;
-        k.cond_count = mine.cond_count;
+        k.ph_first = mine.ph_first;
+        k.ph_count = mine.ph_count;
         const std::uint32_t offset = k.args;
         std::copy(args.begin(), args.end(), g.args.begin() + offset);
         break;
@@ -346,6 +375,8 @@ struct SavedParams {
       case NodeKind::event_wait: g.events[n.payload] = event; break;
       case NodeKind::conditional: g.conditionals[n.payload].bodies = bodies; break;
       case NodeKind::captured: g.captures[n.payload] = capture; break;
+      case NodeKind::mem_alloc:
+      case NodeKind::mem_free:
       case NodeKind::empty: break;
     }
   }
@@ -366,15 +397,18 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
     case NodeKind::kernel: {
       std::vector<void*> argv;
       std::vector<unsigned char> block;
-      const cudaKernelNodeParams p = kernel_params(g, g.kernels[n.payload], HandleScopes{x.native.handles}, block, argv);
+      const cudaKernelNodeParams p =
+          kernel_params(g, g.kernels[n.payload], HandleScopes{x.native.handles}, x.native.dptrs, block, argv);
       return {cuda_try(cudaGraphExecKernelNodeSetParams, exec, node, &p), "cudaGraphExecKernelNodeSetParams"};
     }
-    case NodeKind::memset:
-      return {cuda_try(cudaGraphExecMemsetNodeSetParams, exec, node, &g.memsets[n.payload]),
-              "cudaGraphExecMemsetNodeSetParams"};
-    case NodeKind::memcpy:
-      return {cuda_try(cudaGraphExecMemcpyNodeSetParams, exec, node, &g.memcpys[n.payload]),
-              "cudaGraphExecMemcpyNodeSetParams"};
+    case NodeKind::memset: {
+      const cudaMemsetParams p = memset_params(g, i, x.native.dptrs);
+      return {cuda_try(cudaGraphExecMemsetNodeSetParams, exec, node, &p), "cudaGraphExecMemsetNodeSetParams"};
+    }
+    case NodeKind::memcpy: {
+      const cudaMemcpy3DParms p = memcpy_params(g, i, x.native.dptrs);
+      return {cuda_try(cudaGraphExecMemcpyNodeSetParams, exec, node, &p), "cudaGraphExecMemcpyNodeSetParams"};
+    }
     case NodeKind::host:
       std::atomic_store(&x.native.host_slots[n.payload]->fn, g.hosts[n.payload]);
       return {};
@@ -399,6 +433,8 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
       return {cudaErrorNotSupported, "a per-node update of a conditional node"};
     case NodeKind::captured:  // the captured nodes are not mapped: update() goes whole-graph
       return {cudaErrorNotSupported, "a per-node update of a captured node"};
+    case NodeKind::mem_alloc:
+    case NodeKind::mem_free: return {};
     case NodeKind::empty: return {};
   }
   return {};
@@ -488,8 +524,8 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
     if (n.kind == NodeKind::kernel) {
       const auto& k = g.kernels[n.payload];
       f.add(k.func);
-      for (std::uint32_t c = 0; c < k.cond_count; ++c) {
-        const auto& kc = g.kernel_conditions[k.cond_first + c];
+      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+        const auto& kc = g.placeholders[k.ph_first + c];
         f.add(kc.offset);
         f.add(kc.ref.levels);
         f.add(kc.ref.index);
@@ -569,6 +605,12 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     const bool many = static_cast<double>(driver_changes) > detail::whole_graph_fraction * a.nodes.size();
     const bool whole = policy == UpdatePolicy::whole_graph ||
                        (policy == UpdatePolicy::automatic && (many || priority_changed || multi_dim_copy || nested_change));
+    if (whole && !a.allocs.empty()) {
+      return detail::refusal(UpdateStatus::not_supported, std::nullopt,
+                             "graph '" + a.name + "' allocates graph memory, and cudaGraphExecUpdate would leave "
+                             "arguments pointing at the template's allocations; plans with graph allocations are "
+                             "updated node by node (UpdatePolicy::per_node)");
+    }
     if (!whole && nested_change) {
       return detail::refusal(UpdateStatus::not_supported, std::nullopt,
                              "a condition's default, a conditional node's body or a captured node changed, which "

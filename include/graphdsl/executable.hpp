@@ -21,6 +21,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/buffer.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/update.hpp"
@@ -34,6 +35,18 @@ namespace detail {
 struct ExecImpl;
 struct KernelData;
 }
+
+/// Graph memory of a compiled plan and of its device (Executable::memory_report()).
+struct GraphMemoryReport {
+  std::size_t plan_bytes = 0;  ///< bytes the plan's mem_alloc nodes allocate per launch
+  int device = 0;              ///< the device the attributes below are read from
+  /// cudaGraphMemAttrUsedMemCurrent / High, cudaGraphMemAttrReservedMemCurrent / High of the device
+  /// (all graphs of the process on it).
+  std::uint64_t used_current = 0, used_high = 0, reserved_current = 0, reserved_high = 0;
+};
+
+/// Returns the device's unused graph memory to the OS (cudaDeviceGraphMemTrim); -1: the current device.
+void trim_graph_memory(int device = -1);
 
 /// How a plan is compiled; each setter maps to one cudaGraphInstantiateFlags bit.
 class InstantiateOptions {
@@ -102,6 +115,15 @@ class Executable {
 
   explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
 
+  /// The bytes the plan's allocations take and the device's graph-memory attributes.
+  GraphMemoryReport memory_report() const;
+  /// The address a graph buffer of the plan got (valid while the allocation is live: between its
+  /// mem_alloc and mem_free nodes in a launch, or after the launch for a buffer the plan never frees).
+  template <class T>
+  T* address(const GraphBuffer<T>& buffer) const {
+    return static_cast<T*>(buffer_address(buffer.id()));
+  }
+
   // ---- in-place update ----------------------------------------------------------------------
 
   /// Brings the executable in line with `templ`, a plan of the same shape (see update.hpp).
@@ -161,6 +183,7 @@ class Executable {
   /// Replaces the parameters of `target` with those of node #0 of `source` and patches the node.
   void replace_node(const Node& target, const Graph& source);
   void set_enabled_node(const Node& node, bool on);
+  void* buffer_address(std::uint64_t uid) const;
   bool enabled_node(const Node& node) const;
   std::unique_ptr<detail::ExecImpl> impl_;
 };

@@ -35,6 +35,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/buffer.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/detail/config.hpp"
 #include "graphdsl/detail/condition_kernels.hpp"
@@ -83,7 +84,7 @@ class Graph {
     const auto& layout = detail::ArgLayoutOf<P...>::value;
     const std::size_t offset = g.args.size();
     g.args.resize(offset + layout.total);
-    detail::ConditionArgs<(std::size_t{detail::is_condition_v<A>} + ... + 0)> conds;
+    detail::PlaceholderArgs<(std::size_t{detail::is_condition_v<A> || detail::is_buffer_v<A>} + ... + 0)> conds;
     detail::ArgPacker<P...>::pack(g.args.data() + offset, conds, std::forward<A>(args)...);
     return KernelNode<P...>(
         add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset, conds.list.data(), conds.count));
@@ -148,6 +149,53 @@ class Graph {
   EventRecordNode add_event_record(const Event& event);
   /// Adds a node that waits for `event`.
   EventWaitNode add_event_wait(const Event& event);
+
+  // ---- graph memory -------------------------------------------------------------------------
+
+  /// The node that allocates a graph buffer, and the buffer.
+  template <class T>
+  struct Allocation {
+    MemAllocNode node;
+    GraphBuffer<T> buffer;
+  };
+
+  /// Adds a mem_alloc node for `count` elements of T (cudaGraphAddMemAllocNode) and returns it with
+  /// the typed buffer, usable at once in add_kernel (for a T* parameter), add_memset and add_memcpy.
+  /// Every use must be ordered after this node, and before the buffer's mem_free node if it has
+  /// one (validate() checks). A buffer never freed in the plan stays allocated after a launch: the
+  /// executable must then be compiled with auto_free_on_launch() to be launched again.
+  template <class T>
+  Allocation<T> add_mem_alloc(std::size_t count, const MemAllocOptions& options = {}) {
+    static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_mem_alloc: T must be trivially copyable");
+    const auto [node, uid] = add_mem_alloc_node(count * sizeof(T), options);
+    return Allocation<T>{node, GraphBuffer<T>(uid, count)};
+  }
+  /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode). A buffer is freed at most once.
+  template <class T>
+  MemFreeNode add_mem_free(const GraphBuffer<T>& buffer) {
+    return add_mem_free_node(buffer.id());
+  }
+  /// A 1-D memset of `count` elements of a graph buffer.
+  template <class T>
+  MemsetNode add_memset(const GraphBuffer<T>& dst, T value, std::size_t count) {
+    MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);
+    use_buffer(n, detail::BufferField::memset_dst, dst.id());
+    return n;
+  }
+  /// Copies `count` elements into a graph buffer.
+  template <class T>
+  MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
+    MemcpyNode n = add_memcpy_bytes(nullptr, src, count * sizeof(T), kind);
+    use_buffer(n, detail::BufferField::memcpy_dst, dst.id());
+    return n;
+  }
+  /// Copies `count` elements out of a graph buffer.
+  template <class T>
+  MemcpyNode add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
+    MemcpyNode n = add_memcpy_bytes(dst, nullptr, count * sizeof(T), kind);
+    use_buffer(n, detail::BufferField::memcpy_src, src.id());
+    return n;
+  }
 
   // ---- stream capture -----------------------------------------------------------------------
 
@@ -317,10 +365,13 @@ class Graph {
   friend class Executable;
   static Executable compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin);
   detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
-                                  std::size_t args_offset, const detail::ConditionArg* conds = nullptr,
-                                  std::size_t cond_count = 0);
+                                  std::size_t args_offset, const detail::PlaceholderArg* placeholders = nullptr,
+                                  std::size_t count = 0);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
   CapturedNode add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode);
+  std::pair<MemAllocNode, std::uint64_t> add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options);
+  MemFreeNode add_mem_free_node(std::uint64_t uid);
+  void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);
   const detail::KernelData& kernel_data(const Node& node) const;
 
   std::unique_ptr<detail::GraphImpl> impl_;

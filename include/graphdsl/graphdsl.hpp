@@ -8,6 +8,7 @@
 //   event.hpp       Event (shared cudaEvent_t owner)
 //   device_value.hpp DeviceValue<T> (a device scalar with a fixed address)
 //   condition.hpp   Condition, ConditionalType, Compare
+//   buffer.hpp      GraphBuffer<T>, MemAllocOptions (graph memory)
 //   graph.hpp       Graph (the plan)
 //   executable.hpp  Executable, InstantiateOptions
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
@@ -16,6 +17,7 @@
 //   debug.hpp       live-object and CUDA-call counters
 #pragma once
 
+#include "graphdsl/buffer.hpp"
 #include "graphdsl/cache.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/debug.hpp"

@@ -160,6 +160,10 @@ GRAPHDSL_DETAIL_HANDLE(EventWaitNode);
 GRAPHDSL_DETAIL_HANDLE(ConditionalNode);
 /// Work captured from a stream (add_captured).
 GRAPHDSL_DETAIL_HANDLE(CapturedNode);
+/// A graph allocation (add_mem_alloc).
+GRAPHDSL_DETAIL_HANDLE(MemAllocNode);
+/// The free of a graph allocation (add_mem_free).
+GRAPHDSL_DETAIL_HANDLE(MemFreeNode);
 #undef GRAPHDSL_DETAIL_HANDLE
 
 }  // namespace graphdsl

@@ -18,10 +18,12 @@ enum class NodeKind : std::uint8_t {
   event_wait,    ///< cudaGraphNodeTypeWaitEvent, made by Graph::add_event_wait
   conditional,   ///< cudaGraphNodeTypeConditional, made by Graph::add_if / add_if_else / add_while / add_switch
   captured,      ///< whatever a function issues on a stream, captured into the graph (Graph::add_captured)
+  mem_alloc,     ///< cudaGraphNodeTypeMemAlloc, made by Graph::add_mem_alloc
+  mem_free,      ///< cudaGraphNodeTypeMemFree, made by Graph::add_mem_free
 };
 
 /// The number of NodeKind values.
-inline constexpr int node_kind_count = 10;
+inline constexpr int node_kind_count = 12;
 
 /// The kind's name as it appears in messages, dumps and DOT output ("kernel", "event_record", ...).
 const char* to_string(NodeKind kind) noexcept;

@@ -203,7 +203,7 @@ TEST_CASE("add_set_condition adds the library's kernel with the comparison", "[c
   const gd::Graph body = g.body_plan(gd::ConditionalNode(g.node(0).ref()), 0);
   const auto& k = body.impl().kernels[0];
   CHECK(k.func == reinterpret_cast<const void*>(gd::detail::set_condition_kernel<float>()));
-  CHECK(k.cond_count == 1);
+  CHECK(k.ph_count == 1);
   int op = -1;
   std::memcpy(&op, body.impl().args.data() + k.args + k.layout->offsets[2], sizeof op);
   CHECK(op == static_cast<int>(gd::Compare::greater));

@@ -62,7 +62,9 @@ TEST_CASE("NodeKind names are the ones used in messages", "[graph][introspection
   CHECK(std::string(gd::to_string(gd::NodeKind::event_wait)) == "event_wait");
   CHECK(std::string(gd::to_string(gd::NodeKind::conditional)) == "conditional");
   CHECK(std::string(gd::to_string(gd::NodeKind::captured)) == "captured");
-  CHECK(gd::node_kind_count == 10);
+  CHECK(std::string(gd::to_string(gd::NodeKind::mem_alloc)) == "mem_alloc");
+  CHECK(std::string(gd::to_string(gd::NodeKind::mem_free)) == "mem_free");
+  CHECK(gd::node_kind_count == 12);
 }
 
 TEST_CASE("node(i) past the end is a UsageError naming the graph and its size", "[graph][introspection][errors]") {

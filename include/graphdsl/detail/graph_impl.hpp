@@ -48,10 +48,31 @@ struct ConditionRef {
   std::uint32_t index = 0;
 };
 
-/// A Condition argument of a kernel: where its handle goes in the argument block.
-struct KernelCondition {
+/// A placeholder argument of a kernel: where its value goes in the argument block. For a
+/// Condition, `ref` locates the condition; for a GraphBuffer, `ref.index` is the plan index of the
+/// mem_alloc node (levels 0), or `ref.levels` is unresolved.
+struct KernelPlaceholder {
   std::uint32_t offset;  ///< byte offset within the kernel's argument block
+  PlaceholderKind kind;
   ConditionRef ref;
+};
+
+/// A graph allocation (add_mem_alloc).
+struct AllocData {
+  std::uint64_t uid;     ///< GraphBuffer::id()
+  std::size_t bytes;
+  int device;            ///< -1: the current device when compiled
+  std::vector<int> peers;
+};
+
+/// Which pointer of a memset or memcpy node a graph buffer stands for.
+enum class BufferField : std::uint8_t { memset_dst, memcpy_dst, memcpy_src };
+
+/// A memset or memcpy node using a graph buffer.
+struct BufferUse {
+  std::uint32_t node;        ///< the memset or memcpy node
+  BufferField field;
+  std::uint32_t alloc_node;  ///< the mem_alloc node, or ConditionRef::unresolved
 };
 
 /// The function behind a captured node: called with the capturing stream each time the plan is
@@ -81,8 +102,8 @@ struct KernelData {
   Launch launch;
   const ArgLayout* layout = nullptr;
   std::uint32_t args = 0;        ///< offset of the packed argument block in GraphImpl::args
-  std::uint32_t cond_first = 0;  ///< first entry in GraphImpl::kernel_conditions
-  std::uint32_t cond_count = 0;  ///< Condition arguments of this kernel
+  std::uint32_t ph_first = 0;  ///< first entry in GraphImpl::placeholders
+  std::uint32_t ph_count = 0;  ///< placeholder arguments (conditions, graph buffers) of this kernel
 };
 
 /// A condition declared by add_condition().
@@ -127,9 +148,12 @@ struct GraphImpl {
   std::vector<std::shared_ptr<const GraphImpl>> children;
   std::vector<Event> events;  ///< for event record and event wait nodes
   std::vector<ConditionData> conditions;          ///< declared here (add_condition)
-  std::vector<KernelCondition> kernel_conditions;  ///< Condition arguments of the kernels
+  std::vector<KernelPlaceholder> placeholders;  ///< Condition arguments of the kernels
   std::vector<ConditionalData> conditionals;
   std::vector<CaptureData> captures;
+  std::vector<AllocData> allocs;
+  std::vector<std::uint32_t> frees;  ///< per mem_free node: its mem_alloc node, or ConditionRef::unresolved
+  std::vector<BufferUse> buffer_uses;
   /// While a body is being built: the plan it belongs to (for resolving Conditions). Not copied.
   const GraphImpl* parent = nullptr;
 
@@ -139,6 +163,8 @@ struct GraphImpl {
   NodeInfo info(std::uint32_t index) const;
   /// Where `c` is declared, seen from this plan (walking `parent` links).
   ConditionRef resolve(const Condition& c) const;
+  /// The mem_alloc node of graph buffer `uid` in this plan, or ConditionRef::unresolved.
+  std::uint32_t alloc_node(std::uint64_t uid) const;
 };
 
 }  // namespace graphdsl::detail

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/buffer.hpp"
 #include "graphdsl/condition.hpp"
 
 namespace graphdsl::detail {
@@ -53,10 +54,34 @@ struct TypeList {};
 template <class A>
 inline constexpr bool is_condition_v = std::is_same_v<std::decay_t<A>, Condition>;
 
-/// An argument converts to its parameter, or is a Condition given for a cudaGraphConditionalHandle.
+template <class A>
+struct BufferElement {
+  using type = void;
+};
+template <class T>
+struct BufferElement<GraphBuffer<T>> {
+  using type = T;
+};
+/// True for a graphdsl::GraphBuffer argument (a placeholder for a device address).
+template <class A>
+inline constexpr bool is_buffer_v = !std::is_void_v<typename BufferElement<std::decay_t<A>>::type>;
+
+/// Whether a placeholder argument fits parameter P: a Condition for a cudaGraphConditionalHandle, a
+/// GraphBuffer<T> for a T* or const T*.
+template <class A, class P>
+constexpr bool placeholder_fits() {
+  if constexpr (is_condition_v<A>) {
+    return std::is_same_v<P, cudaGraphConditionalHandle>;
+  } else {
+    using T = typename BufferElement<std::decay_t<A>>::type;
+    return std::is_same_v<P, T*> || std::is_same_v<P, const T*>;
+  }
+}
+
+/// An argument converts to its parameter, or is a placeholder that fits it.
 template <class A, class P>
 struct ArgConvertible
-    : std::bool_constant<is_condition_v<A> ? std::is_same_v<P, cudaGraphConditionalHandle> : std::is_convertible_v<A, P>> {};
+    : std::bool_constant<(is_condition_v<A> || is_buffer_v<A>) ? placeholder_fits<A, P>() : std::is_convertible_v<A, P>> {};
 
 /// True when both lists have the same length and each A converts to its P.
 template <class Params, class Args, class = void>
@@ -65,16 +90,20 @@ template <class... P, class... A>
 struct AllConvertible<TypeList<P...>, TypeList<A...>, std::enable_if_t<sizeof...(P) == sizeof...(A)>>
     : std::conjunction<ArgConvertible<A, P>...> {};
 
-/// Where a Condition argument sits in a packed block, to be replaced by the real handle.
-struct ConditionArg {
+/// What a placeholder argument stands for.
+enum class PlaceholderKind : std::uint8_t { condition, buffer };
+
+/// Where a placeholder argument sits in a packed block, to be replaced when the plan is compiled.
+struct PlaceholderArg {
   std::uint32_t offset;  ///< byte offset within the kernel's argument block
-  std::uint64_t uid;     ///< Condition::id()
+  PlaceholderKind kind;
+  std::uint64_t uid;     ///< Condition::id() or GraphBuffer::id()
 };
 
-/// Condition arguments of one add_kernel call (at most one per parameter).
+/// Placeholder arguments of one add_kernel call (at most one per parameter).
 template <std::size_t N>
-struct ConditionArgs {
-  std::array<ConditionArg, N == 0 ? 1 : N> list{};
+struct PlaceholderArgs {
+  std::array<PlaceholderArg, N == 0 ? 1 : N> list{};
   std::size_t count = 0;
 };
 
@@ -94,10 +123,10 @@ struct ArgPacker {
   }
   template <class T, class Conds, class A>
   static void store(unsigned char* block, std::uint32_t offset, Conds& conds, A&& arg) {
-    if constexpr (is_condition_v<A>) {
-      const cudaGraphConditionalHandle placeholder = 0;  // the real handle is written at materialization
-      std::memcpy(block + offset, &placeholder, sizeof placeholder);
-      conds.list[conds.count++] = ConditionArg{offset, arg.id()};
+    if constexpr (is_condition_v<A> || is_buffer_v<A>) {
+      std::memset(block + offset, 0, sizeof(T));  // the handle or address is written at materialization
+      conds.list[conds.count++] =
+          PlaceholderArg{offset, is_condition_v<A> ? PlaceholderKind::condition : PlaceholderKind::buffer, arg.id()};
     } else {
       const T value = static_cast<T>(std::forward<A>(arg));
       std::memcpy(block + offset, &value, sizeof(T));
@@ -112,7 +141,7 @@ constexpr void check_kernel_args(TypeList<P...>, TypeList<A...>) {
                 "graphdsl add_kernel: the number of arguments differs from the kernel's parameter count");
   static_assert(AllConvertible<TypeList<P...>, TypeList<A...>>::value,
                 "graphdsl add_kernel: an argument does not convert to the kernel's parameter type (a Condition "
-                "may only be passed for a cudaGraphConditionalHandle parameter)");
+                "may only be passed for a cudaGraphConditionalHandle parameter, a GraphBuffer<T> for a T*)");
   static_assert((std::is_trivially_copyable_v<P> && ...),
                 "graphdsl add_kernel: kernel parameters must be trivially copyable");
 }
