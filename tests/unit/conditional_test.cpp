@@ -5,8 +5,10 @@
 #include <graphdsl/graphdsl.hpp>
 
 #include "catch.hpp"
+#include "plan_checks.hpp"
 
 namespace gd = graphdsl;
+using test_support::require_invalid;
 
 namespace {
 void step(float*, int) {}
@@ -15,13 +17,6 @@ void count(unsigned long long*, int) {}
 float* const X = reinterpret_cast<float*>(0x1000);
 int* const F = reinterpret_cast<int*>(0x2000);
 
-/// Validates `g`, expecting a UsageError with exactly `message`, and no CUDA call.
-void require_invalid(const gd::Graph& g, const std::string& message) {
-  const auto calls = gd::debug::cuda_calls();
-  REQUIRE_THROWS_MATCHES(g.validate(), gd::UsageError, message_is("graphdsl: " + message));
-  REQUIRE_THROWS_MATCHES(g.instantiate(), gd::UsageError, message_is("graphdsl: " + message));
-  CHECK(gd::debug::cuda_calls() == calls);
-}
 }  // namespace
 
 TEST_CASE("a while loop with its condition set inside the body validates and prints", "[conditional][dump]") {

@@ -3,20 +3,16 @@
 #include <graphdsl/graphdsl.hpp>
 
 #include "catch.hpp"
+#include "plan_checks.hpp"
 
 namespace gd = graphdsl;
+using test_support::require_invalid;
 
 namespace {
 void scale(float*, float, int) {}
 void read_only(const float*, int) {}
 float* const HOST = reinterpret_cast<float*>(0x5000);
 
-void require_invalid(const gd::Graph& g, const std::string& message) {
-  const auto calls = gd::debug::cuda_calls();
-  REQUIRE_THROWS_MATCHES(g.validate(), gd::UsageError, message_is("graphdsl: " + message));
-  REQUIRE_THROWS_MATCHES(g.instantiate(), gd::UsageError, message_is("graphdsl: " + message));
-  CHECK(gd::debug::cuda_calls() == calls);
-}
 }  // namespace
 
 TEST_CASE("a buffer allocated, filled, used and freed in order validates and prints", "[memory]") {
