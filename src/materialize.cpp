@@ -176,7 +176,11 @@ class Builder {
     scopes_.pop_back();
   }
 
-  std::vector<cudaGraphConditionalHandle> root_handles_;
+  /// Hands the top-level plan's condition handles and allocation addresses to `m`.
+  void take_results(Materialized& m) {
+    m.handles = std::move(root_handles_);
+    m.dptrs = std::move(dptrs_);
+  }
 
  private:
   cudaGraphNode_t add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps) {
@@ -395,9 +399,8 @@ class Builder {
   std::string where_;  ///< context of the plan being built, for messages about nested nodes
   HandleScopes scopes_;
   NativeStream stream_;  ///< the capture stream, created on the first captured node
- public:
+  std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
   std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
- private:
   std::vector<unsigned char> block_;
   std::vector<void*> argv_;
 };
@@ -411,8 +414,7 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   m.host_slots.assign(g.hosts.size(), nullptr);
   Builder b(m.graph.get(), sink, &m.host_slots);
   b.build(g, m.graph.get(), order, m.nodes);
-  m.handles = std::move(b.root_handles_);
-  m.dptrs = std::move(b.dptrs_);
+  b.take_results(m);
   return m;  // on an exception, m.graph (half-built) is destroyed on the way out
 }
 
