@@ -22,14 +22,18 @@ namespace graphdsl {
 template <class T>
 class GraphBuffer {
  public:
+  /// An empty buffer (valid() is false).
   GraphBuffer() noexcept = default;
   /// Internal: made by Graph::add_mem_alloc().
   GraphBuffer(std::uint64_t uid, std::size_t count) noexcept : uid_(uid), count_(count) {}
 
+  /// True for a buffer made by Graph::add_mem_alloc().
   bool valid() const noexcept { return uid_ != 0; }
+  /// A process-unique number identifying the allocation (0 for an empty buffer).
   std::uint64_t id() const noexcept { return uid_; }
   /// Number of elements.
   std::size_t size() const noexcept { return count_; }
+  /// Size in bytes: size() * sizeof(T).
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
  private:

@@ -36,6 +36,7 @@ class ExecutableCache {
     std::size_t refused = 0;   ///< updates refused although fingerprints matched (then compiled)
   };
 
+  /// An empty cache; every plan it compiles is compiled with `options`.
   explicit ExecutableCache(InstantiateOptions options = {}) : options_(options) {}
 
   /// The executable for `key`, brought up to date with `plan`.
@@ -64,9 +65,13 @@ class ExecutableCache {
     auto it = entries_.find(key);
     return it == entries_.end() ? nullptr : &it->second.exec;
   }
+  /// Removes the entry for `key` and destroys its executable; true if there was one.
   bool erase(const Key& key) { return entries_.erase(key) > 0; }
+  /// Removes every entry and destroys their executables (the statistics are kept).
   void clear() { entries_.clear(); }
+  /// The number of cached executables (one per key).
   std::size_t size() const noexcept { return entries_.size(); }
+  /// What get() did so far.
   const Stats& stats() const noexcept { return stats_; }
 
  private:

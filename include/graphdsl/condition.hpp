@@ -21,15 +21,19 @@ namespace graphdsl {
 /// (at any depth). Child plans (add_child) are copies of separately built plans and cannot use it.
 class Condition {
  public:
+  /// An empty condition (valid() is false).
   Condition() noexcept = default;
   /// Internal: made by Graph::add_condition().
   explicit Condition(std::uint64_t uid) noexcept : uid_(uid) {}
 
+  /// True for a condition made by Graph::add_condition().
   bool valid() const noexcept { return uid_ != 0; }
   /// A process-unique number identifying the condition.
   std::uint64_t id() const noexcept { return uid_; }
 
+  /// True when both are the same declared condition (or both are empty).
   friend bool operator==(const Condition& a, const Condition& b) noexcept { return a.uid_ == b.uid_; }
+  /// `!(a == b)`.
   friend bool operator!=(const Condition& a, const Condition& b) noexcept { return a.uid_ != b.uid_; }
 
  private:
@@ -50,6 +54,7 @@ const char* to_string(ConditionalType type) noexcept;
 /// Comparisons of Graph::add_set_condition: condition = (*value OP operand) ? 1 : 0.
 enum class Compare : std::uint8_t { equal, not_equal, less, less_equal, greater, greater_equal };
 
+/// The comparison's operator as written in C++: "==", "!=", "<", "<=", ">" or ">=".
 const char* to_string(Compare op) noexcept;
 
 }  // namespace graphdsl

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+/// Counters for tests and leak hunting.
 namespace graphdsl::debug {
 
 /// Objects graphdsl currently keeps alive.

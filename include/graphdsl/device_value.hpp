@@ -31,8 +31,11 @@ void copy_to_device(void* dst, const void* src, std::size_t bytes, cudaStream_t 
 void copy_to_host(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
 }  // namespace detail
 
-/// One value of type T in device memory, owned (cudaFree on destruction). Move-only.
+/// One value of type T in device memory, owned (cudaFree on destruction). Move-only; a moved-from
+/// DeviceValue holds no memory (get() returns nullptr).
 /// Thread-safety: like a pointer; set() calls on different streams are not ordered with each other.
+/// Exception-safety: a constructor that throws frees what it allocated; moves and destruction never
+/// throw (cudaFree errors are ignored); set() and read() throw CudaError and leave the object usable.
 template <class T>
 class DeviceValue {
   static_assert(std::is_trivially_copyable_v<T>, "graphdsl DeviceValue: T must be trivially copyable");
@@ -49,7 +52,10 @@ class DeviceValue {
       throw;
     }
   }
+  /// Takes over `o`'s memory (same device address); `o` is left holding none.
   DeviceValue(DeviceValue&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  /// Frees this value's memory (cudaFree; errors are ignored) and takes over `o`'s; `o` is left
+  /// holding none.
   DeviceValue& operator=(DeviceValue&& o) noexcept {
     if (this != &o) {
       detail::device_free(p_);
@@ -59,6 +65,7 @@ class DeviceValue {
   }
   DeviceValue(const DeviceValue&) = delete;
   DeviceValue& operator=(const DeviceValue&) = delete;
+  /// Frees the memory (cudaFree; errors are ignored). Never throws.
   ~DeviceValue() { detail::device_free(p_); }
 
   /// The device address; fixed for the lifetime of the object (graphs may bake it in).

@@ -43,8 +43,11 @@ class CudaError : public Error {
   CudaError(cudaError_t code, std::string api, std::optional<NodeInfo> node = std::nullopt,
             std::string detail = {});
 
+  /// The cudaError_t the call returned.
   cudaError_t code() const noexcept { return code_; }
+  /// The CUDA function that failed, e.g. "cudaGraphLaunch".
   const std::string& api() const noexcept { return api_; }
+  /// The plan node the call was made for; empty when the call was not about one node.
   const std::optional<NodeInfo>& node() const noexcept { return node_; }
 
  private:

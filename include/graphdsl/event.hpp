@@ -15,8 +15,9 @@ namespace detail {
 struct EventState;
 }
 
-/// Shared owner of a cudaEvent_t. Copies share the same event. Thread-safety: like
-/// std::shared_ptr (distinct Event objects may be used from different threads).
+/// Shared owner of a cudaEvent_t. Copies share the same event; the last owner destroys it.
+/// Thread-safety: like std::shared_ptr (distinct Event objects may be used from different threads).
+/// Exception-safety: copies, moves and destruction never throw; only create() throws.
 class Event {
  public:
   /// An empty Event; adding it to a plan is a UsageError reported by Graph::validate().
@@ -31,6 +32,7 @@ class Event {
   /// this Event, or any plan or executable using it, is alive.
   cudaEvent_t native_handle() const noexcept;
 
+  /// True unless the Event is empty (default-constructed or moved-from).
   explicit operator bool() const noexcept { return static_cast<bool>(state_); }
 
   /// The number of Event copies, plans and executables sharing this event (for tests and diagnostics).

@@ -40,9 +40,15 @@ struct KernelData;
 struct GraphMemoryReport {
   std::size_t plan_bytes = 0;  ///< bytes the plan's mem_alloc nodes allocate per launch
   int device = 0;              ///< the device the attributes below are read from
-  /// cudaGraphMemAttrUsedMemCurrent / High, cudaGraphMemAttrReservedMemCurrent / High of the device
-  /// (all graphs of the process on it).
+  /// cudaGraphMemAttrUsedMemCurrent of the device: bytes of graph memory in use now (all graphs of
+  /// the process on it, as are the three below).
   std::uint64_t used_current = 0, used_high = 0, reserved_current = 0, reserved_high = 0;
+  /// \var used_high
+  /// cudaGraphMemAttrUsedMemHigh: the most bytes in use since the last reset.
+  /// \var reserved_current
+  /// cudaGraphMemAttrReservedMemCurrent: bytes reserved for graph allocations now.
+  /// \var reserved_high
+  /// cudaGraphMemAttrReservedMemHigh: the most bytes reserved since the last reset.
 };
 
 /// Returns the device's unused graph memory to the OS (cudaDeviceGraphMemTrim); -1: the current device.
@@ -64,7 +70,9 @@ class InstantiateOptions {
     return set(cudaGraphInstantiateFlagUpload, true);
   }
 
+  /// The cudaGraphInstantiateFlags bits set so far.
   unsigned long long flags() const noexcept { return flags_; }
+  /// The stream given to upload_on() (nullptr when it was not called).
   cudaStream_t upload_stream() const noexcept { return upload_stream_; }
 
  private:
@@ -76,15 +84,30 @@ class InstantiateOptions {
   cudaStream_t upload_stream_ = nullptr;
 };
 
-/// A compiled plan. Move-only; a moved-from Executable throws UsageError on use.
+/// A compiled plan. Move-only; an empty (default-constructed or moved-from) Executable throws
+/// UsageError on use.
+///
+/// Thread-safety: not synchronized; use one Executable from one thread at a time.
+///
+/// Exception-safety: moves and destruction never throw. After an exception the executable stays
+/// usable: a launch or upload that throws is not issued, a typed setter that throws changes
+/// nothing, and update() reports refusals as values (see update()). Exceptions thrown by host
+/// callbacks are kept and re-thrown later (see executable.hpp).
 class Executable {
  public:
+  /// An empty executable (operator bool is false); the other members throw UsageError on it.
   Executable() noexcept;
+  /// Internal: made by Graph::instantiate().
   explicit Executable(std::unique_ptr<detail::ExecImpl> impl) noexcept;
+  /// Takes over the other executable's graphs and state; the other one is left empty.
   Executable(Executable&&) noexcept;
+  /// Releases this executable (as the destructor does) and takes over the other one's graphs and
+  /// state; the other one is left empty.
   Executable& operator=(Executable&&) noexcept;
   Executable(const Executable&) = delete;
   Executable& operator=(const Executable&) = delete;
+  /// Releases the cudaGraphExec_t, the cudaGraph_t and what they use. Never throws and never waits
+  /// for launches in flight (CUDA keeps what they need alive until they finish).
   ~Executable();
 
   /// Launches the executable on `stream` (cudaGraphLaunch). Asynchronous.
@@ -106,6 +129,7 @@ class Executable {
   /// The cudaGraphInstantiateFlags it was compiled with.
   unsigned long long flags() const;
 
+  /// The cudaGraphExec_t, owned by this executable (do not destroy it). @throws UsageError when empty.
   cudaGraphExec_t native_handle() const;
   /// The materialized cudaGraph_t (kept alive: per-node setters need its node handles).
   cudaGraph_t native_graph() const;
@@ -113,6 +137,7 @@ class Executable {
   /// @throws UsageError if `node` is not a node of this executable's plan (checked by index and kind).
   cudaGraphNode_t native_node(const Node& node) const;
 
+  /// True unless the executable is empty (default-constructed or moved-from).
   explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
 
   /// The bytes the plan's allocations take and the device's graph-memory attributes.
@@ -161,19 +186,24 @@ class Executable {
   void set_host(const HostNode& node, F&& fn);
   /// A new child plan of the same shape.
   void set_child(const ChildNode& node, const Graph& child);
-  /// A new event to record / wait for.
+  /// A new event to record.
   void set_event(const EventRecordNode& node, const Event& event);
+  /// A new event to wait for.
   void set_event(const EventWaitNode& node, const Event& event);
   /// Enables or disables a kernel, memset or memcpy node (cudaGraphNodeSetEnabled); only these
   /// kinds have the overload, as only they can be disabled.
   template <class... P>
   void set_enabled(const KernelNode<P...>& node, bool on) { set_enabled_node(node, on); }
+  /// Enables or disables a memset node (cudaGraphNodeSetEnabled).
   void set_enabled(const MemsetNode& node, bool on) { set_enabled_node(node, on); }
+  /// Enables or disables a memcpy node (cudaGraphNodeSetEnabled).
   void set_enabled(const MemcpyNode& node, bool on) { set_enabled_node(node, on); }
   /// Whether a kernel, memset or memcpy node is enabled (cudaGraphNodeGetEnabled).
   template <class... P>
   bool enabled(const KernelNode<P...>& node) const { return enabled_node(node); }
+  /// Whether a memset node is enabled (cudaGraphNodeGetEnabled).
   bool enabled(const MemsetNode& node) const { return enabled_node(node); }
+  /// Whether a memcpy node is enabled (cudaGraphNodeGetEnabled).
   bool enabled(const MemcpyNode& node) const { return enabled_node(node); }
 
  private:

@@ -14,6 +14,7 @@
 #include "graphdsl/node_kind.hpp"
 #include "graphdsl/update.hpp"
 
+/// Formats a NodeKind as its name (graphdsl::to_string).
 template <>
 struct fmt::formatter<graphdsl::NodeKind> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
@@ -22,6 +23,7 @@ struct fmt::formatter<graphdsl::NodeKind> : fmt::formatter<fmt::string_view> {
   }
 };
 
+/// Formats a NodeInfo as NodeInfo::describe() does.
 template <>
 struct fmt::formatter<graphdsl::NodeInfo> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
@@ -30,6 +32,7 @@ struct fmt::formatter<graphdsl::NodeInfo> : fmt::formatter<fmt::string_view> {
   }
 };
 
+/// Formats any node handle as its NodeInfo::describe(), or "empty node handle".
 template <class T>
 struct fmt::formatter<T, char, std::enable_if_t<std::is_base_of_v<graphdsl::Node, T>>>
     : fmt::formatter<fmt::string_view> {
@@ -39,6 +42,7 @@ struct fmt::formatter<T, char, std::enable_if_t<std::is_base_of_v<graphdsl::Node
   }
 };
 
+/// Formats a Launch as `<<<(grid), (block), shared_bytes>>>` (the priority is left out).
 template <>
 struct fmt::formatter<graphdsl::Launch> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
@@ -50,6 +54,7 @@ struct fmt::formatter<graphdsl::Launch> : fmt::formatter<fmt::string_view> {
   }
 };
 
+/// Formats a Graph as its text dump (Graph::dump()).
 template <>
 struct fmt::formatter<graphdsl::Graph> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
@@ -58,6 +63,7 @@ struct fmt::formatter<graphdsl::Graph> : fmt::formatter<fmt::string_view> {
   }
 };
 
+/// Formats an UpdateStatus as graphdsl::to_string(UpdateStatus) does.
 template <>
 struct fmt::formatter<graphdsl::UpdateStatus> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
@@ -66,6 +72,7 @@ struct fmt::formatter<graphdsl::UpdateStatus> : fmt::formatter<fmt::string_view>
   }
 };
 
+/// Formats an UpdateResult as UpdateResult::to_string() does.
 template <>
 struct fmt::formatter<graphdsl::UpdateResult> : fmt::formatter<fmt::string_view> {
   template <class Ctx>

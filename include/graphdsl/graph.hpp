@@ -50,22 +50,43 @@ namespace graphdsl {
 
 /// A dependency edge: `to` runs after `from`.
 struct Edge {
-  Node from;
-  Node to;
+  Node from;  ///< the node that runs first
+  Node to;    ///< the node that runs after `from`
 };
 
+/// The plan: nodes, their parameters and the dependency edges between them, held on the host.
+/// Building, validating, comparing and printing a plan makes no CUDA call; instantiate() compiles
+/// it into an Executable. A value type: a copy is an independent plan with a new id(); a
+/// moved-from Graph throws UsageError on use (assigning to it makes it usable again).
+///
+/// Thread-safety: like a std::vector. Const member functions may run concurrently; adding nodes or
+/// edges, and naming a node through its handle, need exclusive access to the plan.
+///
+/// Exception-safety: basic guarantee (after an exception the Graph is still a valid plan).
+/// add_edge(), NodeHandle::after() and NodeHandle::before() check every edge before adding any,
+/// so their UsageErrors leave the plan unchanged; copy assignment gives the strong guarantee;
+/// moves and destruction never throw.
 class Graph {
  public:
   /// An empty plan named "graph".
   Graph();
   /// An empty plan; the name appears in messages, dumps and DOT output.
   explicit Graph(std::string name);
+  /// A deep copy of `other`'s plan with a new id(); handles of `other` do not refer to the copy.
+  /// @throws UsageError if `other` is moved-from.
   Graph(const Graph& other);
+  /// Replaces this plan with a deep copy of `other` (new id()). Handles of the plan this Graph
+  /// held before become dangling. Strong guarantee. @throws UsageError if `other` is moved-from.
   Graph& operator=(const Graph& other);
+  /// Takes over `other`'s plan (same id(); handles follow it); `other` is left moved-from.
   Graph(Graph&& other) noexcept;
+  /// Destroys this Graph's plan and takes over `other`'s; `other` is left moved-from. Handles of
+  /// the destroyed plan become dangling.
   Graph& operator=(Graph&& other) noexcept;
+  /// Destroys the plan (executables compiled from it keep their own copy). Never throws.
   ~Graph();
 
+  /// The name given at construction ("graph" by default). @throws UsageError on a moved-from Graph.
   const std::string& name() const;
   /// A process-unique number identifying this plan (copies get a new one).
   std::uint64_t id() const;
@@ -155,8 +176,8 @@ class Graph {
   /// The node that allocates a graph buffer, and the buffer.
   template <class T>
   struct Allocation {
-    MemAllocNode node;
-    GraphBuffer<T> buffer;
+    MemAllocNode node;       ///< the mem_alloc node; order every use of `buffer` after it
+    GraphBuffer<T> buffer;   ///< the memory it allocates, for add_kernel, add_memset and add_memcpy
   };
 
   /// Adds a mem_alloc node for `count` elements of T (cudaGraphAddMemAllocNode) and returns it with
@@ -281,7 +302,9 @@ class Graph {
 
   // ---- introspection ------------------------------------------------------------------------
 
+  /// The number of nodes of this plan (a child or conditional node counts as one, whatever it holds).
   std::size_t node_count() const;
+  /// The number of distinct edges of this plan (not counting edges inside child plans or bodies).
   std::size_t edge_count() const;
   /// The node at `index`. @throws UsageError if out of range.
   Node node(std::uint32_t index) const;
@@ -337,7 +360,8 @@ class Graph {
   Executable instantiate(const InstantiateOptions& options = {}) const&;
   /// Like instantiate(), but moves this plan into the executable instead of copying it (saves one
   /// plan copy for plans that are built to be compiled once). Handles of this plan then refer to
-  /// the executable's recorded plan (Executable::plan()); this Graph is left moved-from.
+  /// the executable's recorded plan (Executable::plan()); this Graph is left moved-from, also when
+  /// instantiation throws.
   Executable instantiate(const InstantiateOptions& options = {}) &&;
 
   /// Internal: the plan storage. @throws UsageError on a moved-from Graph.

@@ -12,12 +12,15 @@ namespace graphdsl {
 /// cudaLaunchAttributePriority when it is not 0; it takes effect when the executable is compiled
 /// with InstantiateOptions::use_node_priority().
 struct Launch {
-  dim3 grid{1, 1, 1};
-  dim3 block{1, 1, 1};
-  unsigned int shared_bytes = 0;
-  int priority = 0;
+  dim3 grid{1, 1, 1};             ///< blocks per grid (x, y, z)
+  dim3 block{1, 1, 1};            ///< threads per block (x, y, z); at most 1024 in total
+  unsigned int shared_bytes = 0;  ///< dynamic shared memory per block, in bytes
+  int priority = 0;               ///< the node's launch priority; 0 sets none
 
+  /// One block of one thread, no dynamic shared memory, priority 0.
   Launch() = default;
+  /// `grid_dims` blocks of `block_dims` threads. dim3 converts from an integer, so a 1-D launch is
+  /// `Launch{blocks, threads}`. Nothing is checked here (see Graph::validate()).
   Launch(dim3 grid_dims, dim3 block_dims, unsigned int dynamic_shared_bytes = 0, int node_priority = 0)
       : grid(grid_dims), block(block_dims), shared_bytes(dynamic_shared_bytes), priority(node_priority) {}
 };

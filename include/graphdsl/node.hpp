@@ -60,6 +60,7 @@ class Node {
  public:
   /// An empty handle; every use of it is a UsageError.
   Node() noexcept = default;
+  /// Internal: the handle of node `ref.index` of plan `ref.graph` (handles are made by Graph).
   explicit Node(detail::NodeRef ref) noexcept : graph_(ref.graph), index_(ref.index) {}
 
   /// True for a handle made by a Graph.
@@ -76,9 +77,11 @@ class Node {
   /// Internal: the plan and index this handle refers to.
   detail::NodeRef ref() const noexcept { return {graph_, index_}; }
 
+  /// True when both handles refer to the same node of the same plan (or both are empty).
   friend bool operator==(const Node& a, const Node& b) noexcept {
     return a.graph_ == b.graph_ && a.index_ == b.index_;
   }
+  /// `!(a == b)`.
   friend bool operator!=(const Node& a, const Node& b) noexcept { return !(a == b); }
 
  private:
@@ -91,7 +94,9 @@ class Node {
 template <class Self>
 class NodeHandle : public Node {
  public:
+  /// An empty handle; every use of it is a UsageError.
   NodeHandle() noexcept = default;
+  /// Internal: the handle of node `ref.index` of plan `ref.graph` (handles are made by Graph).
   explicit NodeHandle(detail::NodeRef ref) noexcept : Node(ref) {}
 
   using Node::name;

@@ -53,12 +53,15 @@ enum class UpdatePolicy : std::uint8_t {
   whole_graph  ///< always cudaGraphExecUpdate
 };
 
+/// The status as messages write it: "success", "topology changed", "invalid template", ...
 const char* to_string(UpdateStatus s) noexcept;
+/// "none", "per_node" or "whole_graph".
 const char* to_string(UpdateStrategy s) noexcept;
 
 /// The outcome of Executable::update(). Truthy on success.
 class [[nodiscard]] UpdateResult {
  public:
+  /// success, or why the update was refused.
   UpdateStatus status = UpdateStatus::success;
   /// The node the refusal is about (for an edge: the edge's "to" node), as a node of the plans.
   std::optional<NodeInfo> node;
@@ -66,6 +69,7 @@ class [[nodiscard]] UpdateResult {
   std::optional<NodeInfo> from_node;
   /// One line, in the user's node names, e.g. "edge 'scale' -> 'sum' exists in the executable but not in the template".
   std::string reason;
+  /// How the update was applied; none when it was refused, when nothing changed, and after diff().
   UpdateStrategy strategy = UpdateStrategy::none;
   /// Nodes whose parameters were patched (top-level nodes; a changed child counts once).
   std::size_t patched = 0;
@@ -75,6 +79,7 @@ class [[nodiscard]] UpdateResult {
   /// The CUDA error when CUDA refused (cudaErrorGraphExecUpdateFailure or a setter's error), else cudaSuccess.
   cudaError_t cuda_error = cudaSuccess;
 
+  /// True when status is UpdateStatus::success.
   explicit operator bool() const noexcept { return status == UpdateStatus::success; }
   /// "update applied (per_node): 3 nodes patched" or "update refused (topology changed): <reason>".
   std::string to_string() const;

@@ -1,4 +1,7 @@
 // graphdsl/detail/condition_kernels.hpp — the library's own kernel behind Graph::add_set_condition.
+//
+// Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
+// names here may change in any release.
 #pragma once
 
 #include <cuda_runtime_api.h>

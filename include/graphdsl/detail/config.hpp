@@ -1,4 +1,7 @@
 // graphdsl/detail/config.hpp — the one place that checks the CUDA toolkit version.
+//
+// Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
+// names here may change in any release.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -2,6 +2,9 @@
 //
 // One vector of nodes (kind, payload index, name, predecessor list) plus one vector per node kind
 // for the parameters, so a kernel node costs only what a kernel needs.
+//
+// Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
+// names here may change in any release.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,9 @@
 //
 // Arguments are converted to the kernel's own parameter types (never deduced from the call site)
 // and their bytes copied into storage the plan owns. The layout of a signature is a static table.
+//
+// Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
+// names here may change in any release.
 #pragma once
 
 #include <array>

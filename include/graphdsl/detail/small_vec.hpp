@@ -3,6 +3,9 @@
 // A node's predecessor list usually has one or two entries; keeping them inside the node record
 // saves one heap allocation per node when a plan is built or copied, and a pointer chase per node
 // when plans are compared (Executable::update's diff).
+//
+// Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
+// names here may change in any release.
 #pragma once
 
 #include <algorithm>

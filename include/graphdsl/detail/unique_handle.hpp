@@ -2,6 +2,9 @@
 //
 // `Traits` provides `static void destroy(H) noexcept`. Composition, not inheritance from
 // std::unique_ptr: the owner exposes get() and release(), nothing else.
+//
+// Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
+// names here may change in any release.
 #pragma once
 
 #include <utility>
