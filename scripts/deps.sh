@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building graphdsl needs and is missing (Debian/Ubuntu packages): CMake, Ninja,
-# fmt and Catch2. The CUDA toolkit (12.3 or newer) must already be installed.
+# fmt and Catch2; with CI=true also Doxygen, for the API reference CI builds (.ci/run). The CUDA
+# toolkit (12.3 or newer) must already be installed.
 set -euo pipefail
 
 have_header() {
@@ -16,6 +17,10 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 have_header fmt/format.h || need+=(libfmt-dev)
 have_header catch2/catch.hpp catch2/catch_all.hpp || need+=(catch2)
+# CI only: the `docs` target (Doxygen, warnings as errors). The quick start does not need it.
+if [ "${CI:-}" = true ]; then
+  command -v doxygen >/dev/null 2>&1 || need+=(doxygen)
+fi
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "graphdsl: installing ${need[*]}"
