@@ -58,8 +58,10 @@ const char* to_string(UpdateStatus s) noexcept;
 /// "none", "per_node" or "whole_graph".
 const char* to_string(UpdateStrategy s) noexcept;
 
-/// The outcome of Executable::update(). Truthy on success.
-class [[nodiscard]] UpdateResult {
+/// The outcome of Executable::update(). Truthy on success. The functions returning it
+/// (Executable::update, diff) are [[nodiscard]]; the class itself is not, so that assigning a
+/// result to a variable draws no warning from nvcc.
+class UpdateResult {
  public:
   /// success, or why the update was refused.
   UpdateStatus status = UpdateStatus::success;
@@ -91,6 +93,6 @@ class Graph;
 /// another shape than `current` (or is invalid), else success with `changed` listing the nodes
 /// whose parameters differ (changed condition defaults are not nodes and are not listed; update()
 /// applies them through cudaGraphExecUpdate). Makes no CUDA call.
-UpdateResult diff(const Graph& current, const Graph& templ);
+[[nodiscard]] UpdateResult diff(const Graph& current, const Graph& templ);
 
 }  // namespace graphdsl
