@@ -1,0 +1,10 @@
+// A GraphBuffer<float> may be passed for a float* or const float* parameter, not for an int*.
+// expect: graphdsl add_kernel: an argument does not convert
+#include <graphdsl/graph.hpp>
+
+void kernel(int*, int) {}
+
+void misuse(graphdsl::Graph& g) {
+  auto alloc = g.add_mem_alloc<float>(16);
+  g.add_kernel(kernel, graphdsl::Launch{}, alloc.buffer, 16).after(alloc.node);
+}

@@ -1,0 +1,68 @@
+// The control: the correct counterpart of every misuse in this folder compiles, with the same
+// compiler, include paths and flags. Without it a broken include path or flag would make every
+// compile-fail test "pass".
+// flags: -Werror=unused-result
+// expect: compiles
+#include <string>
+#include <utility>
+
+#include <graphdsl/device_value.hpp>
+#include <graphdsl/graph.hpp>
+
+namespace gd = graphdsl;
+
+void kernel2(int*, float) {}
+void kernel_int(int*, int) {}
+void kernel_handle(cudaGraphConditionalHandle) {}
+void kernel_float_buffer(float*, const float*, int) {}
+
+struct Rgba {
+  unsigned char r, g, b, a;
+};
+
+struct Plain {
+  int value = 0;
+};
+void kernel_plain(Plain) {}
+
+void correct(gd::Graph& g, gd::Executable& exec, int* ip, float* fp, const float* cfp, const int* value,
+             Rgba* rgba, std::uint16_t* hp) {
+  const gd::Launch launch{};
+  auto k = g.add_kernel(kernel2, launch, ip, 1.0f);                 // exact count
+  g.add_kernel(kernel2, launch, ip, 3);                             // int converts to float
+  g.add_kernel(kernel_int, launch, ip, static_cast<short>(3));      // short converts to int
+  g.add_kernel(kernel_plain, launch, Plain{});                      // trivially copyable parameter
+  auto m = g.add_memset(fp, 1.0f, 16);                              // 4 bytes
+  g.add_memset(rgba, Rgba{1, 2, 3, 4}, 16);                         // 4-byte struct
+  g.add_memset(hp, std::uint16_t{7}, 16);                           // 2 bytes
+  auto c = g.add_memcpy(fp, cfp, 16);                               // same element type
+  g.add_memcpy_bytes(fp, value, 16 * sizeof(int));                  // raw bytes between types
+  auto h = g.add_host([] {});
+  g.add_captured([](cudaStream_t) {});
+  auto e = g.add_empty();
+  const gd::Condition cond = g.add_condition(1);
+  g.add_while(cond, [&](gd::Graph& body) {
+    body.add_kernel(kernel_handle, launch, cond);                    // Condition for a handle
+    body.add_set_condition(cond, value, gd::Compare::greater, 5);    // int value
+  });
+  auto alloc = g.add_mem_alloc<float>(16);
+  auto use = g.add_kernel(kernel_float_buffer, launch, alloc.buffer, alloc.buffer, 16).after(alloc.node);
+  g.add_mem_free(alloc.buffer).after(use);
+
+  exec.set_kernel_args(k, ip, 2.0f);
+  exec.set_kernel(k, kernel2, launch, ip, 2.0f);
+  exec.set_enabled(k, false);
+  exec.set_enabled(m, false);
+  exec.set_enabled(c, true);
+  exec.set_memset(m, fp, 2.0f, 16);
+  exec.set_host(h, [] {});
+  (void)e;
+
+  gd::Executable moved = std::move(exec);                           // move-only, not copyable
+  exec = std::move(moved);
+  const gd::UpdateResult r = exec.update(g);                        // the result is used
+  (void)r;
+  (void)exec.update(g);                                             // or explicitly discarded
+}
+
+void correct_value() { gd::DeviceValue<float> value(1.0f); }
