@@ -43,7 +43,7 @@ fi
 if [ $memcheck -eq 1 ]; then
   # compute-sanitizer cannot see leaked graphs (graphdsl's counters can), but it sees device memory
   # errors and leaked allocations. Deliberate API errors of the fault tests are not counted.
-  run memcheck compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \
+  run memcheck compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 99 \
     "$build/tests/graphdsl_gpu_tests"
   if [ $soak -eq 1 ]; then
     # Drift figures are printed but not judged here: the sanitizer's own allocations move them.
