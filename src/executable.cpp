@@ -145,7 +145,10 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   params.flags = options.flags();
   params.uploadStream = options.upload_stream();
   cudaGraphExec_t exec = nullptr;
-  const cudaError_t rc = detail::cuda_try(cudaGraphInstantiateWithParams, &exec, x->native.graph.get(), &params);
+  const cudaError_t rc = [&] {
+    const detail::RelaxedCaptureCalls relaxed;  // do not invalidate a global-mode capture elsewhere
+    return detail::cuda_try(cudaGraphInstantiateWithParams, &exec, x->native.graph.get(), &params);
+  }();
   if (rc != cudaSuccess || params.result_out != cudaGraphInstantiateSuccess) {
     if (rc == cudaSuccess && exec != nullptr) (void)detail::cuda_try(cudaGraphExecDestroy, exec);
     std::optional<NodeInfo> where;

@@ -13,12 +13,24 @@ namespace graphdsl::detail {
 
 // ---- native owners -----------------------------------------------------------------------------
 
+RelaxedCaptureCalls::RelaxedCaptureCalls() noexcept {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  exchanged_ = cuda_try(cudaThreadExchangeStreamCaptureMode, &mode) == cudaSuccess;
+  previous_ = mode;
+}
+
+RelaxedCaptureCalls::~RelaxedCaptureCalls() {
+  if (exchanged_) (void)cuda_try(cudaThreadExchangeStreamCaptureMode, &previous_);
+}
+
 void GraphTraits::destroy(cudaGraph_t g) noexcept {
+  const RelaxedCaptureCalls relaxed;
   (void)cuda_try(cudaGraphDestroy, g);
   counters().native_graphs.fetch_sub(1);
 }
 
 void ExecTraits::destroy(cudaGraphExec_t e) noexcept {
+  const RelaxedCaptureCalls relaxed;
   (void)cuda_try(cudaGraphExecDestroy, e);
   counters().executables.fetch_sub(1);
 }

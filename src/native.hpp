@@ -40,6 +40,22 @@ using NativeGraph = UniqueHandle<cudaGraph_t, GraphTraits>;
 /// Owns a cudaGraphExec_t (counted in live_counts().executables).
 using NativeExec = UniqueHandle<cudaGraphExec_t, ExecTraits>;
 
+/// While alive, this thread's CUDA calls do not interact with stream captures of other streams
+/// (cudaThreadExchangeStreamCaptureMode to relaxed). Destroying or instantiating a graph is an
+/// "unsafe" call that would otherwise invalidate a global-mode capture running anywhere in the
+/// process (misuse catalogue row 98); graphdsl's own such calls are made under this guard.
+class RelaxedCaptureCalls {
+ public:
+  RelaxedCaptureCalls() noexcept;
+  ~RelaxedCaptureCalls();
+  RelaxedCaptureCalls(const RelaxedCaptureCalls&) = delete;
+  RelaxedCaptureCalls& operator=(const RelaxedCaptureCalls&) = delete;
+
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
+  bool exchanged_ = false;
+};
+
 /// cudaGraphCreate through the checked path.
 NativeGraph create_native_graph();
 

@@ -251,3 +251,44 @@ TEST_CASE("DeviceValue changes a scalar input between launches without an update
   CHECK(factor.read(s) == 0.25f);
   (void)k;
 }
+
+TEST_CASE("destroying and compiling executables during a global-mode capture leaves the capture intact",
+          "[gpu][capture][fault]") {
+  // Raw CUDA: cudaGraphExecDestroy and cudaGraphInstantiate during a global-mode capture return
+  // cudaErrorStreamCaptureUnsupported and invalidate the capture (misuse catalogue row 98), as when
+  // a destructor runs in the middle of someone's capture. graphdsl makes these calls in relaxed mode.
+  auto gen = rng(205);
+  const auto hx = random_floats(N, gen);
+  DeviceBuffer<float> x(hx), y(hx);
+  Stream s, other;
+  gd::Graph g("bystander");
+  g.add_kernel(scale_by, gd::cover(N), y.get(), 2.0f, N).name("scale y");
+  auto old = std::make_unique<gd::Executable>(g.instantiate());
+
+  GPU_REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  scale_by<<<(N + 255) / 256, 256, 0, s>>>(x.get(), 3.0f, N);
+  old.reset();                               // an executable destroyed mid-capture
+  gd::Executable fresh = g.instantiate();    // and one compiled mid-capture
+  scale_by<<<(N + 255) / 256, 256, 0, s>>>(x.get(), 5.0f, N);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  GPU_REQUIRE(cudaStreamIsCapturing(s, &status));
+  CHECK(status == cudaStreamCaptureStatusActive);
+  cudaGraph_t captured = nullptr;
+  GPU_REQUIRE(cudaStreamEndCapture(s, &captured));
+  REQUIRE(captured != nullptr);
+
+  cudaGraphExec_t exec = nullptr;
+  GPU_REQUIRE(cudaGraphInstantiate(&exec, captured, 0));
+  GPU_REQUIRE(cudaGraphLaunch(exec, s));
+  fresh.launch(other);
+  GPU_REQUIRE(cudaStreamSynchronize(s));
+  fresh.synchronize(other);
+  const auto gx = x.download(), gy = y.download();
+  for (int i = 0; i < N; ++i) {
+    REQUIRE(gx[i] == 15.0f * hx[i]);
+    REQUIRE(gy[i] == 2.0f * hx[i]);
+  }
+  GPU_REQUIRE(cudaGraphExecDestroy(exec));
+  GPU_REQUIRE(cudaGraphDestroy(captured));
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
