@@ -3,23 +3,49 @@
 //   fmt::print("{}\n", graph);        // the plan's text dump (Graph::dump())
 //   fmt::print("{}\n", node);         // kernel node 'scale' (#1)
 //   fmt::print("{}\n", launch);       // <<<(16,1,1), (256,1,1), 0>>>
-//   fmt::print("{}\n", NodeKind::host);
+//   fmt::print("{}\n", NodeKind::host);   // and ConditionalType, Compare, UpdateStatus, UpdateStrategy
+//   fmt::print("{}\n", error);            // any graphdsl::Error: its message
 #pragma once
+
+#include <type_traits>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "graphdsl/condition.hpp"
+#include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
 #include "graphdsl/update.hpp"
 
-/// Formats a NodeKind as its name (graphdsl::to_string).
-template <>
-struct fmt::formatter<graphdsl::NodeKind> : fmt::formatter<fmt::string_view> {
+namespace graphdsl::detail {
+/// True for graphdsl's enums: the scoped enums that have a graphdsl::to_string overload.
+template <class E, class = void>
+struct is_named_enum : std::false_type {};
+template <class E>
+struct is_named_enum<E, std::void_t<decltype(graphdsl::to_string(std::declval<E>()))>> : std::is_enum<E> {};
+}  // namespace graphdsl::detail
+
+/// Formats graphdsl's enums (NodeKind, ConditionalType, Compare, UpdateStatus, UpdateStrategy) as
+/// graphdsl::to_string does.
+template <class E>
+struct fmt::formatter<E, char, std::enable_if_t<graphdsl::detail::is_named_enum<E>::value>>
+    : fmt::formatter<fmt::string_view> {
   template <class Ctx>
-  auto format(graphdsl::NodeKind k, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(graphdsl::to_string(k), ctx);
+  auto format(E value, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(graphdsl::to_string(value), ctx);
+  }
+};
+
+/// Formats graphdsl's exceptions as their message (what()).
+template <class T>
+struct fmt::formatter<T, char, std::enable_if_t<std::is_base_of_v<graphdsl::Error, T>>>
+    : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const graphdsl::Error& e, Ctx& ctx) const {
+    return fmt::formatter<fmt::string_view>::format(e.what(), ctx);
   }
 };
 
@@ -63,14 +89,6 @@ struct fmt::formatter<graphdsl::Graph> : fmt::formatter<fmt::string_view> {
   }
 };
 
-/// Formats an UpdateStatus as graphdsl::to_string(UpdateStatus) does.
-template <>
-struct fmt::formatter<graphdsl::UpdateStatus> : fmt::formatter<fmt::string_view> {
-  template <class Ctx>
-  auto format(graphdsl::UpdateStatus s, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(graphdsl::to_string(s), ctx);
-  }
-};
 
 /// Formats an UpdateResult as UpdateResult::to_string() does.
 template <>

@@ -62,3 +62,15 @@ TEST_CASE("the plan owns the captured function; a new function is a change for u
   CHECK(weak.expired());
   CHECK(gd::debug::live_counts().host_closures == before);
 }
+
+TEST_CASE("fmt formats every graphdsl enum and error", "[print][fmt]") {
+  CHECK(fmt::format("{}", gd::NodeKind::captured) == "captured");
+  CHECK(fmt::format("{}", gd::ConditionalType::switch_case) == "switch");
+  CHECK(fmt::format("{}", gd::Compare::less_equal) == "<=");
+  CHECK(fmt::format("{}", gd::UpdateStatus::topology_changed) == "topology changed");
+  CHECK(fmt::format("{:>12}", gd::UpdateStrategy::per_node) == "    per_node");
+  const gd::UsageError usage("something is off");
+  CHECK(fmt::format("{}", usage) == "graphdsl: something is off");
+  const gd::CudaError cuda(cudaErrorInvalidValue, "cudaGraphLaunch");
+  CHECK(fmt::format("{}", cuda) == "graphdsl: cudaGraphLaunch failed: cudaErrorInvalidValue (invalid argument)");
+}
