@@ -258,6 +258,7 @@ int run() {
              preview.body_plan(loop, 0).node_count(),
              gd::debug::cuda_calls() - calls_before);
   fmt::print("--- Graph::dump() ---\n{}\n", preview.dump());
+  fmt::print("--- Graph::to_dot() (render with: dot -Tsvg) ---\n{}\n", preview.to_dot());
 
   // ---- 2. is there a device? ------------------------------------------------------------------
   if (sample::cuda_device_count() == 0) {

@@ -263,6 +263,8 @@ int run() {
              dispatch_preview.name(), dispatch_preview.node_count(), threshold_preview.name(),
              threshold_preview.node_count(), gd::debug::cuda_calls() - calls_before);
   fmt::print("--- Graph::dump() ---\n{}\n{}\n", dispatch_preview.dump(), threshold_preview.dump());
+  fmt::print("--- Graph::to_dot() (render with: dot -Tsvg) ---\n{}\n{}\n", dispatch_preview.to_dot(),
+             threshold_preview.to_dot());
 
   // ---- 2. is there a device? -------------------------------------------------------------------
   if (sample::cuda_device_count() == 0) {
