@@ -10,7 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <exception>
+
 #include <cuda_runtime_api.h>
+
+#include <graphdsl/error.hpp>
 
 #include <fmt/format.h>
 
@@ -108,6 +112,21 @@ inline double half_spread(const std::vector<double>& v) {
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   const double m = median(v);
   return m > 0.0 ? 0.5 * (*hi - *lo) / m : 0.0;
+}
+
+/// Runs a sample's body and turns an escaping exception into a message and exit status 1. A
+/// graphdsl::Error (UsageError or CudaError) is printed as is: its message names the node.
+template <class Body>
+int run_main(Body body) {
+  try {
+    return body();
+  } catch (const graphdsl::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
 }
 
 }  // namespace sample
