@@ -31,6 +31,8 @@ HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
 HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
 StreamClosure::StreamClosure() noexcept { counters().host_closures.fetch_add(1); }
 StreamClosure::~StreamClosure() { counters().host_closures.fetch_sub(1); }
+void StreamClosure::check(const NodeInfo&) const {}
+std::string StreamClosure::describe() const { return {}; }
 
 GraphImpl::GraphImpl(std::string graph_name) : id(next_plan_id()), name(std::move(graph_name)) {
   counters().plans.fetch_add(1);
@@ -54,7 +56,9 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       captures(o.captures),
       allocs(o.allocs),
       frees(o.frees),
-      buffer_uses(o.buffer_uses) {
+      buffer_uses(o.buffer_uses),
+      peer_copies(o.peer_copies),
+      default_device(o.default_device) {
   counters().plans.fetch_add(1);
 }
 
@@ -64,6 +68,7 @@ NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
   NodeData n;
   n.kind = kind;
   n.payload = static_cast<std::uint32_t>(payload);
+  n.device = static_cast<std::int16_t>(default_device);
   nodes.push_back(std::move(n));
   return NodeRef{this, static_cast<std::uint32_t>(nodes.size() - 1)};
 }
@@ -91,6 +96,51 @@ ConditionRef GraphImpl::resolve(const Condition& c) const {
     }
   }
   return {};
+}
+
+const PeerCopy* GraphImpl::peer_copy(std::uint32_t index) const {
+  for (const PeerCopy& p : peer_copies) {
+    if (p.node == index) return &p;
+  }
+  return nullptr;
+}
+
+bool uses_devices(const GraphImpl& g) {
+  if (!g.peer_copies.empty()) return true;
+  for (const NodeData& n : g.nodes) {
+    if (n.device >= 0) return true;
+  }
+  for (const auto& c : g.children) {
+    if (uses_devices(*c)) return true;
+  }
+  for (const auto& c : g.conditionals) {
+    for (const auto& b : c.bodies) {
+      if (uses_devices(*b)) return true;
+    }
+  }
+  for (const AllocData& a : g.allocs) {
+    if (a.device >= 0 || !a.peers.empty()) return true;
+  }
+  return false;
+}
+
+namespace {
+/// The device number of on_device / set_default_device / add_memcpy_peer, checked for its form
+/// only (whether the device exists is checked when the plan is compiled).
+std::int16_t device_number(int device, const char* what) {
+  if (device < -1 || device > INT16_MAX) {
+    throw UsageError(fmt::format("{}: {} is not a device number (use 0, 1, ... or -1 for the current device "
+                                 "at compile time)",
+                                 what, device));
+  }
+  return static_cast<std::int16_t>(device);
+}
+}  // namespace
+
+void place_node(const Node& node, int device) {
+  GraphImpl& g = owner(node);
+  const std::int16_t d = device_number(device, fmt::format("on_device of {}", g.info(node.index()).describe()).c_str());
+  g.nodes.at(node.index()).device = d;
 }
 
 void name_node(const Node& node, std::string_view name) {
@@ -214,7 +264,9 @@ std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t byt
   auto& g = impl();
   const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
   g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access});
-  return {MemAllocNode(g.push(NodeKind::mem_alloc, g.allocs.size() - 1)), uid};
+  const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
+  if (options.device >= 0) g.nodes[ref.index].device = detail::device_number(options.device, "MemAllocOptions::device");
+  return {MemAllocNode(ref), uid};
 }
 
 MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
@@ -299,6 +351,22 @@ MemcpyNode Graph::add_memcpy_3d(const cudaMemcpy3DParms& params) {
   g.memcpys.push_back(params);
   return MemcpyNode(g.push(NodeKind::memcpy, g.memcpys.size() - 1));
 }
+
+MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device,
+                                        std::size_t bytes) {
+  const std::int16_t d = detail::device_number(dst_device, "add_memcpy_peer (destination device)");
+  const std::int16_t s = detail::device_number(src_device, "add_memcpy_peer (source device)");
+  MemcpyNode n = add_memcpy_bytes(dst, src, bytes, cudaMemcpyDeviceToDevice);
+  auto& g = impl();
+  g.peer_copies.push_back(detail::PeerCopy{n.index(), s, d});
+  g.nodes[n.index()].device = d;  // the copy runs in the destination's context
+  return n;
+}
+
+void Graph::set_default_device(int device) { impl().default_device = detail::device_number(device, "set_default_device"); }
+
+int Graph::default_device() const { return impl().default_device; }
+
 
 HostNode Graph::add_host_node(std::shared_ptr<detail::HostClosure> closure) {
   auto& g = impl();
@@ -389,6 +457,11 @@ std::vector<Node> Graph::predecessors(const Node& node) const {
   std::vector<Node> out;
   for (std::uint32_t p : g.nodes[own_index(g, node)].preds) out.emplace_back(detail::NodeRef{&g, p});
   return out;
+}
+
+int Graph::device_of(const Node& node) const {
+  auto& g = impl();
+  return g.nodes[own_index(g, node)].device;
 }
 
 std::vector<Node> Graph::successors(const Node& node) const {

@@ -5,6 +5,7 @@
 
 #include "counters.hpp"
 #include "cuda_call.hpp"
+#include "device_rules.hpp"
 #include "native.hpp"
 #include "plan_rules.hpp"
 #include "reaper.hpp"
@@ -157,8 +158,8 @@ std::string kernel_hint(cudaError_t rc, const KernelData& k) {
 
 class Builder {
  public:
-  Builder(cudaGraph_t root, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots)
-      : root_(root), sink_(sink), slots_(slots) {}
+  Builder(cudaGraph_t root, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots, DeviceScope* devices)
+      : root_(root), sink_(sink), slots_(slots), devices_(devices) {}
 
   /// Adds the nodes of `g` to `graph` in `order`; out[i] receives plan node i's native node.
   void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
@@ -197,6 +198,7 @@ class Builder {
  private:
   cudaGraphNode_t add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps) {
     const NodeData& n = g.nodes[i];
+    if (devices_ != nullptr) devices_->use(node_device(g, i, -1));  // -1: the device current at compile time
     const cudaGraphNode_t* d = deps.data();
     const std::size_t nd = deps.size();
     cudaGraphNode_t node = nullptr;
@@ -351,12 +353,8 @@ class Builder {
                                        const std::vector<cudaGraphNode_t>& deps, const char*& api, cudaError_t& rc,
                                        std::string& hint) {
     const CaptureData& c = g.captures[g.nodes[i].payload];
-    if (!stream_) {
-      cudaStream_t s = nullptr;
-      GRAPHDSL_CHECK(cudaStreamCreateWithFlags, &s, static_cast<unsigned>(cudaStreamNonBlocking));
-      stream_ = NativeStream(s);
-    }
-    const cudaStream_t s = stream_.get();
+    c.fn->check(info(g, i));
+    const cudaStream_t s = capture_stream();
     api = "cudaStreamBeginCaptureToGraph";
     rc = cuda_try(cudaStreamBeginCaptureToGraph, s, graph, deps.data(), static_cast<const cudaGraphEdgeData*>(nullptr),
                   deps.size(), c.mode);
@@ -399,6 +397,19 @@ class Builder {
     return exits;
   }
 
+  /// A capture stream on the current device (one per device, created on first use).
+  cudaStream_t capture_stream() {
+    int device = 0;
+    GRAPHDSL_CHECK(cudaGetDevice, &device);
+    for (const auto& [d, s] : streams_) {
+      if (d == device) return s.get();
+    }
+    cudaStream_t s = nullptr;
+    GRAPHDSL_CHECK(cudaStreamCreateWithFlags, &s, static_cast<unsigned>(cudaStreamNonBlocking));
+    streams_.emplace_back(device, NativeStream(s));
+    return s;
+  }
+
   NodeInfo info(const GraphImpl& g, std::uint32_t i) const {
     NodeInfo n = g.info(i);
     n.context = where_;
@@ -410,7 +421,8 @@ class Builder {
   HostSlots* slots_;
   std::string where_;  ///< context of the plan being built, for messages about nested nodes
   HandleScopes scopes_;
-  NativeStream stream_;  ///< the capture stream, created on the first captured node
+  DeviceScope* devices_;  ///< switches devices for placed nodes; null for single-device plans
+  std::vector<std::pair<int, NativeStream>> streams_;  ///< capture streams by device, created on first use
   std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
   std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
   std::vector<unsigned char> block_;
@@ -421,10 +433,13 @@ class Builder {
 
 Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
                          const std::shared_ptr<HostErrorSink>& sink) {
+  const bool placed = uses_devices(g);
+  if (placed) check_devices(g);
+  DeviceScope devices(-1);  // restores the current device on the way out
   Materialized m;
   m.graph = create_native_graph();
   m.host_slots.assign(g.hosts.size(), nullptr);
-  Builder b(m.graph.get(), sink, &m.host_slots);
+  Builder b(m.graph.get(), sink, &m.host_slots, placed ? &devices : nullptr);
   b.build(g, m.graph.get(), order, m.nodes);
   b.take_results(m);
   return m;  // on an exception, m.graph (half-built) is destroyed on the way out

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "device_rules.hpp"
 #include "graphdsl/error.hpp"
 #include "plan_rules.hpp"
 
@@ -169,6 +170,7 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     case NodeKind::child:  // the child plan is checked by check_plan, with its scope
     case NodeKind::empty: break;
   }
+  check_placement(g, i, ctx);
 }
 
 namespace {
@@ -400,6 +402,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
         const std::string body_ctx =
             fmt::format("{}in body {} ({}) of {} of graph '{}': ", ctx, b, cd.bodies[b]->name, g.info(i).describe(), g.name);
         check_body_kinds(*cd.bodies[b], body_ctx);
+        check_body_placement(*cd.bodies[b], body_ctx);
         (void)check_in(*cd.bodies[b], body_ctx, &here, usage);
       }
     }

@@ -50,6 +50,10 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
     }
     case NodeKind::memcpy: {
       const auto& p = g.memcpys[n.payload];
+      if (const detail::PeerCopy* peer = g.peer_copy(i)) {
+        return fmt::format("{} bytes, peer copy device {} -> device {}", p.extent.width, peer->src_device,
+                           peer->dst_device);
+      }
       return fmt::format("{} x {} x {} bytes, {}", p.extent.width, p.extent.height, p.extent.depth, copy_kind(p.kind));
     }
     case NodeKind::child: {
@@ -62,10 +66,13 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
                          c.bodies.size() == 1 ? "y" : "ies", condition_ref(c.condition));
     }
     case NodeKind::captured: {
-      const cudaStreamCaptureMode m = g.captures[n.payload].mode;
-      return fmt::format("stream capture, mode {}", m == cudaStreamCaptureModeGlobal       ? "global"
-                                                    : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
-                                                                                            : "relaxed");
+      const detail::CaptureData& c = g.captures[n.payload];
+      const cudaStreamCaptureMode m = c.mode;
+      const std::string what = c.fn->describe();
+      return fmt::format("{}stream capture, mode {}", what.empty() ? "" : what + ", ",
+                         m == cudaStreamCaptureModeGlobal       ? "global"
+                         : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
+                                                                 : "relaxed");
     }
     case NodeKind::mem_alloc: {
       const auto& a = g.allocs[n.payload];
@@ -99,6 +106,7 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
     if (!n.name.empty()) out += fmt::format(" '{}'", n.name);
     const std::string s = summary(g, i);
     if (!s.empty()) out += ": " + s;
+    if (n.device >= 0) out += fmt::format("{}on device {}", s.empty() ? ": " : ", ", n.device);
     if (!n.preds.empty()) {
       out += "; after ";
       for (std::size_t k = 0; k < n.preds.size(); ++k) {
@@ -151,8 +159,9 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
     const std::string label = n.name.empty() ? fmt::format("#{}", i) : n.name;
-    out += fmt::format("{}{}{} [label=\"{}\\n{}\", shape={}];\n", indent, prefix, i, dot_escape(label),
-                       to_string(n.kind), dot_shape(n.kind));
+    const std::string where = n.device >= 0 ? fmt::format(" @ gpu {}", n.device) : std::string();
+    out += fmt::format("{}{}{} [label=\"{}\\n{}{}\", shape={}];\n", indent, prefix, i, dot_escape(label),
+                       to_string(n.kind), where, dot_shape(n.kind));
   }
   for (std::uint32_t to = 0; to < g.nodes.size(); ++to) {
     for (std::uint32_t from : g.nodes[to].preds) out += fmt::format("{}{}{} -> {}{};\n", indent, prefix, from, prefix, to);

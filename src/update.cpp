@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cuda_call.hpp"
+#include "device_rules.hpp"
 #include "graphdsl/graph.hpp"
 #include "graphdsl/update.hpp"
 #include "native.hpp"
@@ -130,6 +131,17 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                    fmt::format("{}memset or memcpy nodes of graph '{}' use other graph buffers in the template", ctx,
                                b.name));
   }
+  const bool same_peers =
+      a.peer_copies.size() == b.peer_copies.size() &&
+      std::equal(a.peer_copies.begin(), a.peer_copies.end(), b.peer_copies.begin(), [](const PeerCopy& u, const PeerCopy& v) {
+        return u.node == v.node && u.src_device == v.src_device && u.dst_device == v.dst_device;
+      });
+  if (!same_peers) {
+    return refusal(UpdateStatus::not_supported, std::nullopt,
+                   fmt::format("{}the peer copies of graph '{}' (add_memcpy_peer) copy between other devices in the "
+                               "template; CUDA cannot move a copy to other devices",
+                               ctx, b.name));
+  }
   if (a.conditions.size() != b.conditions.size()) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
                    fmt::format("{}graph '{}' declares {} conditions in the template, {} in the executable", ctx, b.name,
@@ -148,6 +160,12 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       return refusal(UpdateStatus::node_type_changed, b.info(i),
                      fmt::format("{}node #{} is a {} node in the executable but a {} node in the template", ctx, i,
                                  to_string(x.kind), to_string(y.kind)));
+    }
+    if (x.device != y.device) {
+      return refusal(UpdateStatus::not_supported, b.info(i),
+                     fmt::format("{}{} is placed on device {} in the executable but on device {} in the template; CUDA "
+                                 "cannot move a node to another device",
+                                 ctx, b.info(i).describe(), x.device, y.device));
     }
     if (x.kind == NodeKind::kernel && out != nullptr && x.preds == y.preds) {
       // The common case, kept tight (the diff reads every node of both plans on every update): a
@@ -393,6 +411,7 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
   const NodeData& n = g.nodes[i];
   const cudaGraphExec_t exec = x.exec.get();
   const cudaGraphNode_t node = x.native.nodes[i];
+  const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
   switch (n.kind) {
     case NodeKind::kernel: {
       std::vector<void*> argv;
@@ -521,6 +540,7 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
   std::vector<std::uint32_t> preds;
   for (const auto& n : g.nodes) {
     f.add(n.kind);
+    f.add(n.device);
     if (n.kind == NodeKind::kernel) {
       const auto& k = g.kernels[n.payload];
       f.add(k.func);

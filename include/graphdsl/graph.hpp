@@ -147,6 +147,20 @@ class Graph {
   /// Adds a memcpy node from full 3-D parameters (pitched pointers or CUDA arrays, offsets, extent).
   MemcpyNode add_memcpy_3d(const cudaMemcpy3DParms& params);
 
+  /// Adds a direct copy of `count` elements from device `src_device`'s memory at `src` to device
+  /// `dst_device`'s memory at `dst` (a peer-to-peer copy over NVLink or PCIe). The node is placed
+  /// on `dst_device`. When the plan is compiled graphdsl checks that both devices exist, that each
+  /// pointer is memory of the device named for it, and that peer access between the two is
+  /// available (cudaDeviceCanAccessPeer), and enables it; where it is not available this is a
+  /// UsageError naming both devices — use add_memcpy, which the driver stages through the host.
+  template <class T>
+  MemcpyNode add_memcpy_peer(T* dst, int dst_device, const T* src, int src_device, std::size_t count) {
+    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_peer: the destination is const");
+    return add_memcpy_peer_bytes(dst, dst_device, src, src_device, count * sizeof(T));
+  }
+  /// add_memcpy_peer for `bytes` raw bytes.
+  MemcpyNode add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes);
+
   /// Adds a host node that calls `fn()` (any callable; moved into the plan). An exception thrown by
   /// `fn` is caught and re-thrown by the Executable (see executable.hpp). A null function pointer or
   /// empty std::function is reported by validate(). `fn` must not call CUDA.
@@ -294,6 +308,18 @@ class Graph {
     return add_kernel(detail::set_condition_kernel<T>(), Launch{1, 1}, cond, value, static_cast<int>(op), operand);
   }
 
+  // ---- devices ------------------------------------------------------------------------------
+
+  /// Nodes added from now on are placed on `device` (see NodeHandle::on_device); -1 (the default)
+  /// leaves them on the device current when the plan is compiled. Nodes added before keep theirs.
+  /// @throws UsageError for a number below -1.
+  void set_default_device(int device);
+  /// The device new nodes are placed on (-1: the current device at compile time).
+  int default_device() const;
+  /// The device `node` is placed on (-1: the current device at compile time).
+  /// @throws UsageError for a handle of another plan.
+  int device_of(const Node& node) const;
+
   // ---- edges --------------------------------------------------------------------------------
 
   /// Adds the edge from -> to (`to` runs after `from`). Set semantics: an existing edge is kept once.
@@ -368,6 +394,9 @@ class Graph {
   detail::GraphImpl& impl() const;
   /// Internal: wraps a plan storage.
   explicit Graph(std::unique_ptr<detail::GraphImpl> impl) noexcept;
+  /// Internal: adds a captured node around a prepared closure (add_captured and the NCCL
+  /// collectives of graphdsl/nccl.hpp use it).
+  CapturedNode add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode);
 
  private:
   template <class T>
@@ -392,7 +421,6 @@ class Graph {
                                   std::size_t args_offset, const detail::PlaceholderArg* placeholders = nullptr,
                                   std::size_t count = 0);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
-  CapturedNode add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode);
   std::pair<MemAllocNode, std::uint64_t> add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options);
   MemFreeNode add_mem_free_node(std::uint64_t uid);
   void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);

@@ -33,6 +33,7 @@ struct NodeRef {
 };
 
 void name_node(const Node& node, std::string_view name);
+void place_node(const Node& node, int device);
 void add_edge(const Node& from, const Node& to);
 /// Adds from[k] -> to for every k; checks all first (a failing call adds nothing); duplicates are
 /// removed in O(count + nodes) for long lists.
@@ -104,6 +105,17 @@ class NodeHandle : public Node {
   /// within a plan (Graph::find returns the first match).
   Self name(std::string_view new_name) const {
     detail::name_node(*this, new_name);
+    return self();
+  }
+
+  /// Places the node on CUDA device `device` (0, 1, ...; -1: the device current when the plan is
+  /// compiled, the default unless Graph::set_default_device says otherwise). Kernel, memset,
+  /// memcpy, mem_alloc, mem_free, captured and empty nodes can be placed; validate() refuses
+  /// placing the others and placing nodes inside conditional bodies; instantiate() checks that the
+  /// device exists. The device is shown in dumps and DOT output and cannot change in an update.
+  /// @throws UsageError for a number below -1.
+  Self on_device(int device) const {
+    detail::place_node(*this, device);
     return self();
   }
 

@@ -86,6 +86,11 @@ struct StreamClosure {
   StreamClosure& operator=(const StreamClosure&) = delete;
   virtual ~StreamClosure();
   virtual void call(cudaStream_t stream) = 0;
+  /// Called before each capture with the node it belongs to: a last check that needs CUDA (e.g.
+  /// where a collective's buffers live). Throws UsageError naming `node`. The default does nothing.
+  virtual void check(const NodeInfo& node) const;
+  /// Extra words for dumps and DOT labels (e.g. "nccl all_reduce sum float32 x1024 on devices 0,1").
+  virtual std::string describe() const;
 };
 
 template <class F>
@@ -125,11 +130,19 @@ struct ConditionalData {
   std::vector<std::shared_ptr<const GraphImpl>> bodies;
 };
 
+/// A memcpy node made by add_memcpy_peer: a direct copy between two devices.
+struct PeerCopy {
+  std::uint32_t node;
+  int src_device;
+  int dst_device;
+};
+
 struct NodeData {
   std::string name;
   SmallVec preds;                    ///< set semantics, in insertion order
   std::uint32_t payload = 0;         ///< index into the per-kind vector
   NodeKind kind = NodeKind::empty;
+  std::int16_t device = -1;          ///< the device the node is placed on; -1: the current device at compile time
 };
 
 struct GraphImpl {
@@ -157,6 +170,8 @@ struct GraphImpl {
   std::vector<AllocData> allocs;
   std::vector<std::uint32_t> frees;  ///< per mem_free node: its mem_alloc node, or ConditionRef::unresolved
   std::vector<BufferUse> buffer_uses;
+  std::vector<PeerCopy> peer_copies;  ///< memcpy nodes made by add_memcpy_peer, in node order
+  int default_device = -1;            ///< the device new nodes are placed on (Graph::set_default_device)
   /// While a body is being built: the plan it belongs to (for resolving Conditions). Not copied.
   const GraphImpl* parent = nullptr;
 
@@ -168,6 +183,11 @@ struct GraphImpl {
   ConditionRef resolve(const Condition& c) const;
   /// The mem_alloc node of graph buffer `uid` in this plan, or ConditionRef::unresolved.
   std::uint32_t alloc_node(std::uint64_t uid) const;
+  /// The peer-copy record of memcpy node `index`, or nullptr.
+  const PeerCopy* peer_copy(std::uint32_t index) const;
 };
+
+/// True when `g` or a plan it holds places a node on a device or makes a peer copy.
+bool uses_devices(const GraphImpl& g);
 
 }  // namespace graphdsl::detail
