@@ -1,12 +1,14 @@
 // samples/common/sample_util.hpp — small helpers shared by the samples (not part of graphdsl):
 // a checked-CUDA-call macro, a device probe that makes no assumption about a driver being
-// present, a steady_clock stopwatch, a cudaEvent timer and medians.
+// present, a steady_clock stopwatch, a cudaEvent timer, medians, and the `--dot` mode.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <graphdsl/debug.hpp>
 #include <graphdsl/error.hpp>
 
 #include <fmt/format.h>
@@ -112,6 +115,31 @@ inline double half_spread(const std::vector<double>& v) {
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   const double m = median(v);
   return m > 0.0 ? 0.5 * (*hi - *lo) / m : 0.0;
+}
+
+/// True when the command line holds `--dot`. A sample started with it prints only its plans'
+/// Graphviz DOT (print_dot) and returns before its first CUDA call: the output then depends on the
+/// code alone and needs no GPU (docs/pictures is made from it, and the pictures.* tests compare it).
+inline bool dot_only(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--dot") == 0) return true;
+  }
+  return false;
+}
+
+/// The `--dot` output: each plan's Graph::to_dot(), one after another, and nothing else. Returns the
+/// exit status: 0, or 1 when graphdsl made a CUDA call since `cuda_calls_before` (building and
+/// validating a plan must make none).
+template <class... Plans>
+int print_dot(std::uint64_t cuda_calls_before, const Plans&... plans) {
+  const std::uint64_t calls = graphdsl::debug::cuda_calls() - cuda_calls_before;
+  if (calls != 0) {
+    std::fprintf(stderr, "--dot: building the plans made %llu CUDA calls; expected none\n",
+                 static_cast<unsigned long long>(calls));
+    return 1;
+  }
+  (fmt::print("{}", plans.to_dot()), ...);
+  return 0;
 }
 
 /// Runs a sample's body and turns an escaping exception into a message and exit status 1. A

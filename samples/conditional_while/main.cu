@@ -20,6 +20,8 @@
 //
 // What it shows:
 //   1. The plan (with its WHILE body) is built, validated and printed on the host, no CUDA call.
+//      With `--dot` the sample prints the plan's DOT alone and stops here
+//      (docs/pictures/conditional_while.svg is drawn from it).
 //   2. With a GPU: the device-driven solve is checked against the exact solution and a CPU float64
 //      Jacobi run with the same stopping rule, and timed against the same kernels driven by a host
 //      loop that reads the residual back after every iteration (cudaMemcpyAsync + synchronize).
@@ -239,10 +241,7 @@ struct Check {
   }
 };
 
-int run() {
-  fmt::print("graphdsl {} conditional_while sample: Jacobi iteration, n = {}, tol = {:g}, max {} iterations\n\n",
-             gd::version_string, n, tol, max_iters);
-
+int run(bool dot_only) {
   // ---- 1. the plan, on the host --------------------------------------------------------------
   // A plan only records pointers; this preview is never compiled, so host stand-ins will do.
   std::vector<float> stand_in(3 * static_cast<std::size_t>(n) + 2);
@@ -253,6 +252,9 @@ int run() {
   gd::ConditionalNode loop;
   const gd::Graph preview = build_solver(preview_buffers, tol, &loop);
   preview.validate();  // body rules included; throws gd::UsageError naming the node and the body
+  if (dot_only) return sample::print_dot(calls_before, preview);
+  fmt::print("graphdsl {} conditional_while sample: Jacobi iteration, n = {}, tol = {:g}, max {} iterations\n\n",
+             gd::version_string, n, tol, max_iters);
   fmt::print("plan '{}' built and validated on the host: {} top-level nodes ({} in the WHILE body), {} CUDA calls\n\n",
              preview.name(), preview.node_count(),
              preview.body_plan(loop, 0).node_count(),
@@ -409,4 +411,6 @@ int run() {
 
 }  // namespace
 
-int main() { return sample::run_main(run); }
+int main(int argc, char** argv) {
+  return sample::run_main([&] { return run(sample::dot_only(argc, argv)); });
+}

@@ -15,7 +15,8 @@
 //
 // What it shows:
 //   1. The plan is built and validated on the host with no CUDA call at all; its text dump and its
-//      Graphviz DOT are printed. This part runs on any machine.
+//      Graphviz DOT are printed. This part runs on any machine. With `--dot` the sample prints the
+//      DOT alone and stops here (docs/pictures/pipeline.svg is drawn from it).
 //   2. With a GPU: the plan is compiled once and launched 5 x 200 times; the result is checked
 //      against a CPU reference after every round, and the time per launch is compared with issuing
 //      the same work as plain stream operations (cudaMemcpyAsync + kernel<<<>>> + cudaLaunchHostFunc
@@ -191,9 +192,7 @@ bool report(const char* what, const Result& r, const Tally& t, long expected_bat
   return ok;
 }
 
-int run() {
-  fmt::print("graphdsl {} pipeline sample: {} floats per buffer\n\n", gd::version_string, n);
-
+int run(bool dot_only) {
   // ---- 1. the plan, on the host --------------------------------------------------------------
   // Buffers must exist before a plan that names them is built, and device buffers exist only once
   // we know there is a device. A plan is only a description: building, validating and printing it
@@ -208,7 +207,9 @@ int run() {
   const auto calls_before = gd::debug::cuda_calls();
   const gd::Graph preview = build_plan(stand_in, unused);
   preview.validate();  // every rule graphdsl can check without CUDA; throws gd::UsageError naming the node
+  if (dot_only) return sample::print_dot(calls_before, preview);
   const auto calls = gd::debug::cuda_calls() - calls_before;
+  fmt::print("graphdsl {} pipeline sample: {} floats per buffer\n\n", gd::version_string, n);
   fmt::print("plan '{}' built and validated on the host: {} nodes, {} edges, {} bytes of plan storage, "
              "{} CUDA calls\n\n",
              preview.name(), preview.node_count(), preview.edge_count(), preview.storage_bytes(), calls);
@@ -306,4 +307,6 @@ int run() {
 
 }  // namespace
 
-int main() { return sample::run_main(run); }
+int main(int argc, char** argv) {
+  return sample::run_main([&] { return run(sample::dot_only(argc, argv)); });
+}

@@ -19,6 +19,9 @@
 // download, with then = "above": y = x - 500, else = "below": y = 500 - x. The condition is set by
 // Graph::add_set_condition() from the sum the user's kernel computed.
 //
+// With `--dot` the sample prints the two plans' DOT alone, before any CUDA call, and exits
+// (docs/pictures/switch_dispatch-dispatch.svg and switch_dispatch-threshold.svg are drawn from it).
+//
 // Every launch gets fresh random data (chosen so that each case, the out-of-range mode, and both
 // IF-ELSE branches occur), and the host checks which body ran and every output element.
 // Exit status: 0 when the checks pass (or when there is no GPU), 1 otherwise.
@@ -246,9 +249,7 @@ struct Memory {
   }
 };
 
-int run() {
-  fmt::print("graphdsl {} switch_dispatch sample: {} ints per input\n\n", gd::version_string, n);
-
+int run(bool dot_only) {
   // ---- 1. the plans, on the host ---------------------------------------------------------------
   std::vector<int> stand_in_x(n), stand_in_info(6);
   std::vector<float> stand_in_y(2 * static_cast<std::size_t>(n));
@@ -259,6 +260,8 @@ int run() {
   const gd::Graph threshold_preview = build_threshold(preview);
   dispatch_preview.validate();
   threshold_preview.validate();
+  if (dot_only) return sample::print_dot(calls_before, dispatch_preview, threshold_preview);
+  fmt::print("graphdsl {} switch_dispatch sample: {} ints per input\n\n", gd::version_string, n);
   fmt::print("plans '{}' ({} nodes) and '{}' ({} nodes) built and validated on the host, {} CUDA calls\n\n",
              dispatch_preview.name(), dispatch_preview.node_count(), threshold_preview.name(),
              threshold_preview.node_count(), gd::debug::cuda_calls() - calls_before);
@@ -346,4 +349,6 @@ int run() {
 
 }  // namespace
 
-int main() { return sample::run_main(run); }
+int main(int argc, char** argv) {
+  return sample::run_main([&] { return run(sample::dot_only(argc, argv)); });
+}
