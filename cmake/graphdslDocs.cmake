@@ -5,8 +5,10 @@
 #             Without Doxygen the target only says so.
 #   pictures  the DOT export of the samples' plans rendered to SVG and PNG with Graphviz's `dot`, into
 #             <build>/docs/pictures. Without Graphviz (or without samples) the target only says so.
+#   update-pictures  the same plans, as DOT and SVG, into docs/pictures: the one target that writes
+#             to the source tree (its output is committed; the pictures.<sample> tests check it).
 #
-# Generated output stays in the build tree; nothing is written to the source tree.
+# The API reference stays in the build tree and is never committed.
 
 find_package(Doxygen QUIET)
 set(GRAPHDSL_DOCS_OUTPUT ${PROJECT_BINARY_DIR}/docs/api)
@@ -24,33 +26,61 @@ else()
     VERBATIM)
 endif()
 
-# Samples whose output contains Graphviz DOT (a "digraph" block); each block becomes one picture.
+# Pictures of the samples' plans: `<sample> --dot` prints its plans' DOT with no CUDA call (so no
+# GPU is needed), and cmake/graphdslRenderDot.cmake turns each plan into <stem>.dot and a drawing.
+# docs/pictures holds the committed copies the docs show; the pictures.<sample> tests fail when they
+# no longer match the code.
 set(GRAPHDSL_PICTURE_SAMPLES pipeline conditional_while switch_dispatch)
+set(GRAPHDSL_PICTURES_DIR ${PROJECT_SOURCE_DIR}/docs/pictures)
 find_program(GRAPHDSL_DOT_EXECUTABLE dot)
-set(_graphdsl_picture_commands)
-set(_graphdsl_picture_deps)
-if(GRAPHDSL_DOT_EXECUTABLE AND GRAPHDSL_BUILD_SAMPLES)
+set(_graphdsl_picture_samples)
+if(GRAPHDSL_BUILD_SAMPLES)
   foreach(sample IN LISTS GRAPHDSL_PICTURE_SAMPLES)
     if(TARGET ${sample})
-      list(APPEND _graphdsl_picture_deps ${sample})
-      list(APPEND _graphdsl_picture_commands
-        COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${sample}> -DNAME=${sample}
-                -DDOT=${GRAPHDSL_DOT_EXECUTABLE} -DOUTPUT_DIR=${PROJECT_BINARY_DIR}/docs/pictures
-                -P ${CMAKE_CURRENT_LIST_DIR}/graphdslRenderDot.cmake)
+      list(APPEND _graphdsl_picture_samples ${sample})
     endif()
   endforeach()
 endif()
-if(_graphdsl_picture_commands)
-  add_custom_target(pictures ${_graphdsl_picture_commands}
-    DEPENDS ${_graphdsl_picture_deps}
-    COMMENT "Graphviz: rendering the samples' plans into ${PROJECT_BINARY_DIR}/docs/pictures"
+
+# One render command per sample, for `pictures` and `update-pictures`.
+function(_graphdsl_picture_target target output_dir formats comment)
+  set(skip "")
+  if(NOT _graphdsl_picture_samples)
+    set(skip "the samples are not built (GRAPHDSL_BUILD_SAMPLES=OFF)")
+  elseif(NOT GRAPHDSL_DOT_EXECUTABLE)
+    set(skip "Graphviz 'dot' not found (Debian/Ubuntu: apt-get install graphviz)")
+  endif()
+  if(skip)
+    add_custom_target(${target} COMMAND ${CMAKE_COMMAND} -E echo "${target}: ${skip}; skipped" VERBATIM)
+    return()
+  endif()
+  set(commands)
+  foreach(sample IN LISTS _graphdsl_picture_samples)
+    list(APPEND commands
+      COMMAND ${CMAKE_COMMAND} -DMODE=render -DPROGRAM=$<TARGET_FILE:${sample}> -DNAME=${sample}
+              -DDOT=${GRAPHDSL_DOT_EXECUTABLE} "-DFORMATS=${formats}" -DOUTPUT_DIR=${output_dir}
+              -P ${PROJECT_SOURCE_DIR}/cmake/graphdslRenderDot.cmake)
+  endforeach()
+  add_custom_target(${target} ${commands}
+    DEPENDS ${_graphdsl_picture_samples}
+    COMMENT "${comment}"
     VERBATIM)
-elseif(NOT GRAPHDSL_DOT_EXECUTABLE)
-  add_custom_target(pictures
-    COMMAND ${CMAKE_COMMAND} -E echo "pictures: Graphviz 'dot' not found (Debian/Ubuntu: apt-get install graphviz); skipped"
-    VERBATIM)
-else()
-  add_custom_target(pictures
-    COMMAND ${CMAKE_COMMAND} -E echo "pictures: the samples are not built (GRAPHDSL_BUILD_SAMPLES=OFF); skipped"
-    VERBATIM)
+endfunction()
+
+# `pictures`: SVG and PNG into <build>/docs/pictures, to look at; the source tree is untouched.
+_graphdsl_picture_target(pictures ${PROJECT_BINARY_DIR}/docs/pictures "svg png"
+  "Graphviz: the samples' plans as SVG and PNG in ${PROJECT_BINARY_DIR}/docs/pictures")
+# `update-pictures`: rewrites docs/pictures (DOT and SVG) after a change to a sample's plan or to
+# Graph::to_dot(); commit the result.
+_graphdsl_picture_target(update-pictures ${GRAPHDSL_PICTURES_DIR} "svg"
+  "Graphviz: regenerating ${GRAPHDSL_PICTURES_DIR} from the samples' plans")
+
+# Tests pictures.<sample>: docs/pictures shows the sample's current plans (no GPU, no Graphviz).
+if(GRAPHDSL_BUILD_TESTS)
+  foreach(sample IN LISTS _graphdsl_picture_samples)
+    add_test(NAME pictures.${sample}
+      COMMAND ${CMAKE_COMMAND} -DMODE=check -DPROGRAM=$<TARGET_FILE:${sample}> -DNAME=${sample}
+              -DOUTPUT_DIR=${GRAPHDSL_PICTURES_DIR} -DBUILD_DIR=${PROJECT_BINARY_DIR}
+              -P ${PROJECT_SOURCE_DIR}/cmake/graphdslRenderDot.cmake)
+  endforeach()
 endif()

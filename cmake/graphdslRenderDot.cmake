@@ -1,31 +1,48 @@
-# Runs a sample, takes every Graphviz DOT block ("digraph ... {" up to the "}" that closes it at the
-# start of a line) from its output and renders each with `dot` as SVG and PNG (cmake -P script, used by the
-# `pictures` target).
-#   -DPROGRAM=<sample executable> -DNAME=<picture name> -DDOT=<dot executable> -DOUTPUT_DIR=<folder>
-# The sample runs with no visible GPU (CUDA_VISIBLE_DEVICES=-1): only its host-side part, which
-# builds, validates and prints the plan, is needed, and it takes a moment instead of a benchmark's time.
+# The pictures of the samples' plans (cmake -P script, used by the `pictures` and `update-pictures`
+# targets and by the pictures.<sample> tests; see cmake/graphdslDocs.cmake).
+#
+# Runs `<sample> --dot`, which prints the sample's plans as Graphviz DOT (Graph::to_dot()) and exits
+# before any CUDA call, so no GPU is needed. Each plan becomes one picture, named after the sample
+# (`pipeline`) or, for a sample with several plans, after the sample and the plan
+# (`switch_dispatch-dispatch`).
+#
+#   -DPROGRAM=<sample executable> -DNAME=<sample name> -DOUTPUT_DIR=<pictures folder>
+#   -DMODE=render (default)  -DDOT=<dot executable> -DFORMATS="svg png"
+#       writes <stem>.dot and renders it to each format; an SVG gets a comment with the SHA-256 of
+#       the DOT it was drawn from. The sample's older pictures in OUTPUT_DIR are removed first.
+#   -DMODE=check  [-DBUILD_DIR=<build folder, named in the message>]
+#       fails unless OUTPUT_DIR holds exactly this sample's current pictures: every <stem>.dot equal
+#       to what the sample prints now, every <stem>.svg drawn from that DOT (its SHA-256 comment),
+#       and no picture of a plan the sample no longer has. Needs neither a GPU nor Graphviz.
 cmake_minimum_required(VERSION 3.25)
-foreach(var PROGRAM NAME DOT OUTPUT_DIR)
+if(NOT MODE)
+  set(MODE render)
+endif()
+set(_required PROGRAM NAME OUTPUT_DIR)
+if(MODE STREQUAL "render")
+  list(APPEND _required DOT FORMATS)
+elseif(NOT MODE STREQUAL "check")
+  message(FATAL_ERROR "graphdslRenderDot.cmake: MODE must be render or check, not '${MODE}'")
+endif()
+foreach(var IN LISTS _required)
   if(NOT ${var})
     message(FATAL_ERROR "graphdslRenderDot.cmake: -D${var}=... is required")
   endif()
 endforeach()
 
+# --dot makes no CUDA call; with the devices hidden, a sample that ignored it would not reach a GPU either.
 set(ENV{CUDA_VISIBLE_DEVICES} "-1")
-execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND "${PROGRAM}" --dot RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "pictures: ${PROGRAM} exited with ${rc}:\n${out}${err}")
+  message(FATAL_ERROR "pictures: `${PROGRAM} --dot` exited with ${rc}:\n${out}${err}")
 endif()
 
-file(MAKE_DIRECTORY "${OUTPUT_DIR}")
-# Plain string searches (no list splitting: DOT is full of ';' and '[').
+# Split the output into DOT graphs: "digraph ... {" up to the "}" that closes it at the start of a
+# line. Plain string searches (no list splitting: DOT is full of ';' and '[').
 set(rest "\n${out}")
 set(count 0)
 while(TRUE)
   string(FIND "${rest}" "\ndigraph " begin)
-  if(begin EQUAL -1)
-    string(FIND "${rest}" "\nstrict digraph " begin)
-  endif()
   if(begin EQUAL -1)
     break()
   endif()
@@ -36,24 +53,109 @@ while(TRUE)
     message(FATAL_ERROR "pictures: ${NAME}: a DOT graph without its closing '}'")
   endif()
   math(EXPR length "${end} + 2")
-  string(SUBSTRING "${rest}" 0 ${length} graph)
+  string(SUBSTRING "${rest}" 0 ${length} graph_${count})
   string(SUBSTRING "${rest}" ${length} -1 rest)
-  if(count EQUAL 0)
-    set(stem "${NAME}")
-  else()
-    set(stem "${NAME}-${count}")
-  endif()
+  string(REGEX MATCH "^digraph \"([^\"]*)\"" _ "${graph_${count}}")
+  string(MAKE_C_IDENTIFIER "${CMAKE_MATCH_1}" plan_${count})
   math(EXPR count "${count} + 1")
-  file(WRITE "${OUTPUT_DIR}/${stem}.dot" "${graph}\n")
-  foreach(format svg png)
-    execute_process(COMMAND "${DOT}" -T${format} "${OUTPUT_DIR}/${stem}.dot" -o "${OUTPUT_DIR}/${stem}.${format}"
-                    RESULT_VARIABLE rc ERROR_VARIABLE err)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "pictures: dot -T${format} failed on ${OUTPUT_DIR}/${stem}.dot:\n${err}")
-    endif()
-  endforeach()
-  message(STATUS "pictures: ${OUTPUT_DIR}/${stem}.svg, .png")
 endwhile()
 if(count EQUAL 0)
-  message(STATUS "pictures: ${NAME} printed no DOT graph (nothing to render)")
+  message(FATAL_ERROR "pictures: `${PROGRAM} --dot` printed no DOT graph")
 endif()
+math(EXPR last "${count} - 1")
+set(stems)
+foreach(i RANGE ${last})
+  if(count EQUAL 1)
+    set(stem_${i} "${NAME}")
+  else()
+    set(stem_${i} "${NAME}-${plan_${i}}")
+  endif()
+  list(APPEND stems "${stem_${i}}")
+  string(SHA256 hash_${i} "${graph_${i}}\n")
+endforeach()
+set(stamp_prefix "<!-- graphdsl picture: drawn by Graphviz from")
+
+file(GLOB old LIST_DIRECTORIES false "${OUTPUT_DIR}/${NAME}.*" "${OUTPUT_DIR}/${NAME}-*")
+
+if(MODE STREQUAL "render")
+  if(old)
+    file(REMOVE ${old})
+  endif()
+  file(MAKE_DIRECTORY "${OUTPUT_DIR}")
+  set(formats "${FORMATS}")
+  separate_arguments(FORMATS)
+  foreach(i RANGE ${last})
+    set(base "${OUTPUT_DIR}/${stem_${i}}")
+    file(WRITE "${base}.dot" "${graph_${i}}\n")
+    foreach(format IN LISTS FORMATS)
+      execute_process(COMMAND "${DOT}" -T${format} "${base}.dot" -o "${base}.${format}"
+                      RESULT_VARIABLE rc ERROR_VARIABLE err)
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "pictures: dot -T${format} failed on ${base}.dot:\n${err}")
+      endif()
+    endforeach()
+    if(EXISTS "${base}.svg")
+      file(READ "${base}.svg" svg)
+      string(FIND "${svg}" "<svg" at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "pictures: ${base}.svg has no <svg> element")
+      endif()
+      string(SUBSTRING "${svg}" 0 ${at} head)
+      string(SUBSTRING "${svg}" ${at} -1 tail)
+      file(WRITE "${base}.svg" "${head}${stamp_prefix} ${stem_${i}}.dot, SHA-256 ${hash_${i}} -->\n${tail}")
+    endif()
+    message(STATUS "pictures: ${base}.dot, rendered: ${formats}")
+  endforeach()
+  return()
+endif()
+
+# MODE=check
+if(BUILD_DIR)
+  set(fix "cmake --build ${BUILD_DIR} --target update-pictures")
+else()
+  set(fix "cmake --build <build> --target update-pictures")
+endif()
+set(problems "")
+# Plain strings, not lists: DOT text is full of ';'.
+foreach(i RANGE ${last})
+  set(base "${OUTPUT_DIR}/${stem_${i}}")
+  if(NOT EXISTS "${base}.dot")
+    string(APPEND problems "${base}.dot is missing\n")
+  else()
+    file(READ "${base}.dot" committed)
+    if(NOT committed STREQUAL "${graph_${i}}\n")
+      # The current DOT goes next to the test (its working folder), for the diff and for a look.
+      set(now "${CMAKE_CURRENT_BINARY_DIR}/pictures-now/${stem_${i}}.dot")
+      file(WRITE "${now}" "${graph_${i}}\n")
+      string(APPEND problems "${base}.dot differs from the plan `${NAME} --dot` prints now (${now}):\n")
+      find_program(DIFF diff)
+      if(DIFF)
+        execute_process(COMMAND "${DIFF}" -u "${base}.dot" "${now}" OUTPUT_VARIABLE diff)
+        string(APPEND problems "${diff}")
+      else()
+        string(APPEND problems "${graph_${i}}\n")
+      endif()
+    endif()
+  endif()
+  if(NOT EXISTS "${base}.svg")
+    string(APPEND problems "${base}.svg is missing\n")
+  else()
+    file(READ "${base}.svg" svg)
+    string(FIND "${svg}" "${stamp_prefix} ${stem_${i}}.dot, SHA-256 ${hash_${i}} -->" at)
+    if(at EQUAL -1)
+      string(APPEND problems "${base}.svg was not drawn from the current ${stem_${i}}.dot (no matching SHA-256 comment)\n")
+    endif()
+  endif()
+endforeach()
+foreach(file IN LISTS old)
+  get_filename_component(stem "${file}" NAME_WLE)
+  if(NOT stem IN_LIST stems)
+    string(APPEND problems "${file} shows a plan `${NAME} --dot` no longer prints\n")
+  endif()
+endforeach()
+if(NOT problems STREQUAL "")
+  # NOTICE prints the text as it is (FATAL_ERROR would re-wrap the DOT and the diff).
+  message(NOTICE "pictures: ${OUTPUT_DIR} does not show ${NAME}'s current plans:\n${problems}")
+  message(FATAL_ERROR "pictures: regenerate them (Graphviz needed) with\n  ${fix}\nand commit docs/pictures.")
+endif()
+message(STATUS "pictures: ${stems} match `${NAME} --dot`")
