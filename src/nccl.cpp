@@ -299,12 +299,10 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
   void call(cudaStream_t s) override {
     detail::Clique& c = *clique_;
     const std::lock_guard<std::mutex> lock(c.capture);
+    // The capture stream is on the current device (graphdsl makes one per device, and
+    // cudaStreamGetDevice is refused on a capturing stream).
     int home = 0;
-#if CUDART_VERSION >= 12080
-    GRAPHDSL_CHECK(cudaStreamGetDevice, s, &home);
-#else  // graphdsl creates capture streams on the current device
     GRAPHDSL_CHECK(cudaGetDevice, &home);
-#endif
     // Fork: every rank's stream joins the capture after the node's predecessors ...
     GRAPHDSL_CHECK(cudaEventRecord, c.forks[static_cast<std::size_t>(home)], s);
     for (cudaStream_t rank_stream : c.streams) {
