@@ -1,5 +1,6 @@
 // src/plan_rules.cpp — the rules a plan must satisfy before it reaches CUDA.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -20,6 +21,29 @@ std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z
 
 constexpr std::uint32_t no_buffer = ConditionRef::unresolved;
 
+/// A count computed from user-given sizes (bytes, threads), checked for overflow: a product that
+/// does not fit in 64 bits must fail the limits it is compared with, not wrap around to a small
+/// number that passes them.
+struct Count {
+  std::uint64_t value = 0;
+  bool fits = true;
+
+  Count times(std::uint64_t k) const {
+    Count r;
+    r.fits = fits && !__builtin_mul_overflow(value, k, &r.value);
+    return r;
+  }
+  Count plus(const Count& o) const {
+    Count r;
+    r.fits = fits && o.fits && !__builtin_add_overflow(value, o.value, &r.value);
+    return r;
+  }
+  bool above(std::uint64_t limit) const { return !fits || value > limit; }
+  std::string text() const {
+    return fits ? fmt::format("{}", value) : fmt::format("more than {}", std::numeric_limits<std::uint64_t>::max());
+  }
+};
+
 /// The buffer use of node i for `field`, or nullptr.
 const BufferUse* buffer_use(const GraphImpl& g, std::uint32_t i, BufferField field) {
   for (const BufferUse& u : g.buffer_uses) {
@@ -31,7 +55,7 @@ const BufferUse* buffer_use(const GraphImpl& g, std::uint32_t i, BufferField fie
 /// Checks a memset/memcpy pointer that may be a graph buffer: null only when a buffer stands for
 /// it; the buffer allocated by this plan and large enough for `bytes`.
 void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const void* ptr, BufferField field,
-                   const char* what, std::size_t bytes) {
+                   const char* what, const Count& bytes) {
   const BufferUse* u = buffer_use(g, i, field);
   if (u == nullptr) {
     if (ptr == nullptr) fail(g, i, ctx, fmt::format("the {} pointer is null", what));
@@ -43,8 +67,8 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
                                 what, g.name));
   }
   const std::size_t have = g.allocs[g.nodes[u->alloc_node].payload].bytes;
-  if (bytes > have) {
-    fail(g, i, ctx, fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes, what,
+  if (bytes.above(have)) {
+    fail(g, i, ctx, fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes.text(), what,
                                 g.info(u->alloc_node).describe(), have));
   }
 }
@@ -70,26 +94,27 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
                                 "that allocates it)",
                                 g.name));
   }
-  const unsigned long long threads = 1ull * l.block.x * l.block.y * l.block.z;
-  if (threads > 1024) {
+  const Count threads = Count{l.block.x}.times(l.block.y).times(l.block.z);
+  if (threads.above(1024)) {
     fail(g, i, ctx, fmt::format("block {} has {} threads; CUDA allows at most 1024 threads per block",
-                                dims(l.block), threads));
+                                dims(l.block), threads.text()));
   }
 }
 
 void check_memset(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const cudaMemsetParams& p = g.memsets[g.nodes[i].payload];
+  const Count row = Count{p.width}.times(p.elementSize);
   check_pointer(g, i, ctx, p.dst, BufferField::memset_dst, "destination",
-                p.height <= 1 ? p.width * p.elementSize : p.pitch * (p.height - 1) + p.width * p.elementSize);
+                p.height <= 1 ? row : Count{p.pitch}.times(p.height - 1).plus(row));
   if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) {
     fail(g, i, ctx, fmt::format("element size is {} bytes; CUDA memset nodes take 1, 2 or 4-byte elements", p.elementSize));
   }
   if (p.width == 0 || p.height == 0) {
     fail(g, i, ctx, fmt::format("sets {} x {} elements; a memset node must set at least one element", p.width, p.height));
   }
-  if (p.height > 1 && p.pitch < p.width * p.elementSize) {
+  if (p.height > 1 && row.above(p.pitch)) {
     fail(g, i, ctx, fmt::format("pitch {} bytes is smaller than one row ({} elements x {} bytes = {} bytes)", p.pitch,
-                                p.width, p.elementSize, p.width * p.elementSize));
+                                p.width, p.elementSize, row.text()));
   }
 }
 
@@ -99,7 +124,7 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     fail(g, i, ctx, fmt::format("copies {} x {} x {} bytes; a memcpy node must copy at least one byte", p.extent.width,
                                 p.extent.height, p.extent.depth));
   }
-  const std::size_t bytes = p.extent.width * p.extent.height * p.extent.depth;
+  const Count bytes = Count{p.extent.width}.times(p.extent.height).times(p.extent.depth);
   if (p.srcArray == nullptr) check_pointer(g, i, ctx, p.srcPtr.ptr, BufferField::memcpy_src, "source", bytes);
   if (p.dstArray == nullptr) check_pointer(g, i, ctx, p.dstPtr.ptr, BufferField::memcpy_dst, "destination", bytes);
   if (p.kind < cudaMemcpyHostToHost || p.kind > cudaMemcpyDefault) {
@@ -247,6 +272,27 @@ const GraphImpl* declaring_plan(const Scope* s, ConditionRef r) {
   return s == nullptr ? nullptr : s->plan;
 }
 
+/// Checks that the plan `r` points to (from node i of g, in scope `here`) declares condition
+/// r.index. References are positions, and a plan copied out of a conditional body (body_plan)
+/// keeps them: embedded elsewhere as a child, "one plan out" is then another plan, which may
+/// declare fewer conditions (compiling it would read past that plan's condition handles).
+/// `what` starts the message ("a Condition argument", "its Condition").
+const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Scope* here,
+                                 ConditionRef r, const char* what) {
+  const GraphImpl* owner = declaring_plan(here, r);
+  if (owner == nullptr) {
+    fail(g, i, ctx, fmt::format("{} belongs to a plan enclosing this one, which is being compiled without it", what));
+  }
+  if (r.index >= owner->conditions.size()) {
+    fail(g, i, ctx, fmt::format("{} refers to condition number {} of graph '{}', {} level{} out, which declares {} "
+                                "(a plan copied out of a conditional body keeps its references to the conditions of "
+                                "the plan around that body)",
+                                what, r.index, owner->name, r.levels, r.levels == 1 ? "" : "s",
+                                owner->conditions.size()));
+  }
+  return *owner;
+}
+
 /// Whether g (or a plan it embeds) holds a node of kind `kind`.
 bool holds(const GraphImpl& g, NodeKind kind) {
   for (const NodeData& n : g.nodes) {
@@ -367,8 +413,8 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
       const KernelData& k = g.kernels[n.payload];
       for (std::uint32_t c = 0; c < k.ph_count; ++c) {
         const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
-        if (ph.kind == PlaceholderKind::condition && declaring_plan(&here, ph.ref) == nullptr) {
-          fail(g, i, ctx, "a Condition argument belongs to a plan enclosing this one, which is being compiled without it");
+        if (ph.kind == PlaceholderKind::condition) {
+          (void)condition_owner(g, i, ctx, &here, ph.ref, "a Condition argument");
         }
       }
     } else if (n.kind == NodeKind::child) {
@@ -388,10 +434,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
       (void)check_in(c, fmt::format("{}in {} of graph '{}': ", ctx, g.info(i).describe(), g.name), &here, usage);
     } else if (n.kind == NodeKind::conditional) {
       const ConditionalData& cd = g.conditionals[n.payload];
-      const GraphImpl* owner = declaring_plan(&here, cd.condition);
-      if (owner == nullptr) {
-        fail(g, i, ctx, "its Condition belongs to a plan enclosing this one, which is being compiled without it");
-      }
+      const GraphImpl* owner = &condition_owner(g, i, ctx, &here, cd.condition, "its Condition");
       const auto [it, fresh] = usage.emplace(std::make_pair(owner, cd.condition.index), g.info(i));
       if (!fresh) {
         throw UsageError(fmt::format("{}{} and {} use the same Condition; each condition drives exactly one "

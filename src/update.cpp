@@ -264,10 +264,13 @@ bool same_launch(const Launch& x, const Launch& y) {
          x.priority == y.priority;
 }
 
-/// Same launch shape and argument bytes (the function is compared as structure).
+/// Same launch shape and argument bytes (the function is compared as structure). A kernel without
+/// parameters compares no bytes: its plan's argument block may be empty (data() null, which
+/// memcmp must not be given even for 0 bytes).
 bool same_kernel(const GraphImpl& a, const KernelData& x, const GraphImpl& b, const KernelData& y) {
+  const std::size_t bytes = x.layout->total;
   return same_launch(x.launch, y.launch) &&
-         std::memcmp(a.args.data() + x.args, b.args.data() + y.args, x.layout->total) == 0;
+         (bytes == 0 || std::memcmp(a.args.data() + x.args, b.args.data() + y.args, bytes) == 0);
 }
 
 bool same_memset(const cudaMemsetParams& x, const cudaMemsetParams& y) {
@@ -534,9 +537,22 @@ struct Fnv {
   }
 };
 
+/// Hashes everything compare_shape() compares, so that equal fingerprints mean update-compatible
+/// plans (graph memory included: buffer uses, allocation sizes and devices, the buffer each free
+/// frees).
 void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
   f.add(g.nodes.size());
   f.add(g.conditions.size());
+  for (const auto& u : g.buffer_uses) {
+    f.add(u.node);
+    f.add(u.field);
+    f.add(u.alloc_node);
+  }
+  for (const auto& p : g.peer_copies) {
+    f.add(p.node);
+    f.add(p.src_device);
+    f.add(p.dst_device);
+  }
   std::vector<std::uint32_t> preds;
   for (const auto& n : g.nodes) {
     f.add(n.kind);
@@ -547,10 +563,19 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
       for (std::uint32_t c = 0; c < k.ph_count; ++c) {
         const auto& kc = g.placeholders[k.ph_first + c];
         f.add(kc.offset);
+        f.add(kc.kind);
         f.add(kc.ref.levels);
         f.add(kc.ref.index);
       }
     }
+    if (n.kind == NodeKind::mem_alloc) {
+      const auto& a = g.allocs[n.payload];
+      f.add(a.bytes);
+      f.add(a.device);
+      f.add(a.peers.size());
+      f.add(a.peers.data(), a.peers.size() * sizeof(int));
+    }
+    if (n.kind == NodeKind::mem_free) f.add(g.frees[n.payload]);
     if (n.kind == NodeKind::conditional) {
       const auto& c = g.conditionals[n.payload];
       f.add(c.type);
