@@ -38,14 +38,22 @@ void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& con
                                         n.device, a.device));
     }
   }
+  if (n.kind == NodeKind::mem_free && n.device >= 0 && g.frees[n.payload] != ConditionRef::unresolved) {
+    const int home = node_device(g, g.frees[n.payload], -1);
+    if (home >= 0 && home != n.device) {
+      refuse(g, i, context, fmt::format("is placed on device {} but frees memory of device {} ({}); a free runs on "
+                                        "its allocation's device (leave it unplaced)",
+                                        n.device, home, g.info(g.frees[n.payload]).describe()));
+    }
+  }
   if (const PeerCopy* p = g.peer_copy(i)) {
+    if (p->src_device < 0 || p->dst_device < 0) {
+      refuse(g, i, context, "a peer copy names both devices (0, 1, ...); -1 is not allowed here");
+    }
     if (p->src_device == p->dst_device) {
       refuse(g, i, context, fmt::format("a peer copy from device {} to itself; use add_memcpy for a copy within one "
                                         "device",
                                         p->src_device));
-    }
-    if (p->src_device < 0 || p->dst_device < 0) {
-      refuse(g, i, context, "a peer copy names both devices (0, 1, ...); -1 is not allowed here");
     }
     if (n.device != p->dst_device && n.device != p->src_device) {
       refuse(g, i, context, fmt::format("a peer copy from device {} to device {} is placed on device {}; place it on "
@@ -118,25 +126,25 @@ void check_pointer_device(const GraphImpl& g, std::uint32_t i, const void* ptr, 
   }
 }
 
-void check_in(const GraphImpl& g, int count) {
+void check_in(const GraphImpl& g, int count, int current) {
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const NodeData& n = g.nodes[i];
     if (n.device >= count) refuse(g, i, {}, fmt::format("is placed on device {}, but {}", n.device, devices_seen(count)));
     if (n.kind == NodeKind::mem_alloc) {
       const AllocData& a = g.allocs[n.payload];
-      const int home = node_device(g, i, -1);
+      const int home = node_device(g, i, current);
       for (int peer : a.peers) {
         if (peer < 0 || peer >= count) {
           refuse(g, i, {}, fmt::format("gives peer access to device {}, but {}", peer, devices_seen(count)));
         }
-        if (home >= 0 && peer != home && !can_access_peer(peer, home)) {
+        if (peer != home && !can_access_peer(peer, home)) {
           refuse(g, i, {}, fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
                                        "to device {} is not available (cudaDeviceCanAccessPeer)",
                                        peer, home, peer, home));
         }
       }
     }
-    if (n.kind == NodeKind::child) check_in(*g.children[n.payload], count);
+    if (n.kind == NodeKind::child) check_in(*g.children[n.payload], count, current);
   }
   for (const PeerCopy& p : g.peer_copies) {
     for (int d : {p.src_device, p.dst_device}) {
@@ -158,7 +166,11 @@ void check_in(const GraphImpl& g, int count) {
 }
 }  // namespace
 
-void check_devices(const GraphImpl& g) { check_in(g, device_count()); }
+void check_devices(const GraphImpl& g) {
+  int current = 0;
+  GRAPHDSL_CHECK(cudaGetDevice, &current);
+  check_in(g, device_count(), current);
+}
 
 DeviceScope::DeviceScope(int device) {
   if (device < 0) return;

@@ -179,14 +179,21 @@ namespace detail {
 using graphdsl::detail::cuda_try;
 
 /// The communicators of one Communicators object and what capturing over them needs: a stream and
-/// a join event per rank, a fork event per visible device (the capture stream may be on any).
+/// a join event per rank, a fork event per device a capture stream is on (made on first use).
 struct Clique {
   std::vector<int> devices;
   std::vector<ncclComm_t> comms;
   std::vector<cudaStream_t> streams;      ///< per rank, on the rank's device
   std::vector<cudaEvent_t> joins;         ///< per rank, on the rank's device
-  std::vector<cudaEvent_t> forks;         ///< per visible device
+  std::vector<cudaEvent_t> forks;         ///< per visible device; null until used
   std::mutex capture;                     ///< one capture at a time uses the streams
+
+  /// The fork event of `device` (the current device), created on first use.
+  cudaEvent_t fork_event(int device) {
+    cudaEvent_t& e = forks[static_cast<std::size_t>(device)];
+    if (e == nullptr) GRAPHDSL_CHECK(cudaEventCreateWithFlags, &e, static_cast<unsigned>(cudaEventDisableTiming));
+    return e;
+  }
 
   ~Clique() {
     if (!comms.empty()) {
@@ -199,7 +206,9 @@ struct Clique {
       for (ncclComm_t c : comms) (void)a.ncclCommDestroy(c);
     }
     for (cudaEvent_t e : joins) (void)cuda_try(cudaEventDestroy, e);
-    for (cudaEvent_t e : forks) (void)cuda_try(cudaEventDestroy, e);
+    for (cudaEvent_t e : forks) {
+      if (e != nullptr) (void)cuda_try(cudaEventDestroy, e);
+    }
     for (cudaStream_t s : streams) (void)cuda_try(cudaStreamDestroy, s);
   }
 };
@@ -227,14 +236,10 @@ Communicators::Communicators(std::vector<int> devices) : state_(std::make_shared
   detail::Clique& c = *state_;
   c.devices = std::move(devices);
   graphdsl::detail::DeviceScope scope(-1);
-  for (int d = 0; d < count; ++d) {
-    scope.use(d);
-    cudaEvent_t e = nullptr;
-    GRAPHDSL_CHECK(cudaEventCreateWithFlags, &e, static_cast<unsigned>(cudaEventDisableTiming));
-    c.forks.push_back(e);
-  }
+  c.forks.assign(static_cast<std::size_t>(count), nullptr);
   for (int d : c.devices) {
     scope.use(d);
+    c.forks[static_cast<std::size_t>(d)] = c.fork_event(d);
     cudaStream_t s = nullptr;
     GRAPHDSL_CHECK(cudaStreamCreateWithFlags, &s, static_cast<unsigned>(cudaStreamNonBlocking));
     c.streams.push_back(s);
@@ -277,6 +282,14 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
     return s + fmt::format(" over devices {}", device_list(clique_->devices));
   }
 
+  bool same_work(const graphdsl::detail::StreamClosure& other) const override {
+    const auto* o = dynamic_cast<const CollectiveClosure*>(&other);
+    return o != nullptr && o->clique_ == clique_ && o->what_ == what_ && o->count_ == count_ && o->type_ == type_ &&
+           o->op_ == op_ && o->root_ == root_ &&
+           std::equal(ranks_.begin(), ranks_.end(), o->ranks_.begin(), o->ranks_.end(),
+                      [](const RawBuffers& x, const RawBuffers& y) { return x.send == y.send && x.recv == y.recv; });
+  }
+
   void check(const NodeInfo& node) const override {
     for (std::size_t r = 0; r < ranks_.size(); ++r) {
       const int device = clique_->devices[r];
@@ -304,10 +317,9 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
     int home = 0;
     GRAPHDSL_CHECK(cudaGetDevice, &home);
     // Fork: every rank's stream joins the capture after the node's predecessors ...
-    GRAPHDSL_CHECK(cudaEventRecord, c.forks[static_cast<std::size_t>(home)], s);
-    for (cudaStream_t rank_stream : c.streams) {
-      GRAPHDSL_CHECK(cudaStreamWaitEvent, rank_stream, c.forks[static_cast<std::size_t>(home)], 0u);
-    }
+    const cudaEvent_t fork = c.fork_event(home);
+    GRAPHDSL_CHECK(cudaEventRecord, fork, s);
+    for (cudaStream_t rank_stream : c.streams) GRAPHDSL_CHECK(cudaStreamWaitEvent, rank_stream, fork, 0u);
     // ... each rank's call is captured on its stream ...
     const std::string what = describe();
     GRAPHDSL_NCCL(ncclGroupStart, what);

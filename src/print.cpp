@@ -159,7 +159,11 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
     const std::string label = n.name.empty() ? fmt::format("#{}", i) : n.name;
-    const std::string where = n.device >= 0 ? fmt::format(" @ gpu {}", n.device) : std::string();
+    std::string where = n.device >= 0 ? fmt::format(" @ gpu {}", n.device) : std::string();
+    if (n.kind == NodeKind::captured) {
+      const std::string what = g.captures[n.payload].fn->describe();
+      if (!what.empty()) where += "\\n" + dot_escape(what);
+    }
     out += fmt::format("{}{}{} [label=\"{}\\n{}{}\", shape={}];\n", indent, prefix, i, dot_escape(label),
                        to_string(n.kind), where, dot_shape(n.kind));
   }

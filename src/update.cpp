@@ -328,7 +328,7 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
       return true;
     }
     case NodeKind::captured:
-      return a.captures[pa].fn == b.captures[pb].fn && a.captures[pa].mode == b.captures[pb].mode;
+      return a.captures[pa].fn->same_work(*b.captures[pb].fn) && a.captures[pa].mode == b.captures[pb].mode;
     case NodeKind::mem_alloc:  // compared as structure
     case NodeKind::mem_free: return true;
     case NodeKind::empty: return true;

@@ -47,7 +47,7 @@ TEST_CASE("placement errors that need the device list name the node", "[placemen
     REQUIRE_THROWS_MATCHES(g.instantiate(), gd::UsageError,
                            message_is(fmt::format("graphdsl: kernel node 'far' (#0): is placed on device {}, but {}",
                                                   count, seen)));
-    CHECK(gd::debug::cuda_calls() - calls == 1);  // cudaGetDeviceCount
+    CHECK(gd::debug::cuda_calls() - calls == 2);  // cudaGetDevice, cudaGetDeviceCount
   }
   SECTION("a peer copy naming a device that does not exist") {
     gd::Graph g("g");

@@ -122,6 +122,19 @@ TEST_CASE("peer copies and allocations: devices must agree", "[devices]") {
     require_invalid(g, "mem_alloc node 'tmp' (#0): is placed on device 1 but its MemAllocOptions name device 0; give "
                        "one device");
   }
+  {
+    gd::Graph g("g");
+    auto [alloc, buf] = g.add_mem_alloc<float>(8, gd::MemAllocOptions{1, {}});
+    alloc.name("tmp");
+    g.add_mem_free(buf).name("free").on_device(0).after(alloc);
+    require_invalid(g, "mem_free node 'free' (#1): is placed on device 0 but frees memory of device 1 (mem_alloc node "
+                       "'tmp' (#0)); a free runs on its allocation's device (leave it unplaced)");
+  }
+  {
+    gd::Graph g("g");
+    g.add_memcpy_peer(b.x, -1, b.y, -1, 4).name("nowhere");
+    require_invalid(g, "memcpy node 'nowhere' (#0): a peer copy names both devices (0, 1, ...); -1 is not allowed here");
+  }
 }
 
 TEST_CASE("dump and DOT show devices and peer copies; the fingerprint includes them", "[devices]") {

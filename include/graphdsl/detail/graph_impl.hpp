@@ -91,6 +91,9 @@ struct StreamClosure {
   virtual void check(const NodeInfo& node) const;
   /// Extra words for dumps and DOT labels (e.g. "nccl all_reduce sum float32 x1024 on devices 0,1").
   virtual std::string describe() const;
+  /// True when capturing `other` issues the same work as capturing this (so an update need not
+  /// re-capture). The default: only the same closure object.
+  virtual bool same_work(const StreamClosure& other) const { return this == &other; }
 };
 
 template <class F>
