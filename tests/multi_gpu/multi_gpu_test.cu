@@ -321,7 +321,8 @@ TEST_CASE("NCCL broadcast and all-gather inside a plan", "[multi_gpu][nccl]") {
   gd::Graph g("collectives");
   auto gather = gd::nccl::add_all_gather<float>(g, comms, {{s0->get(), g0->get()}, {s1->get(), g1->get()}}, n)
                     .name("gather");
-  gd::nccl::add_broadcast<float>(g, comms, {{s1->get(), c0->get()}, {s1->get(), c1->get()}}, n, 1)
+  // Only the root's send buffer is read; every rank still names buffers of its own device.
+  gd::nccl::add_broadcast<float>(g, comms, {{s0->get(), c0->get()}, {s1->get(), c1->get()}}, n, 1)
       .name("bcast")
       .after(gather);
   gd::Executable exec = g.instantiate();
