@@ -1,5 +1,6 @@
 // src/executable.cpp — compiling a plan and running the executable.
 #include <algorithm>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -94,6 +95,160 @@ void check_options(const detail::GraphImpl& g, const InstantiateOptions& options
   }
 }
 
+// ---- placing a node CUDA reports in the plan (cold paths: failed instantiate and launch) -------
+
+std::vector<cudaGraphNode_t> nodes_of(cudaGraph_t g) {
+  std::size_t n = 0;
+  if (detail::cuda_try(cudaGraphGetNodes, g, static_cast<cudaGraphNode_t*>(nullptr), &n) != cudaSuccess) return {};
+  std::vector<cudaGraphNode_t> v(n);
+  if (n != 0 && detail::cuda_try(cudaGraphGetNodes, g, v.data(), &n) != cudaSuccess) return {};
+  v.resize(n);
+  return v;
+}
+
+cudaGraphNodeType type_of(cudaGraphNode_t n) {
+  cudaGraphNodeType t = cudaGraphNodeTypeCount;
+  (void)detail::cuda_try(cudaGraphNodeGetType, n, &t);
+  return t;
+}
+
+std::vector<cudaGraphNode_t> dependents_of(cudaGraphNode_t n) {
+  std::size_t count = 0;
+#if GRAPHDSL_CUDA_13
+  auto get = [&](cudaGraphNode_t* out) {
+    return detail::cuda_try(cudaGraphNodeGetDependentNodes, n, out, static_cast<cudaGraphEdgeData*>(nullptr), &count);
+  };
+#else
+  auto get = [&](cudaGraphNode_t* out) { return detail::cuda_try(cudaGraphNodeGetDependentNodes, n, out, &count); };
+#endif
+  if (get(nullptr) != cudaSuccess) return {};
+  std::vector<cudaGraphNode_t> v(count);
+  if (count != 0 && get(v.data()) != cudaSuccess) return {};
+  v.resize(count);
+  return v;
+}
+
+/// True if `node` is a node of `g` or of a child graph nested in it.
+bool holds(cudaGraph_t g, cudaGraphNode_t node) {
+  for (cudaGraphNode_t n : nodes_of(g)) {
+    if (n == node) return true;
+    cudaGraph_t inner = nullptr;
+    if (type_of(n) == cudaGraphNodeTypeGraph && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, n, &inner) == cudaSuccess &&
+        holds(inner, node)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Visits the nodes that run after `from` (its dependents, theirs, ...), nearest first, until
+/// `stop` returns true for one; returns whether it did.
+template <class Stop>
+bool any_after(cudaGraphNode_t from, Stop stop) {
+  std::vector<cudaGraphNode_t> level{from}, next;
+  std::unordered_set<cudaGraphNode_t> seen{from};
+  while (!level.empty()) {
+    next.clear();
+    for (cudaGraphNode_t n : level) {
+      for (cudaGraphNode_t d : dependents_of(n)) {
+        if (!seen.insert(d).second) continue;
+        if (stop(d)) return true;
+        next.push_back(d);
+      }
+    }
+    level.swap(next);
+  }
+  return false;
+}
+
+/// The top-level plan node a native node belongs to, and how when it is not the node's own.
+struct Owner {
+  std::uint32_t index;
+  std::string how;  ///< empty when `node` is the plan node's own native node
+};
+
+/// Places a native node of the executable's graph (one CUDA reported) in the plan: a top-level
+/// node's own node; a node a captured function created (every path from it leaves the capture
+/// through that captured node's own node, the first mapped node after it); a node inside a child
+/// node's graph; otherwise a node of a conditional body, which names the conditional node when the
+/// plan has only one.
+std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
+  const std::vector<cudaGraphNode_t>& mapped = x.native.nodes;
+  const detail::GraphImpl& plan = x.plan.impl();
+  auto mapped_index = [&](cudaGraphNode_t n) -> std::optional<std::uint32_t> {
+    const auto it = std::find(mapped.begin(), mapped.end(), n);
+    if (it == mapped.end()) return std::nullopt;
+    return static_cast<std::uint32_t>(it - mapped.begin());
+  };
+  if (auto i = mapped_index(node)) return Owner{*i, {}};
+  const std::vector<cudaGraphNode_t> top = nodes_of(x.native.graph.get());
+  if (std::find(top.begin(), top.end(), node) != top.end()) {
+    std::optional<Owner> owner;
+    any_after(node, [&](cudaGraphNode_t d) {
+      const std::optional<std::uint32_t> i = mapped_index(d);
+      if (i && plan.nodes[*i].kind == NodeKind::captured) owner = Owner{*i, "a node its captured function created"};
+      return i.has_value();
+    });
+    return owner;
+  }
+  std::vector<std::uint32_t> conditionals;
+  for (std::uint32_t i = 0; i < plan.nodes.size(); ++i) {
+    cudaGraph_t inner = nullptr;
+    if (plan.nodes[i].kind == NodeKind::conditional) conditionals.push_back(i);
+    if (plan.nodes[i].kind == NodeKind::child &&
+        detail::cuda_try(cudaGraphChildGraphNodeGetGraph, mapped[i], &inner) == cudaSuccess && holds(inner, node)) {
+      return Owner{i, "a node inside its child graph"};
+    }
+  }
+  if (conditionals.size() == 1) return Owner{conditionals[0], "a node inside one of its bodies"};
+  return std::nullopt;
+}
+
+/// The captured node whose captured function allocates (cudaMallocAsync) memory that no later free
+/// node releases, if any. (Graph allocations whose lifetimes do not overlap may share an address,
+/// so a free counts only for the allocation it runs after.)
+std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
+  auto frees = [](cudaGraphNode_t n, void* dptr) {
+    void* p = nullptr;
+    return type_of(n) == cudaGraphNodeTypeMemFree &&
+           detail::cuda_try(cudaGraphMemFreeNodeGetParams, n, static_cast<void*>(&p)) == cudaSuccess && p == dptr;
+  };
+  for (cudaGraphNode_t a : nodes_of(x.native.graph.get())) {
+    cudaMemAllocNodeParams p{};
+    if (type_of(a) != cudaGraphNodeTypeMemAlloc || detail::cuda_try(cudaGraphMemAllocNodeGetParams, a, &p) != cudaSuccess) {
+      continue;
+    }
+    if (any_after(a, [&](cudaGraphNode_t n) { return frees(n, p.dptr); })) continue;
+    std::optional<Owner> o = owner_of(x, a);
+    if (o && x.plan.impl().nodes[o->index].kind == NodeKind::captured) return o;
+  }
+  return std::nullopt;
+}
+
+/// Throws the CudaError of a failed cudaGraphLaunch or cudaGraphUpload of `x` on `stream`: names the
+/// graph, and the captured node when a captured allocation still live makes the relaunch fail.
+[[noreturn]] void throw_run_failure(const detail::ExecImpl& x, cudaError_t rc, const char* api, const char* verb,
+                                    cudaStream_t stream) {
+  std::optional<NodeInfo> where;
+  std::string detail = fmt::format("{} graph '{}'", verb, x.plan.impl().name);
+  if (rc == cudaErrorInvalidValue && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
+    if (const std::optional<Owner> o = unfreed_captured_allocation(x)) {
+      where = x.plan.impl().info(o->index);
+      detail += "; its captured function allocates memory (cudaMallocAsync) that it never frees, so the previous "
+                "launch's allocation is still live: free it in the captured function (cudaFreeAsync), or compile "
+                "with InstantiateOptions::auto_free_on_launch()";
+    }
+  }
+#if CUDART_VERSION >= 12080
+  int stream_device = -1, current = -1;
+  if (detail::cuda_try(cudaStreamGetDevice, stream, &stream_device) == cudaSuccess &&
+      detail::cuda_try(cudaGetDevice, &current) == cudaSuccess && stream_device != current) {
+    detail += fmt::format("; the stream belongs to device {} but the current device is {}", stream_device, current);
+  }
+#endif
+  detail::throw_cuda(rc, api, std::move(where), std::move(detail));
+}
+
 }  // namespace
 
 namespace detail {
@@ -154,14 +309,14 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
     std::optional<NodeInfo> where;
     std::string detail = fmt::format("instantiate result {}", instantiate_result_name(params.result_out));
     if (params.errNode_out != nullptr) {
-      const auto& nodes = x->native.nodes;
-      const auto it = std::find(nodes.begin(), nodes.end(), params.errNode_out);
-      if (it != nodes.end()) {
-        where = own.info(static_cast<std::uint32_t>(it - nodes.begin()));
+      if (const std::optional<Owner> o = owner_of(*x, params.errNode_out)) {
+        where = own.info(o->index);
+        if (!o->how.empty()) detail += fmt::format(" at {}", o->how);
       } else {
-        detail += " (the failing node is inside a child graph)";
+        detail += " at a node inside a conditional body or a child graph";
       }
     }
+    if (!where) detail = fmt::format("instantiating graph '{}': {}", own.name, detail);
     detail::throw_cuda(rc == cudaSuccess ? cudaErrorUnknown : rc, "cudaGraphInstantiateWithParams", std::move(where),
                        std::move(detail));
   }
@@ -200,13 +355,15 @@ void Executable::launch(cudaStream_t stream) {
                                  "or compile with InstantiateOptions::auto_free_on_launch()",
                                  x.plan.impl().name, x.unfreed->describe()));
   }
-  GRAPHDSL_CHECK(cudaGraphLaunch, x.exec.get(), stream);
+  const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
+  if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
   x.launched = true;
 }
 
 void Executable::upload(cudaStream_t stream) {
   rethrow_host_error();
-  GRAPHDSL_CHECK(cudaGraphUpload, impl_->exec.get(), stream);
+  const cudaError_t rc = detail::cuda_try(cudaGraphUpload, impl_->exec.get(), stream);
+  if (rc != cudaSuccess) throw_run_failure(*impl_, rc, "cudaGraphUpload", "uploading", stream);
 }
 
 void Executable::synchronize(cudaStream_t stream) {
