@@ -3,19 +3,30 @@
 # suite, the samples and the benchmark. Binaries are run directly (no CTest), so a build folder made
 # on another machine works. One log per program goes to $OUT (if set) or <build>/gpu-logs; the
 # last lines of each are printed. Exit status: 0 when every program passed.
-#   usage: scripts/gpu-suite.sh [build-folder] [--memcheck] [--soak]
-#   --soak      also runs the leak soak (tests/graphdsl_soak, 10,000 cycles; docs/reliability.md)
-#   --memcheck  also runs the GPU suite under compute-sanitizer memcheck (with --soak: 1,000 soak
-#               cycles too)
+#   usage: scripts/gpu-suite.sh [build-folder] [--memcheck] [--soak] [--sanitizers]
+#   --soak        also runs the leak soak (tests/graphdsl_soak, 10,000 cycles; docs/reliability.md)
+#   --memcheck    also runs the GPU suite under compute-sanitizer memcheck (with --soak: 1,000 soak
+#                 cycles too)
+#   --sanitizers  also runs compute-sanitizer racecheck, synccheck and initcheck over a smaller run:
+#                 the GPU suite's test cases selected by $SANITIZER_TESTS (a Catch2 filter; default
+#                 "~[error]~[threads]": the positive cases but the 8-thread stress) and
+#                 $SANITIZER_SOAK_CYCLES soak cycles (default 200); initcheck leaves out the test
+#                 cases named device_launch* (it did not finish the device-launch test, see
+#                 docs/reliability.md). Each run prints its hazard count (racecheck's hazards, the
+#                 other tools' errors); one the sanitizer refuses (device not supported, tool
+#                 missing) is reported as skipped, which neither passes nor fails the suite. $SANITIZER_TIMEOUT (seconds)
+#                 bounds each run; one that overruns fails.
 set -uo pipefail
 build="${1:-build}"
 memcheck=0
 soak=0
+sanitizers=0
 for option in "${@:2}"; do
   case "$option" in
     --memcheck) memcheck=1 ;;
     --soak) soak=1 ;;
-    *) echo "gpu-suite.sh: unknown option '$option' (expected --memcheck or --soak)" >&2; exit 2 ;;
+    --sanitizers) sanitizers=1 ;;
+    *) echo "gpu-suite.sh: unknown option '$option' (expected --memcheck, --soak or --sanitizers)" >&2; exit 2 ;;
   esac
 done
 logs="${OUT:-$build/gpu-logs}"
@@ -50,5 +61,64 @@ if [ $memcheck -eq 1 ]; then
     run memcheck_soak compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 99 \
       "$build/tests/graphdsl_soak" 1000 --drift-informational
   fi
+fi
+if [ $sanitizers -eq 1 ]; then
+  # racecheck, synccheck and initcheck: 0 hazards required. Deliberate API errors are not counted.
+  sanitizer_tests="${SANITIZER_TESTS:-~[error]~[threads]}"
+  sanitizer_cycles="${SANITIZER_SOAK_CYCLES:-200}"
+  sanitizer_timeout="${SANITIZER_TIMEOUT:-0}"
+  summary=()
+  sanitize() {  # tool, name, program and arguments...
+    local tool="$1" name="$2"; shift 2
+    local log="$logs/$name.log" verdict hazards
+    echo "=== $name: compute-sanitizer --tool $tool $*"
+    if ! command -v compute-sanitizer >/dev/null 2>&1; then
+      summary+=("$name: skipped (compute-sanitizer not found)")
+      return
+    fi
+    timeout "$sanitizer_timeout" compute-sanitizer --tool "$tool" --error-exitcode 99 --report-api-errors no "$@" \
+      >"$log" 2>&1
+    local rc=$?
+    tail -n 12 "$log"
+    # the sanitizer's own lines start with "========="; a refusal says the device or tool is not supported
+    local refusal
+    refusal=$(grep -iE '^=+ .*(device not supported|not supported on|unsupported (device|gpu|architecture|platform))' "$log" | head -n 1)
+    if [ -n "$refusal" ]; then
+      verdict="skipped (${refusal#*= })"
+    elif [ $rc -eq 124 ]; then
+      verdict="FAILED (still running after ${sanitizer_timeout} s)"; status=1
+    else
+      # racecheck: "RACECHECK SUMMARY: N hazards displayed (...)"; the others: "ERROR SUMMARY: N errors"
+      hazards=$(grep -oE 'RACECHECK SUMMARY: [0-9]+ hazard' "$log" | grep -oE '[0-9]+' | tail -n 1)
+      [ -n "$hazards" ] || hazards=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$log" | grep -oE '[0-9]+' | tail -n 1)
+      if [ -z "$hazards" ]; then
+        verdict="FAILED (exit $rc, no sanitizer summary)"; status=1
+      elif [ "$hazards" -eq 0 ] && [ $rc -eq 0 ]; then
+        verdict="0 hazards"
+      else
+        verdict="FAILED ($hazards hazards, exit $rc)"; status=1
+      fi
+    fi
+    echo "=== $name: $verdict"
+    summary+=("$name: $verdict")
+  }
+  for tool in racecheck synccheck initcheck; do
+    tests="$sanitizer_tests"
+    [ "$tool" = initcheck ] && tests="$sanitizer_tests~device_launch*"
+    sanitize "$tool" "${tool}_gpu_tests" "$build/tests/graphdsl_gpu_tests" "$tests"
+    sanitize "$tool" "${tool}_soak" "$build/tests/graphdsl_soak" "$sanitizer_cycles" --capture-cycles "$sanitizer_cycles" \
+      --warmup 20 --drift-informational
+  done
+  passed=0 failed=0 skipped=0
+  for line in "${summary[@]}"; do
+    case "$line" in
+      *": 0 hazards") passed=$((passed + 1)) ;;
+      *": skipped"*) skipped=$((skipped + 1)) ;;
+      *) failed=$((failed + 1)) ;;
+    esac
+  done
+  echo "=== sanitizers (GPU tests \"$sanitizer_tests\", $sanitizer_cycles soak cycles): $passed runs with 0 hazards," \
+    "$failed failed, $skipped skipped"
+  printf '    %s\n' "${summary[@]}"
 fi
 exit $status
