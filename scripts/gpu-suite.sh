@@ -45,7 +45,23 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 run gpu_tests "$build/tests/graphdsl_gpu_tests" --durations yes
 [ -x "$build/tests/graphdsl_cublas_tests" ] && run cublas_tests "$build/tests/graphdsl_cublas_tests"
 run unit_tests "$build/tests/graphdsl_unit_tests"
-for sample in quickstart pipeline graph_update_experiments conditional_while switch_dispatch cublas_capture bench; do
+# Two GPUs (exit 77, "skipped: needs 2 GPUs", with fewer); then the NcclError when NCCL is missing.
+if [ -x "$build/tests/graphdsl_multi_gpu_tests" ]; then
+  echo "=== multi_gpu_tests: $build/tests/graphdsl_multi_gpu_tests"
+  "$build/tests/graphdsl_multi_gpu_tests" --durations yes >"$logs/multi_gpu_tests.log" 2>&1
+  rc=$?
+  tail -n 25 "$logs/multi_gpu_tests.log"
+  if [ $rc -eq 77 ]; then
+    echo "=== multi_gpu_tests: skipped"
+  else
+    echo "=== multi_gpu_tests: exit $rc"
+    [ $rc -eq 0 ] || status=1
+    if "$build/tests/graphdsl_multi_gpu_tests" --list-tests "[.nccl-missing]" 2>/dev/null | grep -q "NCCL missing"; then
+      GRAPHDSL_NCCL_LIBRARY=libnccl-missing.so run nccl_missing "$build/tests/graphdsl_multi_gpu_tests" "[.nccl-missing]"
+    fi
+  fi
+fi
+for sample in quickstart pipeline graph_update_experiments conditional_while switch_dispatch cublas_capture multi_gpu ${GPU_SUITE_BENCH-bench}; do
   [ -x "$build/samples/$sample" ] && run "$sample" "$build/samples/$sample"
 done
 if [ $soak -eq 1 ]; then

@@ -284,17 +284,30 @@ class Builder {
         if (rc != cudaSuccess) break;
         HostSlots* const outer = std::exchange(slots_, nullptr);
         const std::string outer_where = where_;
+        ++body_depth_;
         for (std::size_t b = 0; b < c.bodies.size(); ++b) {
           where_ = fmt::format("in body {} ({}) of {} of graph '{}'{}", b, c.bodies[b]->name, g.info(i).describe(),
                                g.name, outer_where.empty() ? "" : " " + outer_where);
           std::vector<cudaGraphNode_t> body_nodes;
           build(*c.bodies[b], p.conditional.phGraph_out[b], creation_order(*c.bodies[b]), body_nodes);
         }
+        --body_depth_;
         where_ = outer_where;
         slots_ = outer;
         break;
       }
       case NodeKind::captured: {
+        if (body_depth_ > 0) {
+          // Inside a conditional body the capture goes into a graph of its own, embedded as a child
+          // node: a capture invalidated while capturing straight into a body crashes the driver
+          // (seen on CUDA 13.0 / driver 580: cudaMalloc or a synchronization in the captured function).
+          NativeGraph inner = create_native_graph();
+          (void)capture(g, i, inner.get(), {}, api, rc, hint);
+          if (rc != cudaSuccess) break;
+          api = "cudaGraphAddChildGraphNode";
+          rc = cuda_try(cudaGraphAddChildGraphNode, &node, graph, d, nd, inner.get());  // clones `inner`
+          break;
+        }
         const std::vector<cudaGraphNode_t> exits = capture(g, i, graph, deps, api, rc, hint);
         if (rc != cudaSuccess) break;
         api = "cudaGraphAddEmptyNode";  // the node successors wait for: after everything captured
@@ -422,6 +435,7 @@ class Builder {
   std::string where_;  ///< context of the plan being built, for messages about nested nodes
   HandleScopes scopes_;
   DeviceScope* devices_;  ///< switches devices for placed nodes; null for single-device plans
+  int body_depth_ = 0;    ///< how many conditional bodies enclose the plan being built
   std::vector<std::pair<int, NativeStream>> streams_;  ///< capture streams by device, created on first use
   std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
   std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
