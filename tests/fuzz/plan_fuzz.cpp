@@ -552,7 +552,7 @@ struct World {
 };
 
 constexpr std::size_t k_max_nodes = 160;       // per plan (above 64 so that long edge lists are reached)
-constexpr std::size_t k_max_expanded = 3000;   // counting nested plans (embedding a plan in itself doubles it)
+constexpr std::size_t k_max_expanded = 800;    // counting nested plans (embedding a plan in itself doubles it)
 
 /// A handle usable with name(), after() and before() for a node of any kind.
 class AnyHandle : public gd::NodeHandle<AnyHandle> {

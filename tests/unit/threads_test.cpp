@@ -1,0 +1,125 @@
+// The plan layer used from several threads at once, as graph.hpp allows it: each thread builds,
+// copies, moves, validates and diffs plans of its own, and all of them read the same const plans
+// (introspection, validate, dump, DOT, fingerprint, diff, copies and embedding as a child). No CUDA
+// call. Run under ThreadSanitizer by scripts/ci-extra.sh (docs/reliability.md, "ThreadSanitizer").
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "unit_support.hpp"
+
+namespace {
+
+namespace gd = graphdsl;
+
+void set_flag(cudaGraphConditionalHandle, int) {}
+
+/// A plan with most node kinds, a child plan, a WHILE loop and graph memory; `variant` changes
+/// parameters only (so plans of different variants have the same shape).
+gd::Graph build_plan(unit::Buffers& buf, int variant, const gd::Graph& child) {
+  gd::Graph g("worker");
+  const auto up = g.add_memcpy(buf.x, buf.host_in, 256).name("upload");
+  const auto k = g.add_kernel(unit::saxpy, gd::Launch{2, 128}, buf.y, buf.x, 1.0f + static_cast<float>(variant), 256)
+                     .name("saxpy")
+                     .after(up);
+  const auto mem = g.add_mem_alloc<float>(64);
+  const auto fill = g.add_memset(mem.buffer, static_cast<float>(variant), 64).after(mem.node);
+  const auto use = g.add_kernel(unit::scale, gd::Launch{1, 64}, mem.buffer, 2.0f, 64).after(fill, k);
+  const auto fr = g.add_mem_free(mem.buffer).after(use);
+  const auto sub = g.add_child(child).name("child").after(k);
+  const gd::Condition loop = g.add_condition(1);
+  const auto w = g.add_while(loop, [&](gd::Graph& body) {
+                    body.add_kernel(unit::step, gd::Launch{}, buf.flags).name("step");
+                    body.add_kernel(set_flag, gd::Launch{}, loop, 0).after(body.node(0));
+                  }).after(sub);
+  g.add_host([variant] { (void)variant; }).name("done").after(w, fr);
+  return g;
+}
+
+/// Everything a const plan offers, as a string to compare between threads.
+std::string read_all(const gd::Graph& g) {
+  std::string out = g.dump() + g.to_dot() + std::to_string(g.fingerprint()) + std::to_string(g.node_count());
+  for (const gd::Node& n : g.nodes()) {
+    out += n.info().describe();
+    for (const gd::Node& p : g.predecessors(n)) out += p.name();
+    for (const gd::Node& s : g.successors(n)) out += std::to_string(s.index());
+  }
+  for (const gd::Edge& e : g.edges()) out += std::to_string(e.from.index()) + ">" + std::to_string(e.to.index());
+  if (const auto c = g.find("child")) out += g.child_plan(gd::ChildNode(c->ref())).dump();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("threads build, copy, validate and diff their own plans while reading shared const plans",
+          "[threads]") {
+  constexpr int threads = 8;
+  constexpr int iterations = 100;
+  unit::Buffers buf;
+  gd::Graph child_plan("child");
+  child_plan.add_memset(buf.z, 0.0f, 16).name("zero");
+  const gd::Graph child = child_plan;
+  const gd::Graph shared = build_plan(buf, 0, child);
+  gd::Graph bad("bad");
+  const auto a = bad.add_empty().name("a");
+  a.after(bad.add_empty().name("b").after(a));
+  const gd::Graph invalid = bad;  // a cycle: validate() throws in every thread
+
+  const std::string expected = read_all(shared);
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  const gd::debug::LiveCounts live = gd::debug::live_counts();
+  std::atomic<int> failures{0};
+  std::atomic<int> checks{0};
+  auto expect = [&](bool ok) {
+    checks.fetch_add(1, std::memory_order_relaxed);
+    if (!ok) failures.fetch_add(1, std::memory_order_relaxed);
+  };
+
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      unit::Buffers mine;
+      for (int i = 0; i < iterations; ++i) {
+        // Shared plans, const access only.
+        expect(read_all(shared) == expected);
+        shared.validate();
+        const gd::UpdateResult same = gd::diff(shared, shared);
+        expect(same && same.changed.empty());
+        const std::string cycle = unit::usage_error_of([&] { invalid.validate(); });
+        expect(cycle == "graphdsl: cycle: 'a' -> 'b' -> 'a'");
+
+        // Plans of this thread: built from the shared child, copied, moved, changed, compared.
+        gd::Graph own = build_plan(mine, t + i, child);
+        own.validate();
+        gd::Graph copy = own;
+        expect(copy.fingerprint() == shared.fingerprint() && copy.id() != own.id());
+        const gd::UpdateResult r = gd::diff(shared, copy);
+        // The copy differs from `shared` in the saxpy scalar (variant > 0), the memset value, the
+        // host callable and the buffers' addresses (another Buffers): shape equal, parameters not.
+        expect(r && !r.changed.empty());
+        gd::Graph moved = std::move(copy);
+        moved.add_empty().after(moved.node(0));
+        expect(!gd::diff(shared, moved) && moved.node_count() == shared.node_count() + 1);
+        gd::Graph own_child("own child");
+        own_child.add_kernel(unit::scale, gd::Launch{1, 32}, mine.z, 0.5f, 32);
+        gd::Graph outer("outer");
+        const gd::ChildNode shared_child = outer.add_child(child).name("shared");
+        outer.add_child(own_child).name("own").after(shared_child);
+        outer.validate();
+        expect(outer.child_plan(shared_child).dump() == child.dump());
+        (void)gd::debug::live_counts();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+
+  CHECK(failures.load() == 0);
+  CHECK(checks.load() == threads * iterations * 7);
+  CHECK(gd::debug::cuda_calls() == calls);
+  const gd::debug::LiveCounts after = gd::debug::live_counts();
+  CHECK(after.plans == live.plans);
+  CHECK(after.host_closures == live.host_closures);
+}
