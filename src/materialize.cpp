@@ -297,10 +297,11 @@ class Builder {
         break;
       }
       case NodeKind::captured: {
-        if (body_depth_ > 0) {
+        if (body_depth_ > 0 || g.captures[n.payload].fn->own_graph()) {
           // Inside a conditional body the capture goes into a graph of its own, embedded as a child
           // node: a capture invalidated while capturing straight into a body crashes the driver
           // (seen on CUDA 13.0 / driver 580: cudaMalloc or a synchronization in the captured function).
+          // Closures that ask for it (own_graph) are captured the same way everywhere.
           NativeGraph inner = create_native_graph();
           (void)capture(g, i, inner.get(), {}, api, rc, hint);
           if (rc != cudaSuccess) break;

@@ -282,6 +282,11 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
     return s + fmt::format(" over devices {}", device_list(clique_->devices));
   }
 
+  // NCCL refuses a second capture over the same communicators into one graph (NCCL 2.28: "Cuda
+  // failure 'dependency created on uncaptured work in another stream'"); each collective is
+  // captured into a graph of its own and embedded as a child node.
+  bool own_graph() const override { return true; }
+
   bool same_work(const graphdsl::detail::StreamClosure& other) const override {
     const auto* o = dynamic_cast<const CollectiveClosure*>(&other);
     return o != nullptr && o->clique_ == clique_ && o->what_ == what_ && o->count_ == count_ && o->type_ == type_ &&

@@ -94,6 +94,10 @@ struct StreamClosure {
   /// True when capturing `other` issues the same work as capturing this (so an update need not
   /// re-capture). The default: only the same closure object.
   virtual bool same_work(const StreamClosure& other) const { return this == &other; }
+  /// True when the work must be captured into a graph of its own and embedded as a child node,
+  /// rather than captured straight into the plan's graph (NCCL collectives: a second capture over
+  /// the same communicators into one graph fails with cudaErrorStreamCaptureIsolation).
+  virtual bool own_graph() const { return false; }
 };
 
 template <class F>
