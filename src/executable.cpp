@@ -195,8 +195,12 @@ std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
   for (std::uint32_t i = 0; i < plan.nodes.size(); ++i) {
     cudaGraph_t inner = nullptr;
     if (plan.nodes[i].kind == NodeKind::conditional) conditionals.push_back(i);
-    if (plan.nodes[i].kind == NodeKind::child &&
-        detail::cuda_try(cudaGraphChildGraphNodeGetGraph, mapped[i], &inner) == cudaSuccess && holds(inner, node)) {
+    // child nodes, and captured nodes captured into a graph of their own (NCCL collectives,
+    // captures inside conditional bodies) and embedded as a child graph node
+    const bool embeds = plan.nodes[i].kind == NodeKind::child ||
+                        (plan.nodes[i].kind == NodeKind::captured && type_of(mapped[i]) == cudaGraphNodeTypeGraph);
+    if (embeds && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, mapped[i], &inner) == cudaSuccess &&
+        holds(inner, node)) {
       return Owner{i, "a node inside its child graph"};
     }
   }
