@@ -30,7 +30,7 @@ endif()
 # GPU is needed), and cmake/graphdslRenderDot.cmake turns each plan into <stem>.dot and a drawing.
 # docs/pictures holds the committed copies the docs show; the pictures.<sample> tests fail when they
 # no longer match the code.
-set(GRAPHDSL_PICTURE_SAMPLES pipeline conditional_while switch_dispatch)
+set(GRAPHDSL_PICTURE_SAMPLES pipeline conditional_while switch_dispatch multi_gpu)
 set(GRAPHDSL_PICTURES_DIR ${PROJECT_SOURCE_DIR}/docs/pictures)
 find_program(GRAPHDSL_DOT_EXECUTABLE dot)
 set(_graphdsl_picture_samples)
