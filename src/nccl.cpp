@@ -182,11 +182,12 @@ using graphdsl::detail::cuda_try;
 /// a join event per rank, a fork event per device a capture stream is on (made on first use).
 struct Clique {
   std::vector<int> devices;
-  std::vector<ncclComm_t> comms;
+  std::vector<ncclComm_t> comms;          ///< empty until first use (ensure)
   std::vector<cudaStream_t> streams;      ///< per rank, on the rank's device
   std::vector<cudaEvent_t> joins;         ///< per rank, on the rank's device
   std::vector<cudaEvent_t> forks;         ///< per visible device; null until used
   std::mutex capture;                     ///< one capture at a time uses the streams
+  std::mutex init;                        ///< guards the first use
 
   /// The fork event of `device` (the current device), created on first use.
   cudaEvent_t fork_event(int device) {
@@ -195,7 +196,41 @@ struct Clique {
     return e;
   }
 
-  ~Clique() {
+  /// Creates the communicators, streams and events on first use (the first compile of a plan with
+  /// a collective over them, or native_handle). Checks that the devices exist and that NCCL loads.
+  void ensure() {
+    const std::lock_guard<std::mutex> lock(init);
+    if (!comms.empty()) return;
+    release();  // what a failed first attempt left
+    int count = 0;
+    GRAPHDSL_CHECK(cudaGetDeviceCount, &count);
+    for (int d : devices) {
+      if (d >= count) {
+        throw UsageError(fmt::format("nccl::Communicators: device {} does not exist; this process sees {} CUDA "
+                                     "device{}",
+                                     d, count, count == 1 ? "" : "s"));
+      }
+    }
+    loaded_api();
+    graphdsl::detail::DeviceScope scope(-1);
+    forks.assign(static_cast<std::size_t>(count), nullptr);
+    for (int d : devices) {
+      scope.use(d);
+      (void)fork_event(d);
+      cudaStream_t s = nullptr;
+      GRAPHDSL_CHECK(cudaStreamCreateWithFlags, &s, static_cast<unsigned>(cudaStreamNonBlocking));
+      streams.push_back(s);
+      cudaEvent_t e = nullptr;
+      GRAPHDSL_CHECK(cudaEventCreateWithFlags, &e, static_cast<unsigned>(cudaEventDisableTiming));
+      joins.push_back(e);
+    }
+    std::vector<ncclComm_t> made(devices.size());
+    GRAPHDSL_NCCL(ncclCommInitAll, fmt::format("creating communicators for devices {{{}}}", device_list(devices)),
+                  made.data(), static_cast<int>(made.size()), devices.data());
+    comms = std::move(made);
+  }
+
+  void release() noexcept {
     if (!comms.empty()) {
       // Communicators of one clique are finalized together (finalizing one alone can wait for the
       // others), then destroyed.
@@ -204,13 +239,19 @@ struct Clique {
       for (ncclComm_t c : comms) (void)a.ncclCommFinalize(c);
       (void)a.ncclGroupEnd();
       for (ncclComm_t c : comms) (void)a.ncclCommDestroy(c);
+      comms.clear();
     }
     for (cudaEvent_t e : joins) (void)cuda_try(cudaEventDestroy, e);
     for (cudaEvent_t e : forks) {
       if (e != nullptr) (void)cuda_try(cudaEventDestroy, e);
     }
     for (cudaStream_t s : streams) (void)cuda_try(cudaStreamDestroy, s);
+    joins.clear();
+    forks.clear();
+    streams.clear();
   }
+
+  ~Clique() { release(); }
 };
 
 }  // namespace detail
@@ -224,33 +265,10 @@ Communicators::Communicators(std::vector<int> devices) : state_(std::make_shared
                                    devices[r], device_list(devices)));
     }
   }
-  int count = 0;
-  GRAPHDSL_CHECK(cudaGetDeviceCount, &count);
   for (int d : devices) {
-    if (d < 0 || d >= count) {
-      throw UsageError(fmt::format("nccl::Communicators: device {} does not exist; this process sees {} CUDA device{}",
-                                   d, count, count == 1 ? "" : "s"));
-    }
+    if (d < 0) throw UsageError(fmt::format("nccl::Communicators: {} is not a device number", d));
   }
-  loaded_api();
-  detail::Clique& c = *state_;
-  c.devices = std::move(devices);
-  graphdsl::detail::DeviceScope scope(-1);
-  c.forks.assign(static_cast<std::size_t>(count), nullptr);
-  for (int d : c.devices) {
-    scope.use(d);
-    c.forks[static_cast<std::size_t>(d)] = c.fork_event(d);
-    cudaStream_t s = nullptr;
-    GRAPHDSL_CHECK(cudaStreamCreateWithFlags, &s, static_cast<unsigned>(cudaStreamNonBlocking));
-    c.streams.push_back(s);
-    cudaEvent_t e = nullptr;
-    GRAPHDSL_CHECK(cudaEventCreateWithFlags, &e, static_cast<unsigned>(cudaEventDisableTiming));
-    c.joins.push_back(e);
-  }
-  std::vector<ncclComm_t> comms(c.devices.size());
-  GRAPHDSL_NCCL(ncclCommInitAll, fmt::format("creating communicators for devices {{{}}}", device_list(c.devices)),
-                comms.data(), static_cast<int>(comms.size()), c.devices.data());
-  c.comms = std::move(comms);
+  state_->devices = std::move(devices);
 }
 
 const std::vector<int>& Communicators::devices() const noexcept { return state_->devices; }
@@ -261,6 +279,7 @@ void* Communicators::native_handle(std::size_t rank) const {
   if (rank >= size()) {
     throw UsageError(fmt::format("nccl::Communicators::native_handle: rank {} of {} ranks", rank, size()));
   }
+  state_->ensure();
   return static_cast<void*>(state_->comms[rank]);
 }
 
@@ -296,6 +315,7 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
   }
 
   void check(const NodeInfo& node) const override {
+    clique_->ensure();
     for (std::size_t r = 0; r < ranks_.size(); ++r) {
       const int device = clique_->devices[r];
       for (const auto& [ptr, which] : {std::pair<const void*, const char*>{ranks_[r].send, "send"},

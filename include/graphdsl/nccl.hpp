@@ -74,22 +74,27 @@ struct Clique;
 
 /// One NCCL communicator per device, made together by one process (ncclCommInitAll), with the
 /// streams and events graphdsl uses to capture collectives over them. Rank r is devices()[r].
+/// Constructing one makes no CUDA or NCCL call (so plans with collectives can be built, printed
+/// and compared without a GPU): the communicators are created on first use, when a plan holding a
+/// collective over them is compiled or native_handle() is called — that is also when the devices
+/// are checked and NCCL is loaded.
 /// Shared ownership: plans with collective nodes (and their executables) keep the communicators
 /// alive; the last owner finalizes and destroys them.
 ///
-/// Thread-safety: const member functions may run concurrently; captures over one Communicators
-/// are serialized internally.
+/// Thread-safety: const member functions may run concurrently; the first use and captures over
+/// one Communicators are serialized internally.
 class Communicators {
  public:
-  /// Creates one communicator per device in `devices` (distinct, existing devices).
-  /// @throws UsageError for an empty, repeated or out-of-range device list;
-  ///         NcclError when NCCL is not available or ncclCommInitAll fails; CudaError.
+  /// Names one communicator per device in `devices` (distinct device numbers); nothing is created
+  /// yet. @throws UsageError for an empty list, a repeated device or a negative number.
   explicit Communicators(std::vector<int> devices);
   /// The devices, in rank order.
   const std::vector<int>& devices() const noexcept;
   /// The number of ranks (devices).
   std::size_t size() const noexcept;
-  /// The ncclComm_t of rank `rank` (cast it to ncclComm_t). @throws UsageError if out of range.
+  /// The ncclComm_t of rank `rank` (cast it to ncclComm_t); creates the communicators if this is
+  /// their first use. @throws UsageError if `rank` is out of range or a device does not exist;
+  ///         NcclError when NCCL is not available or ncclCommInitAll fails; CudaError.
   void* native_handle(std::size_t rank) const;
   /// Internal: the shared state.
   const std::shared_ptr<detail::Clique>& state() const noexcept { return state_; }

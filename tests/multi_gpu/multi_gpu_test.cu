@@ -370,7 +370,14 @@ TEST_CASE("NCCL errors: buffers on the wrong device, wrong buffer count, bad dev
                                       "communicator per device"));
     int count = 0;
     GPU_REQUIRE(cudaGetDeviceCount(&count));
-    REQUIRE_THROWS_MATCHES(gd::nccl::Communicators({0, count}), gd::UsageError,
+    gd::nccl::Communicators missing({0, count});  // nothing is created until first use
+    REQUIRE_THROWS_MATCHES(missing.native_handle(0), gd::UsageError,
+                           message_is(fmt::format("graphdsl: nccl::Communicators: device {} does not exist; this "
+                                                  "process sees {} CUDA devices",
+                                                  count, count)));
+    gd::Graph g("g");
+    gd::nccl::add_all_reduce<float>(g, missing, {{a0->get(), a0->get()}, {a1->get(), a1->get()}}, n).name("sum");
+    REQUIRE_THROWS_MATCHES(g.instantiate(), gd::UsageError,
                            message_is(fmt::format("graphdsl: nccl::Communicators: device {} does not exist; this "
                                                   "process sees {} CUDA devices",
                                                   count, count)));
@@ -383,9 +390,10 @@ TEST_CASE("NCCL missing at run time: a clear NcclError (run with GRAPHDSL_NCCL_L
   const char* env = std::getenv("GRAPHDSL_NCCL_LIBRARY");
   REQUIRE(env != nullptr);
   CHECK_FALSE(gd::nccl::available());
+  gd::nccl::Communicators comms({0, 1});  // names the devices only: no NCCL call yet
   try {
-    gd::nccl::Communicators comms({0, 1});
-    FAIL("Communicators were created without NCCL");
+    (void)comms.native_handle(0);
+    FAIL("communicators were created without NCCL");
   } catch (const gd::nccl::NcclError& e) {
     CHECK(e.code() == 0);
     CHECK_THAT(std::string(e.what()),
