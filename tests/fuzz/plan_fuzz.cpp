@@ -82,7 +82,19 @@ class Input {
  public:
   Input(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
   bool done() const { return pos_ >= size_; }
-  std::uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
+  std::uint8_t byte() {
+    if (pos_ >= size_) return 0;
+    const std::uint8_t b = data_[pos_];
+    return pos_++ == flip_at_ ? static_cast<std::uint8_t>(b ^ flip_mask_) : b;
+  }
+  std::size_t pos() const { return pos_; }
+  void seek(std::size_t pos) { pos_ = pos; }
+  /// Reads the byte at `at` with `mask` XORed in (until cleared), to make a twin differ.
+  void flip(std::size_t at, std::uint8_t mask) {
+    flip_at_ = at;
+    flip_mask_ = mask;
+  }
+  void clear_flip() { flip_at_ = std::numeric_limits<std::size_t>::max(); }
   std::uint16_t u16() { return static_cast<std::uint16_t>(byte() | (byte() << 8)); }
   std::uint32_t u32() { return u16() | (static_cast<std::uint32_t>(u16()) << 16); }
   bool flag() { return (byte() & 1) != 0; }
@@ -112,6 +124,8 @@ class Input {
   const std::uint8_t* data_;
   std::size_t size_;
   std::size_t pos_ = 0;
+  std::size_t flip_at_ = std::numeric_limits<std::size_t>::max();
+  std::uint8_t flip_mask_ = 0;
 };
 
 // ---- stand-ins: kernels (never called) and host memory (never touched) --------------------------
@@ -544,10 +558,32 @@ struct Slot {
   bool moved_from = false;
 };
 
+/// Objects the operations pick from by position (conditions, buffers). While the second pass of a
+/// twin operation runs, a position among those the first pass created means the counterpart the
+/// second pass created, so that both passes build the same shape.
+template <class T>
+struct Pool {
+  std::vector<T> items;
+  std::size_t twin_from = 0;   ///< first item the first pass created
+  std::size_t twin_shift = 0;  ///< items the first pass created (0: no second pass running)
+
+  void add(const T& x) {
+    if (items.size() < 64) items.push_back(x);
+  }
+  /// An item, or an empty T.
+  T pick(Input& in) const {
+    const std::size_t visible = items.size() - twin_shift;
+    std::size_t k = in.below(static_cast<std::uint32_t>(visible) + 1);
+    if (k == visible) return T();
+    if (twin_shift != 0 && k >= twin_from) k += twin_shift;
+    return k < items.size() ? items[k] : T();
+  }
+};
+
 struct World {
   std::array<Slot, 3> slots;
-  std::vector<gd::Condition> conditions;        ///< every Condition declared so far (any plan)
-  std::vector<gd::GraphBuffer<float>> buffers;  ///< every graph buffer allocated so far
+  Pool<gd::Condition> conditions;        ///< every Condition declared so far (any plan)
+  Pool<gd::GraphBuffer<float>> buffers;  ///< every graph buffer allocated so far
   std::uint64_t next_closure = 1;
 };
 
@@ -1008,13 +1044,10 @@ void op_mem_alloc(Ctx& c, Input& in) {
   n.alloc_bytes = count * sizeof(float);  // as add_mem_alloc<T> computes it
   if (n.alloc_bytes == 0) n.own.push_back(Rule::alloc_zero);
   FUZZ_CHECK(a.buffer.valid() && a.buffer.size() == count, "GraphBuffer of {} elements", count);
-  if (c.world.buffers.size() < 16) c.world.buffers.push_back(a.buffer);
+  c.world.buffers.add(a.buffer);
 }
 
-gd::GraphBuffer<float> pick_buffer(Ctx& c, Input& in) {
-  const std::uint32_t k = in.below(static_cast<std::uint32_t>(c.world.buffers.size()) + 1);
-  return k == c.world.buffers.size() ? gd::GraphBuffer<float>() : c.world.buffers[k];
-}
+gd::GraphBuffer<float> pick_buffer(Ctx& c, Input& in) { return c.world.buffers.pick(in); }
 
 void op_mem_free(Ctx& c, Input& in) {
   const gd::GraphBuffer<float> b = pick_buffer(c, in);
@@ -1095,13 +1128,10 @@ void op_condition(Ctx& c, Input& in) {
   const gd::Condition cond = c.g.add_condition(def, assign);
   FUZZ_CHECK(cond.valid(), "add_condition returned an empty Condition");
   c.s.conditions.push_back({cond.id(), def, assign});
-  if (c.world.conditions.size() < 16) c.world.conditions.push_back(cond);
+  c.world.conditions.add(cond);
 }
 
-gd::Condition pick_condition(Ctx& c, Input& in) {
-  const std::uint32_t k = in.below(static_cast<std::uint32_t>(c.world.conditions.size()) + 1);
-  return k == c.world.conditions.size() ? gd::Condition() : c.world.conditions[k];
-}
+gd::Condition pick_condition(Ctx& c, Input& in) { return c.world.conditions.pick(in); }
 
 /// Where `cond` is declared, seen from the plan being built (as documented: this plan, then the
 /// plans whose bodies are being built around it).
@@ -1149,7 +1179,7 @@ void op_condition_kernel(Ctx& c, Input& in) {
   kernel_rules(n, l);
 }
 
-void body_op(Ctx& c, Input& in);
+bool body_op(Ctx& c, Input& in);
 
 /// Thrown by a conditional body's builder to check that a failed builder adds nothing.
 struct BuilderAbort {};
@@ -1174,13 +1204,20 @@ void op_conditional(Ctx& c, Input& in) {
   }
   const int abort_at = in.below(8) == 0 ? static_cast<int>(in.below(size + 1)) : -1;
   std::vector<std::shared_ptr<SPlan>> bodies;
+  std::string moved_body;  // the body a builder moved away, if one did
   auto build = [&](unsigned i, gd::Graph& b) {
     if (static_cast<int>(i) == abort_at) throw BuilderAbort{};
+    const std::string body_name = b.name();
     auto s = std::make_shared<SPlan>();
-    s->name = b.name();
+    s->name = body_name;
     std::vector<gd::Node> handles;
     Ctx bc{c.world, b, *s, handles, &c, c.depth + 1};
-    for (unsigned k = in.below(5); k > 0; --k) body_op(bc, in);
+    for (unsigned k = in.below(5); k > 0; --k) {
+      if (!body_op(bc, in)) {
+        moved_body = body_name;
+        return;
+      }
+    }
     check_counts(bc);
     bodies.push_back(std::move(s));
   };
@@ -1201,7 +1238,15 @@ void op_conditional(Ctx& c, Input& in) {
     FUZZ_CHECK(c.g.node_count() == before, "a throwing body builder left {} nodes (was {})", c.g.node_count(), before);
     ++g_stats.builder_aborts;
     return;
+  } catch (const gd::UsageError& e) {
+    const std::string expected =
+        fmt::format("graphdsl: the {} of a {} node was moved from inside its builder", moved_body, gd::to_string(type));
+    FUZZ_CHECK(!moved_body.empty() && e.what() == expected, "add_conditional threw '{}'", e.what());
+    FUZZ_CHECK(c.g.node_count() == before, "a refused conditional left {} nodes (was {})", c.g.node_count(), before);
+    ++g_stats.builder_aborts;
+    return;
   }
+  FUZZ_CHECK(moved_body.empty(), "a body moved away inside its builder was accepted");
   std::size_t nested = 0;
   for (const auto& b : bodies) nested += b->expanded;
   SNode& n = record(c, h, gd::NodeKind::conditional, nested);
@@ -1360,7 +1405,8 @@ void op_rename(Ctx& c, Input& in) {
 
 constexpr int k_plan_ops = 21;
 
-/// Body-only operations: 21 replaces the body with a copy of a slot's plan, 22 throws.
+/// Body-only operations: 21 replaces the body with a copy of a slot's plan, 22 throws, 23 moves
+/// the body away.
 void plan_op(Ctx& c, Input& in, int op) {
   const bool room = c.s.nodes.size() < k_max_nodes && c.s.expanded < k_max_expanded;
   switch (op) {
@@ -1389,11 +1435,17 @@ void plan_op(Ctx& c, Input& in, int op) {
   }
 }
 
-void body_op(Ctx& c, Input& in) {
-  const int op = in.below(k_plan_ops + 2);
+/// One operation on a body inside its builder; false when it moved the body away (the builder
+/// must return then, and add_conditional refuses).
+bool body_op(Ctx& c, Input& in) {
+  const int op = in.below(k_plan_ops + 3);
+  if (op == k_plan_ops + 2) {
+    const gd::Graph stolen = std::move(c.g);
+    return false;
+  }
   if (op == k_plan_ops) {  // b = a copy of some slot's plan: the body loses its link to the enclosing plan
     Slot& src = c.world.slots[in.below(3)];
-    if (src.moved_from || src.s.expanded + c.s.expanded > k_max_expanded) return;
+    if (src.moved_from || src.s.expanded + c.s.expanded > k_max_expanded) return true;
     c.g = src.g;
     c.s = src.s;
     c.handles = c.g.nodes();
@@ -1404,6 +1456,7 @@ void body_op(Ctx& c, Input& in) {
     plan_op(c, in, op);
   }
   check_counts(c);
+  return true;
 }
 
 // ---- operations on slots -------------------------------------------------------------------------
@@ -1605,9 +1658,37 @@ void slot_op(World& w, Input& in, int op) {
       ++g_stats.moved_from_uses;
       return;
     }
-    default: {  // validate the slot's plan
+    case 9:
       if (a.moved_from) return check_moved_from(a);
       check_validate(slot_ctx(w, a));
+      return;
+    default: {  // twins: the same operations on a and b (one byte flipped for b, sometimes), then diff
+      if (&a == &b || a.moved_from || b.moved_from) return;
+      const std::uint32_t count = 1 + in.below(4);
+      const bool flip = in.below(4) == 0;
+      const std::uint32_t flip_offset = in.below(32);
+      const auto flip_mask = static_cast<std::uint8_t>(1u << in.below(8));
+      for (std::uint32_t k = 0; k < count && !in.done(); ++k) {
+        const std::size_t start = in.pos();
+        const std::size_t conditions = w.conditions.items.size(), buffers = w.buffers.items.size();
+        const int op = in.byte() % k_plan_ops;
+        Ctx ca = slot_ctx(w, a);
+        plan_op(ca, in, op);
+        const std::size_t end = in.pos();
+        in.seek(start + 1);
+        if (flip) in.flip(start + 1 + flip_offset, flip_mask);
+        w.conditions.twin_from = conditions;
+        w.conditions.twin_shift = w.conditions.items.size() - conditions;
+        w.buffers.twin_from = buffers;
+        w.buffers.twin_shift = w.buffers.items.size() - buffers;
+        Ctx cb = slot_ctx(w, b);
+        plan_op(cb, in, op);
+        w.conditions.twin_shift = 0;
+        w.buffers.twin_shift = 0;
+        in.clear_flip();
+        in.seek(std::max(end, in.pos()));
+      }
+      check_diff(a, b);
       return;
     }
   }
