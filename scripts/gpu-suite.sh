@@ -56,7 +56,7 @@ if [ -x "$build/tests/graphdsl_multi_gpu_tests" ]; then
   else
     echo "=== multi_gpu_tests: exit $rc"
     [ $rc -eq 0 ] || status=1
-    if "$build/tests/graphdsl_multi_gpu_tests" --list-tests "[.nccl-missing]" 2>/dev/null | grep -q "NCCL missing"; then
+    if [ -f "$build/libgraphdsl_nccl.a" ]; then  # built with graphdsl::nccl: the suite has the hidden case
       GRAPHDSL_NCCL_LIBRARY=libnccl-missing.so run nccl_missing "$build/tests/graphdsl_multi_gpu_tests" "[.nccl-missing]"
     fi
   fi
