@@ -377,7 +377,9 @@ bool report(const std::vector<Figures>& all) {
 // ---- main --------------------------------------------------------------------------------------
 
 int run(bool dot_only) {
-  // ---- 1. the plan, on the host: placeholder buffers and a stand-in for the collective --------
+  // ---- 1. the plan, on the host: placeholder buffers and the real collective ------------------
+  // Communicators name the devices and create nothing until a plan over them is compiled, so the
+  // plan with its collective is built, validated and printed with no CUDA call.
   constexpr std::size_t preview_count = sizes[0].count;
   std::vector<float> placeholder(4 * gpus * preview_count);
   Shards stand_in{};
@@ -386,13 +388,15 @@ int run(bool dot_only) {
     stand_in[d] = Shard{base, base + preview_count, base + 2 * preview_count, base + 3 * preview_count};
   }
   const auto calls_before = gd::debug::cuda_calls();
-  const Plan preview = build_plan(stand_in, preview_count, weights,
-                                  [](gd::Graph& g) { return g.add_captured([](cudaStream_t) {}); });
+  const gd::nccl::Communicators comms({0, 1});  // rank d on device d; ncclCommInitAll at first compile
+  const Plan preview = build_plan(stand_in, preview_count, weights, [&](gd::Graph& g) {
+    return gd::nccl::add_all_reduce<float>(g, comms, {{stand_in[0].d_y, stand_in[0].d_y}, {stand_in[1].d_y, stand_in[1].d_y}},
+                                           preview_count);
+  });
   preview.graph.validate();  // the rules that need no CUDA; devices are checked by instantiate()
   if (dot_only) return sample::print_dot(calls_before, preview.graph);
   fmt::print("graphdsl {} multi_gpu sample: {} GPUs, NCCL all-reduce inside the plan\n\n", gd::version_string, gpus);
-  fmt::print("plan '{}' built and validated on the host: {} nodes, {} edges, {} CUDA calls\n"
-             "(all_reduce is an empty captured node here: the collective needs communicators, made on the GPUs)\n\n",
+  fmt::print("plan '{}' built and validated on the host: {} nodes, {} edges, {} CUDA calls\n\n",
              preview.graph.name(), preview.graph.node_count(), preview.graph.edge_count(),
              gd::debug::cuda_calls() - calls_before);
   fmt::print("--- Graph::dump() ---\n{}\n", preview.graph.dump());
@@ -419,8 +423,7 @@ int run(bool dot_only) {
              peer ? "available" : "not available", v / 10000, (v / 100) % 100, v % 100);
   CUDA_CHECK(cudaSetDevice(0));
 
-  // ---- 3. communicators, buffers, streams; then each size -------------------------------------
-  const gd::nccl::Communicators comms({0, 1});  // ncclCommInitAll: rank d on device d
+  // ---- 3. buffers, streams; then each size (the first compile creates the communicators) -------
   const HostNccl nccl;
   Memory mem(sizes[std::size(sizes) - 1].count);  // the largest size; smaller ones use the start
   Streams streams;
