@@ -121,21 +121,20 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                    fmt::format("{}the template has {} nodes, the executable {}: {} is not in the {}", ctx, nb, na,
                                extra.describe(), more ? "executable" : "template"));
   }
-  const bool same_uses =
-      a.buffer_uses.size() == b.buffer_uses.size() &&
-      std::equal(a.buffer_uses.begin(), a.buffer_uses.end(), b.buffer_uses.begin(), [](const BufferUse& u, const BufferUse& v) {
-        return u.node == v.node && u.field == v.field && u.alloc_node == v.alloc_node;
-      });
+  const bool same_uses = std::equal(a.buffer_uses.begin(), a.buffer_uses.end(), b.buffer_uses.begin(),
+                                    b.buffer_uses.end(), [](const BufferUse& u, const BufferUse& v) {
+                                      return u.node == v.node && u.field == v.field && u.alloc_node == v.alloc_node;
+                                    });
   if (!same_uses) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
                    fmt::format("{}memset or memcpy nodes of graph '{}' use other graph buffers in the template", ctx,
                                b.name));
   }
-  const bool same_peers =
-      a.peer_copies.size() == b.peer_copies.size() &&
-      std::equal(a.peer_copies.begin(), a.peer_copies.end(), b.peer_copies.begin(), [](const PeerCopy& u, const PeerCopy& v) {
-        return u.node == v.node && u.src_device == v.src_device && u.dst_device == v.dst_device;
-      });
+  const bool same_peers = std::equal(a.peer_copies.begin(), a.peer_copies.end(), b.peer_copies.begin(),
+                                     b.peer_copies.end(), [](const PeerCopy& u, const PeerCopy& v) {
+                                       return u.node == v.node && u.src_device == v.src_device &&
+                                              u.dst_device == v.dst_device;
+                                     });
   if (!same_peers) {
     return refusal(UpdateStatus::not_supported, std::nullopt,
                    fmt::format("{}the peer copies of graph '{}' (add_memcpy_peer) copy between other devices in the "

@@ -1,6 +1,6 @@
 // Plans over two GPUs: nodes placed on each device, peer copies, NCCL collectives captured into the
 // plan, updates that patch kernels on both devices, and the errors of multi-device plans. Needs
-// two devices (main.cu skips otherwise). Random data are multiples of 1/8 (exact sums).
+// two devices (tests/support/gpu_main.cu, built with GRAPHDSL_TEST_GPUS=2, skips otherwise). Random data are multiples of 1/8 (exact sums).
 #include <cstdlib>
 
 #include "gpu_support.hpp"
