@@ -93,7 +93,7 @@ run_fuzz() {
   fi
   cmake -S "$root" -B "$fuzz_build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
     -DGRAPHDSL_FUZZ=ON -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=80 >/dev/null
-  cmake --build "$fuzz_build"
+  cmake --build "$fuzz_build" --target graphdsl_fuzz_plan graphdsl_fuzz_replay
   step "fuzzing: replaying the seed corpus and $random_inputs random inputs (ASan, UBSan)"
   "$fuzz_build/tests/fuzz/graphdsl_fuzz_replay" "$root/tests/fuzz/corpus" --random "$random_inputs" --seed 1
   step "fuzzing: libFuzzer for $fuzz_seconds s"
