@@ -172,12 +172,7 @@ void check_devices(const GraphImpl& g) {
   check_in(g, device_count(), current);
 }
 
-DeviceScope::DeviceScope(int device) {
-  if (device < 0) return;
-  GRAPHDSL_CHECK(cudaGetDevice, &home_);
-  current_ = home_;
-  use(device);
-}
+DeviceScope::DeviceScope(int device) { use(device); }  // use() reads the home device on the first switch
 
 void DeviceScope::use(int device) {
   if (device < 0) device = home_;

@@ -349,7 +349,7 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
     const std::string what = describe();
     GRAPHDSL_NCCL(ncclGroupStart, what);
     try {
-      for (std::size_t r = 0; r < c.comms.size(); ++r) issue(r);
+      for (std::size_t r = 0; r < c.comms.size(); ++r) issue(r, what);
     } catch (...) {
       (void)api().ncclGroupEnd();
       throw;
@@ -363,10 +363,9 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
   }
 
  private:
-  void issue(std::size_t r) {
+  void issue(std::size_t r, const std::string& what) {
     detail::Clique& c = *clique_;
     const RawBuffers& b = ranks_[r];
-    const std::string what = describe();
     switch (what_) {
       case Collective::all_reduce:
         GRAPHDSL_NCCL(ncclAllReduce, what, b.send, b.recv, count_, native(type_), native(op_), c.comms[r], c.streams[r]);
