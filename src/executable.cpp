@@ -259,16 +259,24 @@ namespace detail {
 /// Index of `node` in the executable's plan, checking that it belongs there and has kind `kind`.
 std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
   const GraphImpl& plan = x.plan.impl();
-  if (!node.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
-  const GraphImpl& owner = *node.ref().graph;
-  if (owner.id != x.origin_id && owner.id != plan.id && owner.id != x.last_template_id) {
+  const auto& token = node.plan_token();
+  if (!token) throw UsageError("empty node handle (a default-constructed Node was used)");
+  // The handle's plan may be gone (the origin Graph destroyed after instantiate, a template after
+  // update): its token still says which plan it was, and nothing of it is read.
+  const std::uint64_t id = token->id;
+  if (id != x.origin_id && id != plan.id && id != x.last_template_id) {
+    if (token->plan == nullptr) (void)handle_plan(node);  // throws: used after its plan was destroyed
+    const GraphImpl& owner = *token->plan;
     throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}); this executable was compiled from graph '{}' "
                                  "(plan id {})",
                                  owner.info(node.index()).describe(), owner.name, owner.id, plan.name, x.origin_id));
   }
   if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
-    throw UsageError(fmt::format("{} is not a {} node of this executable's plan", owner.info(node.index()).describe(),
-                                 to_string(kind)));
+    const GraphImpl* owner = token->plan;
+    const std::string what = owner != nullptr && node.index() < owner->nodes.size()
+                                 ? owner->info(node.index()).describe()
+                                 : fmt::format("node #{} of graph '{}' (plan id {})", node.index(), token->name, id);
+    throw UsageError(fmt::format("{} is not a {} node of this executable's plan", what, to_string(kind)));
   }
   return node.index();
 }
@@ -293,11 +301,15 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   x->sink = std::make_shared<detail::HostErrorSink>();
   x->flags = options.flags();
   x->origin_id = origin;
-  for (std::uint32_t i = 0; i < g.nodes.size() && !x->unfreed; ++i) {
-    if (g.nodes[i].kind != NodeKind::mem_alloc) continue;
-    if (std::find(g.frees.begin(), g.frees.end(), i) == g.frees.end()) x->unfreed = g.info(i);
+  std::vector<bool> freed(g.nodes.size());
+  for (const std::uint32_t a : g.frees) {
+    if (a < freed.size()) freed[a] = true;
   }
-  const detail::GraphImpl& own = x->plan.impl();
+  for (std::uint32_t i = 0; i < g.nodes.size() && !x->unfreed; ++i) {
+    if (g.nodes[i].kind == NodeKind::mem_alloc && !freed[i]) x->unfreed = g.info(i);
+  }
+  detail::GraphImpl& own = x->plan.impl();
+  own.sealed = detail::Sealed::recorded;  // handles of a moved-in plan must not change it behind the executable
   x->native = detail::materialize(own, order, x->sink);
 
   cudaGraphInstantiateParams params{};

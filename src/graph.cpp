@@ -9,6 +9,7 @@
 #include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
 #include "plan_rules.hpp"
+#include "plan_walk.hpp"
 
 namespace graphdsl {
 namespace detail {
@@ -21,11 +22,36 @@ std::uint64_t next_plan_id() noexcept {
 
 std::string graph_ref(const GraphImpl& g) { return fmt::format("'{}' (plan id {})", g.name, g.id); }
 
-GraphImpl& owner(const Node& n) {
-  if (!n.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
-  return *n.ref().graph;
+GraphImpl& owner(const Node& n) { return handle_plan(n); }
+
+/// The plan of `n`, which `what` (e.g. "naming it") is about to change: refused for a sealed plan.
+GraphImpl& changeable(const Node& n, const char* what) {
+  GraphImpl& g = handle_plan(n);
+  if (g.sealed == Sealed::body) {
+    throw UsageError(fmt::format("{} is in conditional body '{}', which is fixed once its builder returns (copies of "
+                                 "the plan share it); {} is allowed only inside the builder",
+                                 g.info(n.index()).describe(), g.name, what));
+  }
+  if (g.sealed == Sealed::recorded) {
+    throw UsageError(fmt::format("{} belongs to the recorded plan of an executable (Executable::plan()), which changes "
+                                 "only through update() and the setters; {} is allowed on a copy of the plan",
+                                 g.info(n.index()).describe(), what));
+  }
+  return g;
 }
 }  // namespace
+
+GraphImpl& handle_plan(const Node& n) {
+  const auto& token = n.plan_token();
+  if (!token) throw UsageError("empty node handle (a default-constructed Node was used)");
+  if (token->plan == nullptr) {
+    throw UsageError(fmt::format("node #{} of graph '{}' (plan id {}) was used after its plan was destroyed (its Graph "
+                                 "was destroyed or assigned over, or moved into an instantiate() that threw); a node "
+                                 "handle is usable only while its plan is alive",
+                                 n.index(), token->name, token->id));
+  }
+  return *token->plan;
+}
 
 HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
 HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
@@ -34,7 +60,8 @@ StreamClosure::~StreamClosure() { counters().host_closures.fetch_sub(1); }
 void StreamClosure::check(const NodeInfo&) const {}
 std::string StreamClosure::describe() const { return {}; }
 
-GraphImpl::GraphImpl(std::string graph_name) : id(next_plan_id()), name(std::move(graph_name)) {
+GraphImpl::GraphImpl(std::string graph_name)
+    : id(next_plan_id()), name(std::move(graph_name)), token(std::make_shared<PlanToken>(PlanToken{this, id, name})) {
   counters().plans.fetch_add(1);
 }
 
@@ -58,11 +85,41 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       frees(o.frees),
       buffer_uses(o.buffer_uses),
       peer_copies(o.peer_copies),
-      default_device(o.default_device) {
+      default_device(o.default_device),
+      token(std::make_shared<PlanToken>(PlanToken{this, id, name})),
+      depth(o.depth),
+      nested_nodes(o.nested_nodes),
+      held_kinds(o.held_kinds) {
   counters().plans.fetch_add(1);
 }
 
-GraphImpl::~GraphImpl() { counters().plans.fetch_sub(1); }
+GraphImpl::~GraphImpl() {
+  token->plan = nullptr;
+  counters().plans.fetch_sub(1);
+}
+
+void GraphImpl::embed(const std::vector<const GraphImpl*>& inner, bool child, const std::string& what) {
+  std::uint64_t total = nodes.size() + nested_nodes;
+  for (const GraphImpl* p : inner) {
+    if (p->depth + 1 > max_nesting_depth) {
+      throw UsageError(fmt::format("{}: embedding graph '{}' would nest plans {} levels deep below graph '{}'; plans "
+                                   "nest at most {} levels (child plans and conditional bodies)",
+                                   what, p->name, p->depth + 1, name, max_nesting_depth));
+    }
+    total += p->nodes.size() + p->nested_nodes;  // each term <= max_embedded_nodes: no overflow
+    if (total > max_embedded_nodes) {
+      throw UsageError(fmt::format("{}: graph '{}' would hold more than {} nodes counting those of the plans it "
+                                   "embeds (each embedding counted again; a plan embedding copies of itself doubles "
+                                   "each time)",
+                                   what, name, max_embedded_nodes));
+    }
+  }
+  for (const GraphImpl* p : inner) {
+    depth = std::max(depth, p->depth + 1);
+    nested_nodes += p->nodes.size() + p->nested_nodes;
+    if (child) held_kinds |= p->held_kinds;
+  }
+}
 
 NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
   NodeData n;
@@ -70,6 +127,7 @@ NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
   n.payload = static_cast<std::uint32_t>(payload);
   n.device = static_cast<std::int16_t>(default_device);
   nodes.push_back(std::move(n));
+  held_kinds |= 1u << static_cast<unsigned>(kind);
   return NodeRef{this, static_cast<std::uint32_t>(nodes.size() - 1)};
 }
 
@@ -81,47 +139,43 @@ NodeInfo GraphImpl::info(std::uint32_t index) const {
 std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
 
 std::uint32_t GraphImpl::alloc_node(std::uint64_t uid) const {
-  for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].kind == NodeKind::mem_alloc && allocs[nodes[i].payload].uid == uid && uid != 0) return i;
-  }
-  return ConditionRef::unresolved;
+  // allocs are in creation order and uids increase: a binary search.
+  const auto it = std::lower_bound(allocs.begin(), allocs.end(), uid,
+                                   [](const AllocData& a, std::uint64_t u) { return a.uid < u; });
+  if (uid == 0 || it == allocs.end() || it->uid != uid) return ConditionRef::unresolved;
+  return it->node;
 }
 
 ConditionRef GraphImpl::resolve(const Condition& c) const {
   if (!c.valid()) return {};
   std::uint32_t levels = 0;
-  for (const GraphImpl* p = this; p != nullptr; p = p->parent, ++levels) {
+  for (const GraphImpl* p = this; p != nullptr; ++levels) {
     for (std::uint32_t k = 0; k < p->conditions.size(); ++k) {
       if (p->conditions[k].uid == c.id()) return ConditionRef{levels, k};
     }
+    p = p->parent && p->parent->outer ? p->parent->outer->plan : nullptr;
   }
   return {};
 }
 
 const PeerCopy* GraphImpl::peer_copy(std::uint32_t index) const {
-  for (const PeerCopy& p : peer_copies) {
-    if (p.node == index) return &p;
-  }
-  return nullptr;
+  // peer_copies are in node order.
+  const auto it = std::lower_bound(peer_copies.begin(), peer_copies.end(), index,
+                                   [](const PeerCopy& p, std::uint32_t i) { return p.node < i; });
+  return it != peer_copies.end() && it->node == index ? &*it : nullptr;
 }
 
-bool uses_devices(const GraphImpl& g) {
-  if (!g.peer_copies.empty()) return true;
-  for (const NodeData& n : g.nodes) {
-    if (n.device >= 0) return true;
-  }
-  for (const auto& c : g.children) {
-    if (uses_devices(*c)) return true;
-  }
-  for (const auto& c : g.conditionals) {
-    for (const auto& b : c.bodies) {
-      if (uses_devices(*b)) return true;
+bool uses_devices(const GraphImpl& root) {
+  return any_nested_plan(root, [](const GraphImpl& g) {
+    if (!g.peer_copies.empty()) return true;
+    for (const NodeData& n : g.nodes) {
+      if (n.device >= 0) return true;
     }
-  }
-  for (const AllocData& a : g.allocs) {
-    if (a.device >= 0 || !a.peers.empty()) return true;
-  }
-  return false;
+    for (const AllocData& a : g.allocs) {
+      if (a.device >= 0 || !a.peers.empty()) return true;
+    }
+    return false;
+  });
 }
 
 namespace {
@@ -138,13 +192,13 @@ std::int16_t device_number(int device, const char* what) {
 }  // namespace
 
 void place_node(const Node& node, int device) {
-  GraphImpl& g = owner(node);
+  GraphImpl& g = changeable(node, "placing it");
   const std::int16_t d = device_number(device, fmt::format("on_device of {}", g.info(node.index()).describe()).c_str());
   g.nodes.at(node.index()).device = d;
 }
 
 void name_node(const Node& node, std::string_view name) {
-  GraphImpl& g = owner(node);
+  GraphImpl& g = changeable(node, "naming it");
   g.nodes.at(node.index()).name.assign(name.data(), name.size());
 }
 
@@ -174,8 +228,8 @@ void add_edges_from(const Node& from, const Node* to, std::size_t count) {
 }
 
 void add_edges(const Node* from, std::size_t count, const Node& to) {
+  GraphImpl& g = changeable(to, "adding an edge to it");
   for (std::size_t k = 0; k < count; ++k) check_edge(from[k], to);
-  GraphImpl& g = owner(to);
   auto& preds = g.nodes.at(to.index()).preds;
   const std::size_t before = preds.size();
   if (before + count <= 64) {
@@ -198,6 +252,8 @@ void add_edges(const Node* from, std::size_t count, const Node& to) {
 }  // namespace detail
 
 // ---- Node --------------------------------------------------------------------------------------
+
+Node::Node(detail::NodeRef ref) noexcept : plan_(ref.graph ? ref.graph->token : nullptr), index_(ref.index) {}
 
 NodeKind Node::kind() const { return detail::owner(*this).nodes.at(index_).kind; }
 std::string Node::name() const { return detail::owner(*this).nodes.at(index_).name; }
@@ -227,7 +283,7 @@ std::uint64_t Graph::id() const { return impl().id; }
 
 namespace {
 std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
-  if (!n.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
+  (void)detail::handle_plan(n);  // empty or dead handles
   if (n.ref().graph != &g) {
     const auto& other = *n.ref().graph;
     throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}), not to graph '{}' (plan id {})",
@@ -263,7 +319,8 @@ std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t byt
   static std::atomic<std::uint64_t> next{1};
   auto& g = impl();
   const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
-  g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access});
+  g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,
+                                       static_cast<std::uint32_t>(g.nodes.size())});
   const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
   if (options.device >= 0) g.nodes[ref.index].device = detail::device_number(options.device, "MemAllocOptions::device");
   return {MemAllocNode(ref), uid};
@@ -305,15 +362,32 @@ ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& co
   auto& g = impl();
   detail::ConditionalData c{type, g.resolve(cond), {}};
   c.bodies.reserve(size);
+  // The bodies reach this plan through `link` while their builders run, and only then: the guard
+  // cuts it on every exit, so a body moved out of its builder cannot reach this plan later.
+  const auto link = std::make_shared<detail::ParentLink>(detail::ParentLink{g.token});
+  struct Cut {
+    detail::ParentLink& l;
+    ~Cut() { l.outer.reset(); }
+  } cut{*link};
+  const std::shared_ptr<detail::PlanToken> outer = g.token;  // outlives the plan if a builder destroys it
+  std::vector<const detail::GraphImpl*> built;
   for (unsigned int i = 0; i < size; ++i) {
     Graph b(body_name(type, i));
-    b.impl_->parent = &g;
+    b.impl_->parent = link;
     body(i, b);
+    if (outer->plan != &g || impl_.get() != &g) {
+      throw UsageError(fmt::format("the builder of the {} of a {} node destroyed, replaced or moved graph '{}', the plan "
+                                   "the node is added to; a builder builds only its body",
+                                   body_name(type, i), to_string(type), outer->name));
+    }
     if (!b.impl_) throw UsageError(fmt::format("the {} of a {} node was moved from inside its builder", body_name(type, i),
                                                to_string(type)));
-    b.impl_->parent = nullptr;
+    b.impl_->parent.reset();
+    b.impl_->sealed = detail::Sealed::body;
+    built.push_back(b.impl_.get());
     c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(std::move(b.impl_)));
   }
+  g.embed(built, false, fmt::format("add_conditional ({})", to_string(type)));
   g.conditionals.push_back(std::move(c));
   return ConditionalNode(g.push(NodeKind::conditional, g.conditionals.size() - 1));
 }
@@ -381,8 +455,9 @@ CapturedNode Graph::add_captured_node(std::shared_ptr<detail::StreamClosure> fn,
 }
 
 ChildNode Graph::add_child(const Graph& child) {
-  auto copy = std::make_shared<const detail::GraphImpl>(child.impl());
+  auto copy = std::make_shared<const detail::GraphImpl>(child.impl());  // before embed: `child` may be this plan
   auto& g = impl();
+  g.embed({copy.get()}, true, "add_child");
   g.children.push_back(std::move(copy));
   return ChildNode(g.push(NodeKind::child, g.children.size() - 1));
 }
@@ -503,6 +578,7 @@ ConditionalType Graph::conditional_type(const ConditionalNode& node) const {
 void Graph::validate() const { (void)detail::check_plan(impl()); }
 
 namespace {
+/// The bytes of one plan, not counting the plans it embeds.
 std::size_t plan_bytes(const detail::GraphImpl& g) {
   std::size_t bytes = sizeof(detail::GraphImpl) + g.name.capacity();
   bytes += g.nodes.capacity() * sizeof(detail::NodeData);
@@ -514,21 +590,24 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
   bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
   bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
   bytes += g.children.capacity() * sizeof(g.children[0]);
-  for (const auto& c : g.children) bytes += plan_bytes(*c);
   bytes += g.captures.capacity() * sizeof(detail::CaptureData) + g.allocs.capacity() * sizeof(detail::AllocData) +
            g.frees.capacity() * sizeof(std::uint32_t) + g.buffer_uses.capacity() * sizeof(detail::BufferUse);
   bytes += g.conditions.capacity() * sizeof(detail::ConditionData) +
            g.placeholders.capacity() * sizeof(detail::KernelPlaceholder) +
            g.conditionals.capacity() * sizeof(detail::ConditionalData);
-  for (const auto& c : g.conditionals) {
-    bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
-    for (const auto& b : c.bodies) bytes += plan_bytes(*b);
-  }
+  for (const auto& c : g.conditionals) bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
   return bytes;
 }
 }  // namespace
 
-std::size_t Graph::storage_bytes() const { return plan_bytes(impl()); }
+std::size_t Graph::storage_bytes() const {
+  std::size_t bytes = 0;  // a plan shared by copies (a child of a child copied twice) is stored once
+  (void)detail::any_nested_plan(impl(), [&](const detail::GraphImpl& g) {
+    bytes += plan_bytes(g);
+    return false;
+  });
+  return bytes;
+}
 
 void Graph::reserve(std::size_t n) {
   auto& g = impl();

@@ -44,10 +44,12 @@ struct Count {
   }
 };
 
-/// The buffer use of node i for `field`, or nullptr.
+/// The buffer use of node i for `field`, or nullptr (buffer_uses are in node order).
 const BufferUse* buffer_use(const GraphImpl& g, std::uint32_t i, BufferField field) {
-  for (const BufferUse& u : g.buffer_uses) {
-    if (u.node == i && u.field == field) return &u;
+  auto it = std::lower_bound(g.buffer_uses.begin(), g.buffer_uses.end(), i,
+                             [](const BufferUse& u, std::uint32_t n) { return u.node < n; });
+  for (; it != g.buffer_uses.end() && it->node == i; ++it) {
+    if (it->field == field) return &*it;
   }
   return nullptr;
 }
@@ -293,49 +295,67 @@ const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std:
   return *owner;
 }
 
-/// Whether g (or a plan it embeds) holds a node of kind `kind`.
-bool holds(const GraphImpl& g, NodeKind kind) {
-  for (const NodeData& n : g.nodes) {
-    if (n.kind == kind) return true;
-    if (n.kind == NodeKind::child && holds(*g.children[n.payload], kind)) return true;
+/// Whether g (or a child plan it embeds, at any depth) holds a node of kind `kind`.
+bool holds(const GraphImpl& g, NodeKind kind) { return (g.held_kinds >> static_cast<unsigned>(kind)) & 1u; }
+
+/// Reachability from up to 64 source nodes at once, one pass over the plan in run order: bit k of
+/// mask[v] is set when v is sources[k] or runs after it (forward), or runs before it (backward).
+/// 64 allocations cost one pass, so checking a plan's allocations is O((nodes + edges) * allocs / 64)
+/// rather than one search per allocation.
+std::vector<std::uint64_t> reach_masks(const GraphImpl& g, const std::vector<std::uint32_t>& order,
+                                       const std::uint32_t* sources, std::size_t count, bool forward) {
+  std::vector<std::uint64_t> mask(g.nodes.size(), 0);
+  for (std::size_t k = 0; k < count; ++k) mask[sources[k]] |= std::uint64_t{1} << k;
+  if (forward) {
+    for (std::uint32_t v : order) {
+      for (std::uint32_t p : g.nodes[v].preds) mask[v] |= mask[p];
+    }
+  } else {
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      for (std::uint32_t p : g.nodes[*it].preds) mask[p] |= mask[*it];
+    }
   }
-  return false;
+  return mask;
 }
 
-/// Nodes reachable from `start` (forward along edges, or backward when `forward` is false), start included.
-std::vector<bool> reachable(const GraphImpl& g, std::uint32_t start, bool forward) {
-  const auto n = static_cast<std::uint32_t>(g.nodes.size());
-  std::vector<std::vector<std::uint32_t>> succ;
-  if (forward) {
-    succ.resize(n);
-    for (std::uint32_t v = 0; v < n; ++v) {
-      for (std::uint32_t p : g.nodes[v].preds) succ[p].push_back(v);
+/// Checks the free and the uses of each allocation in `allocs` (at most 64; `free_of` and `users`
+/// indexed by node).
+void check_allocs(const GraphImpl& g, const std::string& ctx, const std::vector<std::uint32_t>& order,
+                  const std::uint32_t* allocs, std::size_t count, const std::vector<std::uint32_t>& free_of,
+                  const std::vector<std::vector<std::uint32_t>>& users) {
+  std::vector<std::uint32_t> frees;
+  for (std::size_t k = 0; k < count; ++k) frees.push_back(free_of[allocs[k]] == no_buffer ? allocs[k] : free_of[allocs[k]]);
+  const std::vector<std::uint64_t> after = reach_masks(g, order, allocs, count, true);
+  const std::vector<std::uint64_t> before = reach_masks(g, order, frees.data(), count, false);
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint32_t a = allocs[k];
+    const std::uint64_t bit = std::uint64_t{1} << k;
+    const std::uint32_t f = free_of[a];
+    if (f != no_buffer && !(after[f] & bit)) {
+      throw UsageError(fmt::format("{}{} is not ordered after {}, the allocation it frees; add edges so that {} runs "
+                                   "before {}",
+                                   ctx, g.info(f).describe(), g.info(a).describe(), g.info(a).ref(), g.info(f).ref()));
     }
-  }
-  std::vector<bool> seen(n);
-  std::vector<std::uint32_t> stack{start};
-  seen[start] = true;
-  while (!stack.empty()) {
-    const std::uint32_t u = stack.back();
-    stack.pop_back();
-    auto visit = [&](std::uint32_t v) {
-      if (!seen[v]) {
-        seen[v] = true;
-        stack.push_back(v);
+    for (const std::uint32_t user : users[a]) {
+      if (!(after[user] & bit)) {
+        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered after it; add edges so that {} runs "
+                                     "before {}",
+                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(a).ref(),
+                                     g.info(user).ref()));
       }
-    };
-    if (forward) {
-      for (std::uint32_t v : succ[u]) visit(v);
-    } else {
-      for (std::uint32_t v : g.nodes[u].preds) visit(v);
+      if (f != no_buffer && !(before[user] & bit)) {
+        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered before its free, {}; add edges so "
+                                     "that {} runs before {}",
+                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(f).describe(),
+                                     g.info(user).ref(), g.info(f).ref()));
+      }
     }
   }
-  return seen;
 }
 
 /// Graph memory rules: each buffer freed at most once, its free ordered after its allocation, and
 /// every use ordered after the allocation and before the free.
-void check_memory(const GraphImpl& g, const std::string& ctx) {
+void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<std::uint32_t>& order) {
   if (g.allocs.empty() && g.frees.empty()) return;
   std::vector<std::uint32_t> free_of(g.nodes.size(), no_buffer);  // alloc node -> its free node
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
@@ -347,42 +367,23 @@ void check_memory(const GraphImpl& g, const std::string& ctx) {
     }
     free_of[a] = i;
   }
-  // Uses of each allocation: kernels' buffer arguments and memset/memcpy pointers.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> uses;  // (alloc node, using node)
+  // Uses of each allocation (by alloc node): kernels' buffer arguments, then memset/memcpy pointers.
+  std::vector<std::vector<std::uint32_t>> users(g.nodes.size());
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != NodeKind::kernel) continue;
     const KernelData& k = g.kernels[g.nodes[i].payload];
     for (std::uint32_t c = 0; c < k.ph_count; ++c) {
       const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
-      if (ph.kind == PlaceholderKind::buffer) uses.emplace_back(ph.ref.index, i);
+      if (ph.kind == PlaceholderKind::buffer && ph.ref.levels == 0) users[ph.ref.index].push_back(i);
     }
   }
-  for (const BufferUse& u : g.buffer_uses) uses.emplace_back(u.alloc_node, u.node);
-  for (std::uint32_t a = 0; a < g.nodes.size(); ++a) {
-    if (g.nodes[a].kind != NodeKind::mem_alloc) continue;
-    const std::vector<bool> after = reachable(g, a, true);
-    const std::uint32_t f = free_of[a];
-    if (f != no_buffer && !after[f]) {
-      throw UsageError(fmt::format("{}{} is not ordered after {}, the allocation it frees; add edges so that {} runs "
-                                   "before {}",
-                                   ctx, g.info(f).describe(), g.info(a).describe(), g.info(a).ref(), g.info(f).ref()));
-    }
-    const std::vector<bool> before = f == no_buffer ? std::vector<bool>() : reachable(g, f, false);
-    for (const auto& [alloc, user] : uses) {
-      if (alloc != a) continue;
-      if (!after[user]) {
-        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered after it; add edges so that {} runs "
-                                     "before {}",
-                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(a).ref(),
-                                     g.info(user).ref()));
-      }
-      if (f != no_buffer && !before[user]) {
-        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered before its free, {}; add edges so "
-                                     "that {} runs before {}",
-                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(f).describe(),
-                                     g.info(user).ref(), g.info(f).ref()));
-      }
-    }
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.alloc_node != no_buffer) users[u.alloc_node].push_back(u.node);
+  }
+  std::vector<std::uint32_t> allocs;
+  for (const AllocData& a : g.allocs) allocs.push_back(a.node);
+  for (std::size_t first = 0; first < allocs.size(); first += 64) {
+    check_allocs(g, ctx, order, allocs.data() + first, std::min<std::size_t>(64, allocs.size() - first), free_of, users);
   }
 }
 
@@ -451,7 +452,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
     }
   }
   std::vector<std::uint32_t> order = creation_order(g, ctx);
-  check_memory(g, ctx);
+  check_memory(g, ctx, order);
   for (std::uint32_t k = 0; k < g.conditions.size(); ++k) {
     if (usage.count({&g, k}) == 0) {
       throw UsageError(fmt::format("{}graph '{}' declares a Condition (number {}, default {}) that no conditional node "

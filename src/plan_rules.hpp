@@ -26,4 +26,8 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& context 
 /// Short ref of node i: 'name' or #i.
 std::string node_ref(const GraphImpl& g, std::uint32_t i);
 
+/// The plan a node handle refers to. @throws UsageError for an empty handle or one whose plan was
+/// destroyed (naming the plan from the handle's token: nothing freed is read).
+GraphImpl& handle_plan(const Node& n);
+
 }  // namespace graphdsl::detail

@@ -1,6 +1,7 @@
 // src/update.cpp — the host-side diff, in-place update of executables, per-node setters, fingerprints.
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -86,8 +87,15 @@ UpdateResult refusal(UpdateStatus status, std::optional<NodeInfo> node, std::str
 std::optional<UpdateResult> missing_edge(const GraphImpl& has, const char* has_name, const GraphImpl& lacks,
                                          const char* lacks_name, const GraphImpl& templ, std::uint32_t i,
                                          const std::string& ctx) {
+  // Long lists (the same edges added in another order) are searched sorted: O(d log d), not O(d^2).
+  const SmallVec& other = lacks.nodes[i].preds;
+  std::vector<std::uint32_t> sorted;
+  if (other.size() > 32) {
+    sorted.assign(other.begin(), other.end());
+    std::sort(sorted.begin(), sorted.end());
+  }
   for (std::uint32_t p : has.nodes[i].preds) {
-    if (contains(lacks.nodes[i].preds, p)) continue;
+    if (sorted.empty() ? contains(other, p) : std::binary_search(sorted.begin(), sorted.end(), p)) continue;
     UpdateResult r = refusal(UpdateStatus::topology_changed, templ.info(i),
                              fmt::format("{}edge {} -> {} exists in the {} but not in the {}", ctx, has.info(p).ref(),
                                          has.info(i).ref(), has_name, lacks_name));
@@ -536,10 +544,27 @@ struct Fnv {
   }
 };
 
+/// Fingerprints of nested plans already hashed in one fingerprint() call: copies of a plan share
+/// its nested plans, and a plan embedding copies of itself would otherwise be hashed 2^n times.
+using FingerprintMemo = std::unordered_map<const detail::GraphImpl*, std::uint64_t>;
+
+void fingerprint_into(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo);
+
+/// Adds the fingerprint of nested plan `g` to `f`.
+void add_nested(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo) {
+  auto it = memo.find(&g);
+  if (it == memo.end()) {
+    Fnv inner;
+    fingerprint_into(inner, g, memo);
+    it = memo.emplace(&g, inner.h).first;
+  }
+  f.add(it->second);
+}
+
 /// Hashes everything compare_shape() compares, so that equal fingerprints mean update-compatible
 /// plans (graph memory included: buffer uses, allocation sizes and devices, the buffer each free
 /// frees).
-void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
+void fingerprint_into(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo) {
   f.add(g.nodes.size());
   f.add(g.conditions.size());
   for (const auto& u : g.buffer_uses) {
@@ -581,20 +606,21 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g) {
       f.add(c.condition.levels);
       f.add(c.condition.index);
       f.add(c.bodies.size());
-      for (const auto& b : c.bodies) fingerprint_into(f, *b);
+      for (const auto& b : c.bodies) add_nested(f, *b, memo);
     }
     preds.assign(n.preds.begin(), n.preds.end());
     std::sort(preds.begin(), preds.end());
     f.add(preds.size());
     f.add(preds.data(), preds.size() * sizeof(std::uint32_t));
-    if (n.kind == NodeKind::child) fingerprint_into(f, *g.children[n.payload]);
+    if (n.kind == NodeKind::child) add_nested(f, *g.children[n.payload], memo);
   }
 }
 }  // namespace
 
 std::uint64_t Graph::fingerprint() const {
   Fnv f;
-  fingerprint_into(f, impl());
+  FingerprintMemo memo;
+  fingerprint_into(f, impl(), memo);
   return f.h;
 }
 

@@ -48,6 +48,15 @@
 
 namespace graphdsl {
 
+/// How deep plans may nest: child plans and conditional bodies, in any mix. add_child and the
+/// add_if/add_while/... family throw UsageError beyond it (every walk over nested plans then stays
+/// within a bounded stack).
+inline constexpr std::uint32_t max_nesting_depth = detail::max_nesting_depth;
+/// How many nodes a plan may hold counting those of the plans it embeds, each embedding counted
+/// again (a plan that embeds copies of itself doubles each time): add_child and add_conditional
+/// throw UsageError beyond it.
+inline constexpr std::uint64_t max_embedded_nodes = detail::max_embedded_nodes;
+
 /// A dependency edge: `to` runs after `from`.
 struct Edge {
   Node from;  ///< the node that runs first
@@ -176,7 +185,8 @@ class Graph {
   }
 
   /// Adds a child-graph node embedding a copy of `child` (taken now; later changes to `child` do
-  /// not affect this plan).
+  /// not affect this plan). `child` may be this plan itself.
+  /// @throws UsageError beyond max_nesting_depth or max_embedded_nodes (the plan is unchanged).
   ChildNode add_child(const Graph& child);
   /// Adds a node that does nothing (a join or fork point).
   EmptyNode add_empty();
@@ -293,6 +303,11 @@ class Graph {
   }
   /// The general form: a conditional node of `type` with `size` bodies; `body(i, g)` builds body i.
   /// `size` must be 1 (if_then, while_loop), 2 (if_else) or at least 1 (switch_case).
+  /// A body is fixed once its builder returns (copies of the plan share it): node handles taken
+  /// inside the builder can still be read, but naming, placing or adding edges through them is a
+  /// UsageError. A builder builds only its body: destroying, replacing or moving this plan, or
+  /// moving the body out, is a UsageError (and a body moved out no longer reaches this plan's
+  /// Conditions). @throws UsageError also beyond max_nesting_depth or max_embedded_nodes.
   ConditionalNode add_conditional(ConditionalType type, const Condition& cond, unsigned int size,
                                   const std::function<void(unsigned int, Graph&)>& body);
 

@@ -6,11 +6,15 @@
 // only make sense for one kind take the typed handle, so using the wrong kind fails to compile.
 //
 // A handle stays usable while its Graph (or whatever Graph it was moved into) is alive, like an
-// iterator. Using a handle with another Graph is a UsageError that names both graphs.
+// iterator. Using a handle with another Graph is a UsageError that names both graphs. A handle
+// whose plan was destroyed (the Graph destroyed, assigned over, or moved into an instantiate()
+// that threw) knows it: valid() is false and every use is a UsageError, never a read of freed
+// memory.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -30,6 +34,14 @@ struct GraphImpl;
 struct NodeRef {
   GraphImpl* graph = nullptr;
   std::uint32_t index = 0;
+};
+
+/// Internal: the liveness token of a plan, shared by the plan and every handle to its nodes. The
+/// plan clears `plan` when it is destroyed; `id` and `name` stay for messages.
+struct PlanToken {
+  GraphImpl* plan = nullptr;
+  std::uint64_t id = 0;
+  std::string name;
 };
 
 void name_node(const Node& node, std::string_view name);
@@ -62,10 +74,11 @@ class Node {
   /// An empty handle; every use of it is a UsageError.
   Node() noexcept = default;
   /// Internal: the handle of node `ref.index` of plan `ref.graph` (handles are made by Graph).
-  explicit Node(detail::NodeRef ref) noexcept : graph_(ref.graph), index_(ref.index) {}
+  explicit Node(detail::NodeRef ref) noexcept;
 
-  /// True for a handle made by a Graph.
-  bool valid() const noexcept { return graph_ != nullptr; }
+  /// True for a handle made by a Graph whose plan is still alive (false once the plan was
+  /// destroyed, assigned over, or lost in an instantiate() that threw).
+  bool valid() const noexcept { return plan_ != nullptr && plan_->plan != nullptr; }
   /// Position of the node in its plan: nodes are numbered 0, 1, ... in creation order.
   std::uint32_t index() const noexcept { return index_; }
   /// @throws UsageError for an empty handle.
@@ -75,18 +88,21 @@ class Node {
   /// Index, kind, name and plan name copied out. @throws UsageError for an empty handle.
   NodeInfo info() const;
 
-  /// Internal: the plan and index this handle refers to.
-  detail::NodeRef ref() const noexcept { return {graph_, index_}; }
+  /// Internal: the plan and index this handle refers to (a null plan for an empty handle or a
+  /// destroyed plan; plan_token() tells the two apart).
+  detail::NodeRef ref() const noexcept { return {plan_ ? plan_->plan : nullptr, index_}; }
+  /// Internal: the liveness token of the handle's plan (null for an empty handle).
+  const std::shared_ptr<detail::PlanToken>& plan_token() const noexcept { return plan_; }
 
   /// True when both handles refer to the same node of the same plan (or both are empty).
   friend bool operator==(const Node& a, const Node& b) noexcept {
-    return a.graph_ == b.graph_ && a.index_ == b.index_;
+    return a.plan_ == b.plan_ && a.index_ == b.index_;
   }
   /// `!(a == b)`.
   friend bool operator!=(const Node& a, const Node& b) noexcept { return !(a == b); }
 
  private:
-  detail::GraphImpl* graph_ = nullptr;
+  std::shared_ptr<detail::PlanToken> plan_;
   std::uint32_t index_ = 0;
 };
 

@@ -21,7 +21,11 @@
 //     whose parameters differ (or says the template is invalid when the model says so);
 //   * copies have equal fingerprints, dumps and DOT output; dump() and to_dot() describe every
 //     node and edge; a moved-from Graph throws on use;
-//   * no CUDA call is made, and every plan and host closure is gone after each input.
+//   * no CUDA call is made, and every plan and host closure is gone after each input;
+//   * handles of a plan that was destroyed (assigned over, moved over, replaced by a copied-out
+//     plan, or gone at the end of the input) are invalid and every use is a UsageError; a copy
+//     does not change when the original is renamed; a body's handles cannot edit it once its
+//     builder returned; a plan embedding copies of itself is refused at the embedding limit.
 // A failed check prints what differed and aborts, so that libFuzzer keeps the input.
 //
 // Input format: one operation after another until the bytes run out. The first byte of an
@@ -1204,6 +1208,7 @@ void op_conditional(Ctx& c, Input& in) {
   }
   const int abort_at = in.below(8) == 0 ? static_cast<int>(in.below(size + 1)) : -1;
   std::vector<std::shared_ptr<SPlan>> bodies;
+  std::vector<std::pair<gd::Node, std::shared_ptr<SPlan>>> kept;  // a handle into each body, kept past its builder
   std::string moved_body;  // the body a builder moved away, if one did
   auto build = [&](unsigned i, gd::Graph& b) {
     if (static_cast<int>(i) == abort_at) throw BuilderAbort{};
@@ -1219,6 +1224,7 @@ void op_conditional(Ctx& c, Input& in) {
       }
     }
     check_counts(bc);
+    if (!handles.empty()) kept.emplace_back(handles.back(), s);
     bodies.push_back(std::move(s));
   };
   const std::size_t before = c.g.node_count();
@@ -1247,6 +1253,7 @@ void op_conditional(Ctx& c, Input& in) {
     return;
   }
   FUZZ_CHECK(moved_body.empty(), "a body moved away inside its builder was accepted");
+  check_sealed_bodies(kept);
   std::size_t nested = 0;
   for (const auto& b : bodies) nested += b->expanded;
   SNode& n = record(c, h, gd::NodeKind::conditional, nested);
@@ -1556,6 +1563,71 @@ void check_copy(Slot& src, Slot& dst) {
 
 Ctx slot_ctx(World& w, Slot& s) { return Ctx{w, s.g, s.s, s.handles, nullptr, 0}; }
 
+// ---- handles outliving plans, copies, sealed bodies, embedding limits (issue 14) ---------------
+
+constexpr const char* k_dead_handle = "used after its plan was destroyed";
+
+/// Handles of destroyed plans: invalid, and every use a UsageError saying so (ASan sees a read of
+/// the freed plan if one happens).
+void check_dead_handles(const std::vector<gd::Node>& handles, const gd::Graph* live) {
+  for (const gd::Node& h : handles) {
+    FUZZ_CHECK(!h.valid(), "a handle of a destroyed plan is valid()");
+    bool threw = false;
+    const std::string msg = usage_error([&] { (void)h.name(); }, threw);
+    FUZZ_CHECK(threw && msg.find(k_dead_handle) != std::string::npos, "name() through a dead handle: '{}'", msg);
+    if (live != nullptr) {
+      const std::string pred = usage_error([&] { (void)live->predecessors(h); }, threw);
+      FUZZ_CHECK(threw && pred.find(k_dead_handle) != std::string::npos, "predecessors(dead handle): '{}'", pred);
+    }
+    ++g_stats.dead_handles;
+  }
+}
+
+/// The handles of slot `s` when its plan is about to be destroyed (none for a moved-from slot).
+std::vector<gd::Node> doomed(const Slot& s) { return s.moved_from ? std::vector<gd::Node>() : s.handles; }
+
+/// After `dst` became a copy of `src`: renaming the original leaves the copy as it was.
+void check_copy_independent(Slot& src, Slot& dst) {
+  if (src.s.nodes.empty()) return;
+  AnyHandle(src.handles[0].ref()).name("copy probe");
+  FUZZ_CHECK(dst.g.node(0).name() == dst.s.nodes[0].name, "renaming the original renamed its copy");
+  AnyHandle(src.handles[0].ref()).name(src.s.nodes[0].name);
+}
+
+/// Handles taken inside body builders (one per body, with its model), after add_conditional
+/// returned: readable, but refused any edit.
+void check_sealed_bodies(const std::vector<std::pair<gd::Node, std::shared_ptr<SPlan>>>& kept) {
+  for (const auto& [h, body] : kept) {
+    FUZZ_CHECK(h.valid() && h.name() == body->nodes[h.index()].name, "a body handle reads another name");
+    bool threw = false;
+    const std::string msg = usage_error([&] { AnyHandle(h.ref()).name("sealed probe"); }, threw);
+    FUZZ_CHECK(threw && msg.find("fixed once its builder returns") != std::string::npos, "renaming a built body: '{}'",
+               msg);
+    FUZZ_CHECK(h.name() == body->nodes[h.index()].name, "a refused rename changed the body");
+    ++g_stats.sealed_bodies;
+  }
+}
+
+/// A copy of `s` embedding copies of itself until the library refuses: the refusal names the limit,
+/// changes nothing, and the plan can still be fingerprinted and measured (shared plans walked once).
+void check_embedding_limit(const Slot& s) {
+  if (s.moved_from) return;
+  gd::Graph g = s.g;
+  const std::size_t before = g.node_count();
+  std::string msg;
+  bool threw = false;
+  int accepted = 0;
+  for (; accepted < 64; ++accepted) {
+    msg = usage_error([&] { g.add_child(g); }, threw);
+    if (threw) break;
+  }
+  FUZZ_CHECK(threw && (msg.find("would hold more than") != std::string::npos || msg.find("nest at most") != std::string::npos),
+             "self-embedding was not refused: '{}'", msg);
+  FUZZ_CHECK(g.node_count() == before + static_cast<std::size_t>(accepted), "a refused add_child changed the plan");
+  FUZZ_CHECK(g.fingerprint() == gd::Graph(g).fingerprint() && g.storage_bytes() > 0, "self-embedded plan walks");
+  ++g_stats.embedding_limits;
+}
+
 void slot_op(World& w, Input& in, int op) {
   Slot& a = w.slots[in.below(3)];
   Slot& b = w.slots[in.below(3)];
@@ -1577,6 +1649,7 @@ void slot_op(World& w, Input& in, int op) {
         ++g_stats.moved_from_uses;
         return;
       }
+      const std::vector<gd::Node> old = doomed(b);
       if (op == 0) {
         b.g = a.g;
       } else {
@@ -1586,12 +1659,15 @@ void slot_op(World& w, Input& in, int op) {
       b.s = a.s;
       b.handles = b.g.nodes();
       b.moved_from = false;
+      check_dead_handles(old, &a.g);
       check_copy(a, b);
+      check_copy_independent(a, b);
       return;
     }
     case 2: {  // move
       if (&a == &b || a.moved_from) return;
       const std::uint64_t id = a.g.id();
+      const std::vector<gd::Node> old = doomed(b);
       if (in.flag()) {
         b.g = std::move(a.g);
       } else {
@@ -1606,11 +1682,14 @@ void slot_op(World& w, Input& in, int op) {
       a.handles.clear();
       a.moved_from = true;
       check_moved_from(a);
+      check_dead_handles(old, &b.g);
       return;
     }
     case 3: {  // a fresh plan
       const char* name = k_plan_names[in.below(sizeof k_plan_names / sizeof k_plan_names[0])];
+      const std::vector<gd::Node> old = doomed(b);
       b.g = gd::Graph(name);
+      check_dead_handles(old, &b.g);
       b.s = SPlan();
       b.s.name = name;
       b.handles.clear();
@@ -1632,9 +1711,11 @@ void slot_op(World& w, Input& in, int op) {
       } else {
         return;
       }
+      const std::vector<gd::Node> old = doomed(b);  // b may be a: the copy-out came first
       b.s = std::move(model);
       b.handles = b.g.nodes();
       b.moved_from = false;
+      check_dead_handles(old, &b.g);
       return;
     }
     case 5: check_diff(a, b); return;
@@ -1703,6 +1784,7 @@ void run_one(const std::uint8_t* data, std::size_t size) {
   const std::uint64_t calls = gd::debug::cuda_calls();
   const gd::debug::LiveCounts live = gd::debug::live_counts();
   ++g_stats.inputs;
+  std::vector<gd::Node> survivors;  // handles that outlive every plan of the input
   {
     World w;
     for (std::size_t k = 0; k < w.slots.size(); ++k) {
@@ -1737,13 +1819,16 @@ void run_one(const std::uint8_t* data, std::size_t size) {
         if (s.moved_from) continue;
         full_check(slot_ctx(w, s));
         check_validate(slot_ctx(w, s));
+        survivors.insert(survivors.end(), s.handles.begin(), s.handles.end());
       }
+      check_embedding_limit(w.slots[0]);
     } catch (const gd::Error& e) {
       failed(fmt::format("unexpected graphdsl error: {}", e.what()));
     } catch (const std::exception& e) {
       failed(fmt::format("unexpected exception: {}", e.what()));
     }
   }
+  check_dead_handles(survivors, nullptr);
   FUZZ_CHECK(gd::debug::cuda_calls() == calls, "a CUDA call was made");
   const gd::debug::LiveCounts after = gd::debug::live_counts();
   FUZZ_CHECK(after.plans == live.plans && after.host_closures == live.host_closures,

@@ -23,6 +23,9 @@ struct Stats {
   std::uint64_t moved_from_uses = 0;   ///< uses of a moved-from Graph that threw as documented
   std::uint64_t builder_aborts = 0;    ///< conditional bodies whose builder threw
   std::uint64_t full_checks = 0;       ///< complete introspection comparisons with the model
+  std::uint64_t dead_handles = 0;      ///< handles of destroyed plans refused as documented
+  std::uint64_t sealed_bodies = 0;     ///< body handles refused an edit after their builder returned
+  std::uint64_t embedding_limits = 0;  ///< self-embedding plans refused at the embedding limit
 };
 
 /// Runs one input: decodes the bytes into plan operations and checks every result against the

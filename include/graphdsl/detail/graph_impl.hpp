@@ -60,18 +60,19 @@ struct KernelPlaceholder {
   ConditionRef ref;
 };
 
-/// A graph allocation (add_mem_alloc).
+/// A graph allocation (add_mem_alloc). A plan's allocs are in node order, so their uids increase.
 struct AllocData {
   std::uint64_t uid;     ///< GraphBuffer::id()
   std::size_t bytes;
   int device;            ///< -1: the current device when compiled
   std::vector<int> peers;
+  std::uint32_t node = 0;  ///< the mem_alloc node
 };
 
 /// Which pointer of a memset or memcpy node a graph buffer stands for.
 enum class BufferField : std::uint8_t { memset_dst, memcpy_dst, memcpy_src };
 
-/// A memset or memcpy node using a graph buffer.
+/// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order).
 struct BufferUse {
   std::uint32_t node;        ///< the memset or memcpy node
   BufferField field;
@@ -152,9 +153,32 @@ struct NodeData {
   std::int16_t device = -1;          ///< the device the node is placed on; -1: the current device at compile time
 };
 
+/// The link from a body being built to the plan it belongs to (for resolving Conditions). Shared
+/// by the body; add_conditional cuts it when the builder returns, so a body moved out of its
+/// builder no longer reaches the plan, and `outer` is the plan's liveness token, so a plan
+/// destroyed by the builder is never read.
+struct ParentLink {
+  std::shared_ptr<PlanToken> outer;
+};
+
+/// Why a plan no longer changes through node handles.
+enum class Sealed : std::uint8_t {
+  no,
+  body,      ///< a conditional body whose builder has returned (shared by copies of the plan)
+  recorded,  ///< an executable's recorded plan (Executable::plan())
+};
+
+/// How deep plans may nest (child plans and conditional bodies, at any mix) and how many nodes a
+/// plan that embeds others may hold, counting embedded nodes (each embedding counted again):
+/// embedding beyond either is a UsageError from add_child / add_conditional. They keep every walk
+/// over nested plans (validate, dump, DOT, diff, fingerprint, compile, destruction) within bounded
+/// stack and time, also for plans that embed copies of themselves repeatedly.
+inline constexpr std::uint32_t max_nesting_depth = 64;
+inline constexpr std::uint64_t max_embedded_nodes = std::uint64_t{1} << 24;
+
 struct GraphImpl {
   explicit GraphImpl(std::string graph_name);
-  GraphImpl(const GraphImpl& other);  ///< a copy is a new plan with a new id
+  GraphImpl(const GraphImpl& other);  ///< a copy is a new plan with a new id (and unsealed)
   GraphImpl& operator=(const GraphImpl&) = delete;
   ~GraphImpl();
 
@@ -179,14 +203,25 @@ struct GraphImpl {
   std::vector<BufferUse> buffer_uses;
   std::vector<PeerCopy> peer_copies;  ///< memcpy nodes made by add_memcpy_peer, in node order
   int default_device = -1;            ///< the device new nodes are placed on (Graph::set_default_device)
-  /// While a body is being built: the plan it belongs to (for resolving Conditions). Not copied.
-  const GraphImpl* parent = nullptr;
+  /// While a body is being built: the link to the plan it belongs to. Not copied.
+  std::shared_ptr<ParentLink> parent;
+  /// Shared with every node handle of this plan; cleared by the destructor. A copy gets its own.
+  std::shared_ptr<PlanToken> token;
+  Sealed sealed = Sealed::no;  ///< not copied: a copy is a new, changeable plan
+  std::uint32_t depth = 0;          ///< nesting levels below this plan (0: it embeds no plan)
+  std::uint64_t nested_nodes = 0;   ///< nodes of embedded plans, at every level, each embedding counted
+  std::uint32_t held_kinds = 0;     ///< bit k: a node of kind k here or in a child plan (not in bodies)
+
+  /// Records that the plans `inner` are embedded (as child plans when `child`, else as bodies).
+  /// @throws UsageError, changing nothing, beyond max_nesting_depth or max_embedded_nodes; `what`
+  /// names the call.
+  void embed(const std::vector<const GraphImpl*>& inner, bool child, const std::string& what);
 
   /// Appends a node of `kind` whose parameters are at `payload` in the per-kind vector.
   NodeRef push(NodeKind kind, std::size_t payload);
   /// The NodeInfo of node `index` (for messages).
   NodeInfo info(std::uint32_t index) const;
-  /// Where `c` is declared, seen from this plan (walking `parent` links).
+  /// Where `c` is declared, seen from this plan (walking `parent` links; levels <= max_nesting_depth).
   ConditionRef resolve(const Condition& c) const;
   /// The mem_alloc node of graph buffer `uid` in this plan, or ConditionRef::unresolved.
   std::uint32_t alloc_node(std::uint64_t uid) const;

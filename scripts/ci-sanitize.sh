@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# CI: AddressSanitizer + UndefinedBehaviorSanitizer over the GPU-free tests. No GPU.
+#   The unit suite (graphdsl_unit_tests, which makes no CUDA call) and the plan-builder fuzz replay
+#   (graphdsl_fuzz_replay: the seed corpus plus seeded random inputs) are built with g++
+#   -fsanitize=address,undefined -fno-sanitize-recover=all, library included, and run; any report
+#   (use-after-free, overflow, leak, undefined behaviour) fails the run.
+# Build folder: build-asan under the repository root ($GRAPHDSL_ASAN_BUILD_DIR). One CUDA
+# architecture (90) and no samples keep it to a few minutes on two cores.
+#
+#   scripts/ci-sanitize.sh                        (FUZZ_RANDOM_INPUTS=1000 by default)
+#   FUZZ_RANDOM_INPUTS=20000 scripts/ci-sanitize.sh
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${GRAPHDSL_ASAN_BUILD_DIR:-$root/build-asan}"
+random_inputs="${FUZZ_RANDOM_INPUTS:-1000}"
+jobs="${GRAPHDSL_JOBS:-2}"
+command -v nvcc >/dev/null 2>&1 || export PATH="/usr/local/cuda/bin:$PATH"
+started=$SECONDS
+step() { echo "ci-sanitize: $* ($((SECONDS - started)) s so far)"; }
+gen=()
+command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+launcher=()
+command -v ccache >/dev/null 2>&1 &&
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+
+sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# nvcc splits -Xcompiler arguments at commas: one flag per -Xcompiler.
+cuda_sanitize="-Xcompiler=-fsanitize=address -Xcompiler=-fsanitize=undefined -Xcompiler=-fno-sanitize-recover=all"
+step "configuring and building $build"
+cmake -S "$root" -B "$build" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+  "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_CUDA_FLAGS=$cuda_sanitize" \
+  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
+  "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
+cmake --build "$build" --target graphdsl_unit_tests graphdsl_fuzz_replay -j "$jobs"
+
+# protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow gap would be.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:protect_shadow_gap=0:abort_on_error=0:halt_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+status=0
+step "unit suite (ASan, UBSan)"
+"$build/tests/graphdsl_unit_tests" >"$build/asan-unit.log" 2>&1 || status=$?
+tail -n 3 "$build/asan-unit.log"
+if [ "$status" -ne 0 ] || grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$build/asan-unit.log"; then
+  grep -B 2 -A 40 -E "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|FAILED" "$build/asan-unit.log" | head -n 120 || true
+  echo "ci-sanitize: the unit suite under ASan/UBSan failed (exit status $status; log: $build/asan-unit.log)" >&2
+  exit 1
+fi
+step "fuzz replay: the seed corpus and $random_inputs random inputs (ASan, UBSan)"
+"$build/tests/fuzz/graphdsl_fuzz_replay" "$root/tests/fuzz/corpus" --random "$random_inputs" --seed 1
+step "done"
