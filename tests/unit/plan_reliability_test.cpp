@@ -237,14 +237,10 @@ TEST_CASE("a plan embedding copies of itself is refused before it explodes", "[r
 TEST_CASE("validate() checks 8,000 graph allocations, and still finds a misordered use", "[reliability]") {
   constexpr int count = 8000;
   gd::Graph g("allocs");
-  gd::MemsetNode last_use;
-  gd::MemAllocNode last_alloc;
   for (int k = 0; k < count; ++k) {
     auto [alloc, buffer] = g.add_mem_alloc<float>(4);
     auto use = g.add_memset(buffer, 1.0f, 4).after(alloc);
     g.add_mem_free(buffer).after(use);
-    last_use = use;
-    last_alloc = alloc;
   }
   CHECK_NOTHROW(g.validate());
   gd::Graph bad = g;
