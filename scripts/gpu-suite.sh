@@ -3,7 +3,11 @@
 # suite, the samples and the benchmark. Binaries are run directly (no CTest), so a build folder made
 # on another machine works. One log per program goes to $OUT (if set) or <build>/gpu-logs; the
 # last lines of each are printed. Exit status: 0 when every program passed.
-#   usage: scripts/gpu-suite.sh [build-folder] [--memcheck] [--soak] [--sanitizers]
+#   usage: scripts/gpu-suite.sh [build-folder] [--all] [--memcheck] [--soak] [--soak-short] [--sanitizers]
+#   --all         the lead's single call: the suites, memcheck over the GPU suite, racecheck/synccheck/
+#                 initcheck, and a short soak (1,000 cycles); one log per run under $OUT and a summary
+#                 table (run, exit status, verdict) at the end
+#   --soak-short  the soak with 1,000 cycles instead of 10,000
 #   --soak        also runs the leak soak (tests/graphdsl_soak, 10,000 cycles; docs/reliability.md)
 #   --memcheck    also runs the GPU suite under compute-sanitizer memcheck (with --soak: 1,000 soak
 #                 cycles too)
@@ -21,12 +25,16 @@ build="${1:-build}"
 memcheck=0
 soak=0
 sanitizers=0
+soak_cycles=10000
+table=()  # one line per run: name, exit status, verdict
 for option in "${@:2}"; do
   case "$option" in
     --memcheck) memcheck=1 ;;
     --soak) soak=1 ;;
+    --soak-short) soak=1; soak_cycles=1000 ;;
     --sanitizers) sanitizers=1 ;;
-    *) echo "gpu-suite.sh: unknown option '$option' (expected --memcheck, --soak or --sanitizers)" >&2; exit 2 ;;
+    --all) memcheck=1; sanitizers=1; soak=1; soak_cycles=1000 ;;
+    *) echo "gpu-suite.sh: unknown option '$option' (expected --all, --memcheck, --soak, --soak-short or --sanitizers)" >&2; exit 2 ;;
   esac
 done
 logs="${OUT:-$build/gpu-logs}"
@@ -39,7 +47,9 @@ run() {  # name, command...
   local rc=$?
   tail -n 25 "$logs/$name.log"
   echo "=== $name: exit $rc"
-  [ $rc -eq 0 ] || status=1
+  local verdict=passed
+  [ $rc -eq 0 ] || { status=1; verdict=FAILED; }
+  table+=("$(printf '%-28s exit %-4s %s' "$name" "$rc" "$verdict")")
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 run gpu_tests "$build/tests/graphdsl_gpu_tests" --durations yes
@@ -65,7 +75,7 @@ for sample in quickstart pipeline graph_update_experiments conditional_while swi
   [ -x "$build/samples/$sample" ] && run "$sample" "$build/samples/$sample"
 done
 if [ $soak -eq 1 ]; then
-  run soak "$build/tests/graphdsl_soak" 10000
+  run soak "$build/tests/graphdsl_soak" "$soak_cycles"
 fi
 if [ $memcheck -eq 1 ]; then
   # compute-sanitizer cannot see leaked graphs (graphdsl's counters can), but it sees device memory
@@ -117,6 +127,7 @@ if [ $sanitizers -eq 1 ]; then
     fi
     echo "=== $name: $verdict"
     summary+=("$name: $verdict")
+    table+=("$(printf '%-28s exit %-4s %s' "$name" "${rc:-?}" "$verdict")")
   }
   for tool in racecheck synccheck initcheck; do
     tests="$sanitizer_tests"
@@ -137,4 +148,6 @@ if [ $sanitizers -eq 1 ]; then
     "$failed failed, $skipped skipped"
   printf '    %s\n' "${summary[@]}"
 fi
+echo "=== summary (logs in $logs)"
+printf '    %s\n' "${table[@]}"
 exit $status

@@ -4,13 +4,24 @@
 #include "graphdsl/event.hpp"
 #include "graphdsl/device_value.hpp"
 #include "native.hpp"
+#include "reaper.hpp"
 
 namespace graphdsl {
 
 namespace detail {
 EventState::EventState(cudaEvent_t h) noexcept : handle(h) { counters().events.fetch_add(1); }
+namespace {
+void destroy_event_now(cudaEvent_t e) noexcept {
+  if (cuda_try(cudaEventDestroy, e) != cudaErrorNotPermitted) counters().events.fetch_sub(1);
+}
+}  // namespace
+
 EventState::~EventState() {
-  (void)cuda_try(cudaEventDestroy, handle);
+  // The last Event dropped on a CUDA callback thread: cudaEventDestroy would be refused there.
+  if (on_callback_thread() || cuda_try(cudaEventDestroy, handle) == cudaErrorNotPermitted) {
+    destroy_later(handle, &destroy_event_now);
+    return;
+  }
   counters().events.fetch_sub(1);
 }
 }  // namespace detail

@@ -211,18 +211,27 @@ std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
 /// The captured node whose captured function allocates (cudaMallocAsync) memory that no later free
 /// node releases, if any. (Graph allocations whose lifetimes do not overlap may share an address,
 /// so a free counts only for the allocation it runs after.)
-std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
+/// The allocation nodes of the executable's graph that no later free node releases, with their
+/// addresses: mem_alloc nodes the plan never frees and cudaMallocAsync calls of captured functions.
+std::vector<std::pair<cudaGraphNode_t, void*>> unfreed_allocations(const detail::ExecImpl& x) {
   auto frees = [](cudaGraphNode_t n, void* dptr) {
     void* p = nullptr;
     return type_of(n) == cudaGraphNodeTypeMemFree &&
            detail::cuda_try(cudaGraphMemFreeNodeGetParams, n, static_cast<void*>(&p)) == cudaSuccess && p == dptr;
   };
+  std::vector<std::pair<cudaGraphNode_t, void*>> out;
   for (cudaGraphNode_t a : nodes_of(x.native.graph.get())) {
     cudaMemAllocNodeParams p{};
     if (type_of(a) != cudaGraphNodeTypeMemAlloc || detail::cuda_try(cudaGraphMemAllocNodeGetParams, a, &p) != cudaSuccess) {
       continue;
     }
-    if (any_after(a, [&](cudaGraphNode_t n) { return frees(n, p.dptr); })) continue;
+    if (!any_after(a, [&](cudaGraphNode_t n) { return frees(n, p.dptr); })) out.emplace_back(a, p.dptr);
+  }
+  return out;
+}
+
+std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
+  for (const auto& [a, dptr] : unfreed_allocations(x)) {
     std::optional<Owner> o = owner_of(x, a);
     if (o && x.plan.impl().nodes[o->index].kind == NodeKind::captured) return o;
   }
@@ -239,8 +248,9 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
     if (const std::optional<Owner> o = unfreed_captured_allocation(x)) {
       where = x.plan.impl().info(o->index);
       detail += "; its captured function allocates memory (cudaMallocAsync) that it never frees, so the previous "
-                "launch's allocation is still live: free it in the captured function (cudaFreeAsync), or compile "
-                "with InstantiateOptions::auto_free_on_launch()";
+                "launch's allocation is still live: free it in the captured function (cudaFreeAsync), free it before "
+                "the relaunch with Executable::free_graph_memory(stream), or compile with "
+                "InstantiateOptions::auto_free_on_launch()";
     }
   }
 #if CUDART_VERSION >= 12080
@@ -368,12 +378,29 @@ void Executable::launch(cudaStream_t stream) {
     throw UsageError(fmt::format("graph '{}' allocates memory in {} and never frees it, and was compiled without "
                                  "auto_free_on_launch: launching it again while the previous launch's allocation is "
                                  "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
-                                 "or compile with InstantiateOptions::auto_free_on_launch()",
+                                 "free the last launch's allocations with Executable::free_graph_memory(stream), or "
+                                 "compile with InstantiateOptions::auto_free_on_launch()",
                                  x.plan.impl().name, x.unfreed->describe()));
   }
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
   x.launched = true;
+}
+
+void Executable::free_graph_memory(cudaStream_t stream) {
+  detail::ExecImpl& x = impl();
+  if (!x.launched) return;  // no launch yet (or freed already): nothing is live
+  for (const auto& [node, dptr] : unfreed_allocations(x)) {
+    const cudaError_t rc = detail::cuda_try(cudaFreeAsync, dptr, stream);
+    if (rc != cudaSuccess) {
+      const std::optional<Owner> o = owner_of(x, node);
+      detail::throw_cuda(rc, "cudaFreeAsync", o ? std::optional<NodeInfo>(x.plan.impl().info(o->index)) : std::nullopt,
+                         fmt::format("freeing the graph memory the last launch of graph '{}' left allocated (was it "
+                                     "freed already, with cudaFreeAsync or cudaFree?)",
+                                     x.plan.impl().name));
+    }
+  }
+  x.launched = false;
 }
 
 void Executable::upload(cudaStream_t stream) {

@@ -308,7 +308,7 @@ detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, c
     } else if (const std::uint32_t alloc = g.alloc_node(p.uid); alloc != detail::ConditionRef::unresolved) {
       ref = detail::ConditionRef{0, alloc};
     }
-    g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref});
+    g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
   }
   g.kernels.push_back(detail::KernelData{func, launch, layout, static_cast<std::uint32_t>(args_offset), first,
                                          static_cast<std::uint32_t>(count)});
@@ -334,7 +334,7 @@ MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
 
 void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid) {
   auto& g = impl();
-  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid)});
+  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid), uid});
 }
 
 Condition Graph::add_condition(unsigned int default_value, bool assign_default) {

@@ -1,4 +1,5 @@
 // src/materialize.cpp — plan -> cudaGraph_t: the one place that creates graph nodes.
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -24,16 +25,34 @@ RelaxedCaptureCalls::~RelaxedCaptureCalls() {
   if (exchanged_) (void)cuda_try(cudaThreadExchangeStreamCaptureMode, &previous_);
 }
 
-void GraphTraits::destroy(cudaGraph_t g) noexcept {
+namespace {
+/// Destroys a graph or an executable; the live counter drops unless CUDA refused the call because
+/// it was made on one of its callback threads (the caller then hands the handle to the release thread).
+template <class H>
+cudaError_t destroy_counted(cudaError_t (*fn)(H), H handle, std::atomic<std::int64_t>& live) noexcept {
   const RelaxedCaptureCalls relaxed;
-  (void)cuda_try(cudaGraphDestroy, g);
-  counters().native_graphs.fetch_sub(1);
+  const cudaError_t rc = cuda_try(fn, handle);
+  if (rc != cudaErrorNotPermitted) live.fetch_sub(1);
+  return rc;
+}
+void destroy_graph_now(cudaGraph_t g) noexcept { (void)destroy_counted(&cudaGraphDestroy, g, counters().native_graphs); }
+void destroy_exec_now(cudaGraphExec_t e) noexcept {
+  (void)destroy_counted(&cudaGraphExecDestroy, e, counters().executables);
+}
+}  // namespace
+
+// On a CUDA callback thread (a host node whose callable destroys the Executable) the destroy call
+// would be refused and leak the object with its graph memory: it is made on the release thread.
+void GraphTraits::destroy(cudaGraph_t g) noexcept {
+  if (on_callback_thread() || destroy_counted(&cudaGraphDestroy, g, counters().native_graphs) == cudaErrorNotPermitted) {
+    destroy_later(g, &destroy_graph_now);
+  }
 }
 
 void ExecTraits::destroy(cudaGraphExec_t e) noexcept {
-  const RelaxedCaptureCalls relaxed;
-  (void)cuda_try(cudaGraphExecDestroy, e);
-  counters().executables.fetch_sub(1);
+  if (on_callback_thread() || destroy_counted(&cudaGraphExecDestroy, e, counters().executables) == cudaErrorNotPermitted) {
+    destroy_later(e, &destroy_exec_now);
+  }
 }
 
 void StreamTraits::destroy(cudaStream_t s) noexcept { (void)cuda_try(cudaStreamDestroy, s); }
@@ -107,16 +126,25 @@ namespace {
 
 // ---- keep-alives through CUDA user objects -----------------------------------------------------
 
+}  // namespace
+
+void KeepAlive::add_given(std::shared_ptr<const void> p) {
+  if (p != nullptr && given.insert(p.get()).second) items.push_back(std::move(p));
+}
+
+namespace {
+
 /// The user object's destructor: runs on a CUDA thread, so the last reference (whose destructor
 /// may call CUDA, e.g. cudaEventDestroy) is handed to graphdsl's release thread.
 void CUDART_CB release_keep_alive(void* p) {
+  const OnCallbackThread callback;
   auto* heap = static_cast<std::shared_ptr<const void>*>(p);
   release_later(std::move(*heap));
   delete heap;
 }
 
 /// Makes `root` (and every executable instantiated from it) share ownership of `keep`.
-void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const NodeInfo& where) {
+void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const std::optional<NodeInfo>& where) {
   auto* heap = new std::shared_ptr<const void>(std::move(keep));
   cudaUserObject_t obj = nullptr;
   cudaError_t rc = cuda_try(cudaUserObjectCreate, &obj, static_cast<void*>(heap), &release_keep_alive, 1u,
@@ -133,6 +161,7 @@ void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const N
 }
 
 void CUDART_CB host_trampoline(void* p) {
+  const OnCallbackThread callback;  // CUDA calls are refused here: releases go to the release thread
   auto* slot = static_cast<HostSlot*>(p);
   const std::shared_ptr<HostClosure> fn = std::atomic_load(&slot->fn);  // a concurrent set_host may swap it
   try {
@@ -158,8 +187,8 @@ std::string kernel_hint(cudaError_t rc, const KernelData& k) {
 
 class Builder {
  public:
-  Builder(cudaGraph_t root, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots, DeviceScope* devices)
-      : root_(root), sink_(sink), slots_(slots), devices_(devices) {}
+  Builder(KeepAlive& keep, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots, DeviceScope* devices)
+      : keep_(keep), sink_(sink), slots_(slots), devices_(devices) {}
 
   /// Adds the nodes of `g` to `graph` in `order`; out[i] receives plan node i's native node.
   void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
@@ -242,7 +271,7 @@ class Builder {
         p.fn = &host_trampoline;
         p.userData = slot.get();
         if (slots_ != nullptr) (*slots_)[n.payload] = slot.get();
-        retain_on_graph(root_, std::move(slot), info(g, i));
+        keep_.add(std::move(slot));
         api = "cudaGraphAddHostNode";
         rc = cuda_try(cudaGraphAddHostNode, &node, graph, d, nd, static_cast<const cudaHostNodeParams*>(&p));
         break;
@@ -348,7 +377,7 @@ class Builder {
       case NodeKind::event_record:
       case NodeKind::event_wait: {
         const Event& e = g.events[n.payload];
-        retain_on_graph(root_, e.state(), info(g, i));
+        keep_.add(e.state());
         const bool record = n.kind == NodeKind::event_record;
         api = record ? "cudaGraphAddEventRecordNode" : "cudaGraphAddEventWaitNode";
         rc = record ? cuda_try(cudaGraphAddEventRecordNode, &node, graph, d, nd, e.native_handle())
@@ -430,7 +459,7 @@ class Builder {
     return n;
   }
 
-  cudaGraph_t root_;
+  KeepAlive& keep_;  ///< what the root graph keeps alive (retained once the plan is built)
   std::shared_ptr<HostErrorSink> sink_;
   HostSlots* slots_;
   std::string where_;  ///< context of the plan being built, for messages about nested nodes
@@ -454,9 +483,20 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   Materialized m;
   m.graph = create_native_graph();
   m.host_slots.assign(g.hosts.size(), nullptr);
-  Builder b(m.graph.get(), sink, &m.host_slots, placed ? &devices : nullptr);
+  auto keep = std::make_shared<KeepAlive>();
+  Builder b(*keep, sink, &m.host_slots, placed ? &devices : nullptr);
   b.build(g, m.graph.get(), order, m.nodes);
   b.take_results(m);
+  // One user object for the whole graph. Also for an empty box when a setter may give it something
+  // to keep (an event, a child plan's closures): executables cannot retain user objects later.
+  const bool may_keep = std::any_of(g.nodes.begin(), g.nodes.end(), [](const NodeData& n) {
+    return n.kind == NodeKind::event_record || n.kind == NodeKind::event_wait || n.kind == NodeKind::child ||
+           n.kind == NodeKind::conditional || n.kind == NodeKind::host;
+  });
+  if (may_keep || !keep->items.empty()) {
+    m.keep = keep;
+    retain_on_graph(m.graph.get(), std::move(keep), std::nullopt);
+  }
   return m;  // on an exception, m.graph (half-built) is destroyed on the way out
 }
 

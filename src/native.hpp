@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -79,9 +80,27 @@ struct HostSlot {
 /// The slot of each top-level host node, indexed like GraphImpl::hosts.
 using HostSlots = std::vector<HostSlot*>;
 
+/// Everything one materialized graph keeps alive for its executables: host slots, events, the
+/// keep-alives of child graphs patched in later. Owned by ONE CUDA user object retained by the
+/// graph (so by every executable instantiated or updated from it, and by their launches in flight
+/// after the executable is destroyed): one user object per executable, not one per closure or event.
+/// Not synchronized: changed only through its executable, which is used from one thread at a time.
+struct KeepAlive {
+  /// Keeps `p` alive as long as the box.
+  void add(std::shared_ptr<const void> p) { items.push_back(std::move(p)); }
+  /// The same for what setters and updates give an executable: a pointer given before is not
+  /// added again (setting the same events over and over does not grow the box).
+  void add_given(std::shared_ptr<const void> p);
+  std::vector<std::shared_ptr<const void>> items;
+  std::unordered_set<const void*> given;
+};
+
 /// A plan materialized as a cudaGraph_t; nodes[i] is the native node of top-level plan node i.
 struct Materialized {
   NativeGraph graph;
+  /// What `graph` retains (null when the plan needs nothing kept alive and cannot be given anything
+  /// to keep by a setter: no host, event, child or conditional node at the top level).
+  std::shared_ptr<KeepAlive> keep;
   std::vector<cudaGraphNode_t> nodes;
   HostSlots host_slots;
   std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions

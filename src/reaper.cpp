@@ -6,12 +6,14 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace graphdsl::detail {
 
 namespace {
 
 std::atomic<bool> reaper_gone{false};  // set at exit: late releases then happen in place
+thread_local bool callback_thread = false;
 
 class Reaper {
  public:
@@ -61,6 +63,10 @@ class Reaper {
 };
 
 }  // namespace
+
+OnCallbackThread::OnCallbackThread() noexcept : previous_(std::exchange(callback_thread, true)) {}
+OnCallbackThread::~OnCallbackThread() { callback_thread = previous_; }
+bool on_callback_thread() noexcept { return callback_thread; }
 
 void release_later(std::shared_ptr<const void> keep) noexcept {
   if (reaper_gone.load()) return;  // process exit: `keep` is dropped here

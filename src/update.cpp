@@ -343,6 +343,50 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
   return true;
 }
 
+/// A deep copy of plan `g`: its child plans and conditional bodies are copied too, not shared.
+std::shared_ptr<const GraphImpl> own_copy(const GraphImpl& g) {
+  auto c = std::make_shared<GraphImpl>(g);
+  for (auto& child : c->children) child = own_copy(*child);
+  for (auto& cond : c->conditionals) {
+    for (auto& body : cond.bodies) body = own_copy(*body);
+  }
+  return c;
+}
+
+/// True when two plans of the same shape have the same graph and node names, nested plans included.
+bool same_names(const GraphImpl& a, const GraphImpl& b) {
+  if (&a == &b) return true;
+  if (a.name != b.name) return false;
+  for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
+    const NodeData& x = a.nodes[i];
+    if (x.name != b.nodes[i].name) return false;
+    if (x.kind == NodeKind::child && !same_names(*a.children[x.payload], *b.children[b.nodes[i].payload])) return false;
+    if (x.kind != NodeKind::conditional) continue;
+    const auto& ba = a.conditionals[x.payload].bodies;
+    const auto& bb = b.conditionals[b.nodes[i].payload].bodies;
+    for (std::size_t k = 0; k < ba.size(); ++k) {
+      if (!same_names(*ba[k], *bb[k])) return false;
+    }
+  }
+  return true;
+}
+
+/// Gives node i of the recorded plan `a` the names inside the template's child plan or bodies
+/// (node i's parameters are the same in both: only names differ).
+void take_nested_names(GraphImpl& a, const GraphImpl& t, std::uint32_t i) {
+  const NodeData& n = a.nodes[i];
+  if (n.kind == NodeKind::child) {
+    const GraphImpl& tc = *t.children[t.nodes[i].payload];
+    if (!same_names(*a.children[n.payload], tc)) a.children[n.payload] = own_copy(tc);
+  } else if (n.kind == NodeKind::conditional) {
+    auto& bodies = a.conditionals[n.payload].bodies;
+    const auto& tb = t.conditionals[t.nodes[i].payload].bodies;
+    for (std::size_t k = 0; k < bodies.size(); ++k) {
+      if (!same_names(*bodies[k], *tb[k])) bodies[k] = own_copy(*tb[k]);
+    }
+  }
+}
+
 /// A copy of one node's parameters, to move them between plans or roll a change back.
 struct SavedParams {
   NodeKind kind = NodeKind::empty;
@@ -356,7 +400,9 @@ struct SavedParams {
   std::vector<std::shared_ptr<const GraphImpl>> bodies;
   CaptureData capture{};
 
-  static SavedParams save(const GraphImpl& g, std::uint32_t i) {
+  /// With `own`, child plans and bodies are deep copies, so that the recorded plan the parameters
+  /// go to never shares storage with a template (whose handles may still edit it).
+  static SavedParams save(const GraphImpl& g, std::uint32_t i, bool own = false) {
     SavedParams s;
     const NodeData& n = g.nodes[i];
     s.kind = n.kind;
@@ -368,10 +414,13 @@ struct SavedParams {
       case NodeKind::memset: s.memset = g.memsets[n.payload]; break;
       case NodeKind::memcpy: s.memcpy = g.memcpys[n.payload]; break;
       case NodeKind::host: s.host = g.hosts[n.payload]; break;
-      case NodeKind::child: s.child = g.children[n.payload]; break;
+      case NodeKind::child: s.child = own ? own_copy(*g.children[n.payload]) : g.children[n.payload]; break;
       case NodeKind::event_record:
       case NodeKind::event_wait: s.event = g.events[n.payload]; break;
-      case NodeKind::conditional: s.bodies = g.conditionals[n.payload].bodies; break;
+      case NodeKind::conditional:
+        s.bodies = g.conditionals[n.payload].bodies;
+        for (auto& b : s.bodies) b = own ? own_copy(*b) : b;
+        break;
       case NodeKind::captured: s.capture = g.captures[n.payload]; break;
       case NodeKind::mem_alloc:
       case NodeKind::mem_free:
@@ -453,11 +502,19 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
               "cudaGraphExecChildGraphNodeSetParams"};
     }
     case NodeKind::event_record:
-      return {cuda_try(cudaGraphExecEventRecordNodeSetEvent, exec, node, g.events[n.payload].native_handle()),
-              "cudaGraphExecEventRecordNodeSetEvent"};
-    case NodeKind::event_wait:
-      return {cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, g.events[n.payload].native_handle()),
-              "cudaGraphExecEventWaitNodeSetEvent"};
+    case NodeKind::event_wait: {
+      const Event& e = g.events[n.payload];
+      const bool record = n.kind == NodeKind::event_record;
+      const Applied applied =
+          record ? Applied{cuda_try(cudaGraphExecEventRecordNodeSetEvent, exec, node, e.native_handle()),
+                           "cudaGraphExecEventRecordNodeSetEvent"}
+                 : Applied{cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, e.native_handle()),
+                           "cudaGraphExecEventWaitNodeSetEvent"};
+      // The event must outlive the launches that use it, also after the executable is destroyed
+      // (the recorded plan alone dies with the executable): the executable's user object keeps it.
+      if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(e.state());
+      return applied;
+    }
     case NodeKind::conditional:  // bodies are not mapped node by node: update() goes whole-graph
       return {cudaErrorNotSupported, "a per-node update of a conditional node"};
     case NodeKind::captured:  // the captured nodes are not mapped: update() goes whole-graph
@@ -713,12 +770,15 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
         if (r.node) r.reason += " at " + r.node->describe();
         return r;
       }
-      for (std::uint32_t i : changed) detail::SavedParams::save(t, i).restore(a, i);
+      for (std::uint32_t i : changed) detail::SavedParams::save(t, i, true).restore(a, i);
       for (std::size_t k = 0; k < a.conditions.size(); ++k) {
         a.conditions[k].default_value = t.conditions[k].default_value;
         a.conditions[k].assign_default = t.conditions[k].assign_default;
       }
       x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
+      // ... and the references of the template graph's user object (cudaGraphExecUpdate replaces
+      // the executable's with them): events given to setters from now on go to that one.
+      x.native.keep = m.keep;
       if (!m.handles.empty() || has_nested_conditions(t)) {
         // The executable now uses the template's condition handles: keep their graph alive.
         x.native.handles = m.handles;
@@ -728,13 +788,9 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     } else {
       std::vector<detail::SavedParams> old;
       old.reserve(changed.size());
-      for (std::size_t k = 0; k < changed.size(); ++k) {
-        const std::uint32_t i = changed[k];
-        old.push_back(detail::SavedParams::save(a, i));
-        detail::SavedParams::save(t, i).restore(a, i);
-        const detail::Applied applied = detail::apply_node(x, i);
-        if (applied.rc == cudaSuccess) continue;
-        // Roll back: the recorded plan and the nodes already patched return to the old parameters.
+      // Roll back nodes changed[0..k]: the recorded plan and the nodes already patched return to
+      // the old parameters.
+      auto roll_back = [&](std::size_t k) {
         for (std::size_t j = 0; j <= k; ++j) {
           old[j].restore(a, changed[j]);
           if (j < k) {
@@ -742,6 +798,20 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
             if (back.rc != cudaSuccess) detail::throw_cuda(back.rc, back.api, a.info(changed[j]), "rolling back an update");
           }
         }
+      };
+      for (std::size_t k = 0; k < changed.size(); ++k) {
+        const std::uint32_t i = changed[k];
+        old.push_back(detail::SavedParams::save(a, i));
+        detail::SavedParams::save(t, i, true).restore(a, i);
+        detail::Applied applied;
+        try {
+          applied = detail::apply_node(x, i);  // a child plan's captured function may throw
+        } catch (...) {
+          roll_back(k);
+          throw;
+        }
+        if (applied.rc == cudaSuccess) continue;
+        roll_back(k);
         UpdateResult r = detail::refusal(
             UpdateStatus::parameters_changed, t.info(i),
             fmt::format("{} refused the new parameters of {}: {} ({})", applied.api, t.info(i).describe(),
@@ -753,12 +823,79 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     }
   }
   for (std::uint32_t i : renamed) a.nodes[i].name = t.nodes[i].name;
+  for (std::uint32_t i = 0; i < a.nodes.size(); ++i) detail::take_nested_names(a, t, i);
   result.patched = changed.size();
   x.last_template_id = t.id;
   return result;
 }
 
 // ---- Executable: per-node setters --------------------------------------------------------------
+
+namespace detail {
+namespace {
+
+/// What argument `arg` of kernel `k` of plan `g` stands for, in words. With `in`, a Condition or
+/// GraphBuffer is looked up in that plan (the executable's) by its id; without, by g's own reference.
+std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uint32_t arg, const GraphImpl* in) {
+  const GraphImpl& where = in != nullptr ? *in : g;
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    if (ph.offset != k.layout->offsets[arg]) continue;
+    if (ph.kind == PlaceholderKind::condition) {
+      const ConditionRef ref = in != nullptr ? in->resolve(Condition(ph.uid)) : ph.ref;
+      if (ref.levels != 0) return fmt::format("a Condition that graph '{}' does not declare", where.name);
+      return fmt::format("condition number {} of graph '{}'", ref.index, where.name);
+    }
+    const std::uint32_t alloc = in != nullptr ? in->alloc_node(ph.uid) : ph.ref.index;
+    if (alloc == ConditionRef::unresolved) return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+    return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
+  }
+  return "a plain value";
+}
+
+/// What pointer `field` of memset or memcpy node i of plan `g` stands for, in words (`in`: as above).
+std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferField field, const GraphImpl* in) {
+  const GraphImpl& where = in != nullptr ? *in : g;
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.node != i || u.field != field) continue;
+    const std::uint32_t alloc = in != nullptr ? in->alloc_node(u.uid) : u.alloc_node;
+    if (alloc == ConditionRef::unresolved) return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+    return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
+  }
+  return "a plain pointer";
+}
+
+/// Refuses a setter whose Condition or GraphBuffer arguments (plan `s`, node #0) do not mean, in
+/// the executable's plan `a`, what node i's recorded ones mean: a setter, like update(), patches
+/// values; it cannot turn a graph buffer into a raw pointer (the buffer's address would be written
+/// over it) or a raw pointer into a graph buffer (it would reach the kernel as null).
+void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
+  const NodeData& n = a.nodes[i];
+  auto refuse = [&](const std::string& what, const std::string& was, const std::string& now) {
+    throw UsageError(fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
+                                 "patch values, not which arguments are Conditions or GraphBuffers (compile a new "
+                                 "plan for that)",
+                                 a.info(i).describe(), what, was, now));
+  };
+  if (n.kind == NodeKind::kernel) {
+    const KernelData& k = a.kernels[n.payload];
+    const KernelData& ks = s.kernels[s.nodes[0].payload];
+    for (std::uint32_t arg = 0; arg < k.layout->count; ++arg) {
+      const std::string was = kernel_arg_meaning(a, k, arg, nullptr), now = kernel_arg_meaning(s, ks, arg, &a);
+      if (was != now) refuse(fmt::format("argument {}", arg), was, now);
+    }
+  } else if (n.kind == NodeKind::memset || n.kind == NodeKind::memcpy) {
+    const bool set = n.kind == NodeKind::memset;
+    for (const BufferField f : {BufferField::memset_dst, BufferField::memcpy_dst, BufferField::memcpy_src}) {
+      if ((f == BufferField::memset_dst) != set) continue;
+      const std::string was = buffer_field_meaning(a, i, f, nullptr), now = buffer_field_meaning(s, 0, f, &a);
+      if (was != now) refuse(f == BufferField::memcpy_src ? "the source" : "the destination", was, now);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace detail
 
 const detail::KernelData& Executable::recorded_kernel(const Node& node) const {
   const detail::ExecImpl& x = impl();
@@ -777,15 +914,22 @@ void Executable::replace_node(const Node& target, const Graph& source) {
       throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
     }
   }
+  detail::check_placeholders(a, i, s);
   const detail::SavedParams old = detail::SavedParams::save(a, i);
-  detail::SavedParams::save(s, 0).restore(a, i);
+  detail::SavedParams::save(s, 0, true).restore(a, i);
   try {
     detail::check_node(a, i);
   } catch (...) {
     old.restore(a, i);
     throw;
   }
-  const detail::Applied applied = detail::apply_node(x, i);
+  detail::Applied applied;
+  try {
+    applied = detail::apply_node(x, i);  // may throw: a child plan's captured function, for one
+  } catch (...) {
+    old.restore(a, i);
+    throw;
+  }
   if (applied.rc != cudaSuccess) {
     old.restore(a, i);
     detail::throw_cuda(applied.rc, applied.api, a.info(i));

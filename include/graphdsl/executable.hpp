@@ -142,6 +142,14 @@ class Executable {
 
   /// The bytes the plan's allocations take and the device's graph-memory attributes.
   GraphMemoryReport memory_report() const;
+  /// Frees, in stream order on `stream` (cudaFreeAsync), the graph memory the last launch left
+  /// allocated: buffers the plan never frees (add_mem_alloc without add_mem_free) and allocations
+  /// of captured functions never freed. The executable can then be launched again without
+  /// auto_free_on_launch; the addresses (address()) are invalid once the free has run. Use this
+  /// instead of cudaFreeAsync(address(buffer)): graphdsl cannot see a free made outside it, and
+  /// keeps refusing the relaunch. Does nothing before the first launch or when called twice.
+  /// @throws CudaError if a free fails (e.g. the memory was freed outside graphdsl already).
+  void free_graph_memory(cudaStream_t stream = nullptr);
   /// The address a graph buffer of the plan got (valid while the allocation is live: between its
   /// mem_alloc and mem_free nodes in a launch, or after the launch for a buffer the plan never frees).
   template <class T>
@@ -166,6 +174,11 @@ class Executable {
   // host callables, which are swapped in place: a queued launch that has not reached the host node
   // yet runs the new callable.
 
+  /// Condition and GraphBuffer arguments must stand where and for what they stand in the recorded
+  /// plan (the same condition or buffer of this executable's plan); a setter that would change that
+  /// (a raw pointer for a graph buffer, a buffer of another plan, ...) throws UsageError before any
+  /// CUDA call. A DeviceValue is passed as its raw pointer (get()).
+
   /// New kernel arguments (converted to the kernel's parameter types, checked at compile time).
   template <class... P, class... A>
   void set_kernel_args(const KernelNode<P...>& node, A&&... args);
@@ -178,9 +191,22 @@ class Executable {
   /// A new 1-D memset (same rules as Graph::add_memset).
   template <class T>
   void set_memset(const MemsetNode& node, T* dst, T value, std::size_t count);
+  /// A new 1-D memset of the graph buffer the node already sets (a raw pointer given for a node that
+  /// sets a graph buffer, or a buffer for one that sets a raw pointer, is refused: UsageError).
+  template <class T>
+  void set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T value, std::size_t count);
   /// A new 1-D copy (same rules as Graph::add_memcpy). The memory types must stay the same.
+  /// Raw pointers only for a node that copies between raw pointers (UsageError otherwise).
   template <class D, class S>
   void set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// A new 1-D copy into the graph buffer the node already copies into.
+  template <class T>
+  void set_memcpy(const MemcpyNode& node, const GraphBuffer<T>& dst, const T* src, std::size_t count,
+                  cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// A new 1-D copy out of the graph buffer the node already copies from.
+  template <class T>
+  void set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>& src, std::size_t count,
+                  cudaMemcpyKind kind = cudaMemcpyDefault);
   /// A new host callable. No CUDA call: the executable's slot for the node takes the callable.
   template <class F>
   void set_host(const HostNode& node, F&& fn);

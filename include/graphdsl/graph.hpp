@@ -478,8 +478,31 @@ void Executable::set_memset(const MemsetNode& node, T* dst, T value, std::size_t
   replace_node(node, one);
 }
 
+template <class T>
+void Executable::set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T value, std::size_t count) {
+  Graph one("setter");
+  one.add_memset(dst, value, count);
+  replace_node(node, one);
+}
+
 template <class D, class S>
 void Executable::set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
+  Graph one("setter");
+  one.add_memcpy(dst, src, count, kind);
+  replace_node(node, one);
+}
+
+template <class T>
+void Executable::set_memcpy(const MemcpyNode& node, const GraphBuffer<T>& dst, const T* src, std::size_t count,
+                            cudaMemcpyKind kind) {
+  Graph one("setter");
+  one.add_memcpy(dst, src, count, kind);
+  replace_node(node, one);
+}
+
+template <class T>
+void Executable::set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>& src, std::size_t count,
+                            cudaMemcpyKind kind) {
   Graph one("setter");
   one.add_memcpy(dst, src, count, kind);
   replace_node(node, one);

@@ -58,6 +58,7 @@ struct KernelPlaceholder {
   std::uint32_t offset;  ///< byte offset within the kernel's argument block
   PlaceholderKind kind;
   ConditionRef ref;
+  std::uint64_t uid = 0;  ///< Condition::id() or GraphBuffer::id() (to resolve it in another plan)
 };
 
 /// A graph allocation (add_mem_alloc). A plan's allocs are in node order, so their uids increase.
@@ -77,6 +78,7 @@ struct BufferUse {
   std::uint32_t node;        ///< the memset or memcpy node
   BufferField field;
   std::uint32_t alloc_node;  ///< the mem_alloc node, or ConditionRef::unresolved
+  std::uint64_t uid = 0;     ///< GraphBuffer::id() (to resolve it in another plan)
 };
 
 /// The function behind a captured node: called with the capturing stream each time the plan is

@@ -1,0 +1,230 @@
+// tests/gpu/reliability_test.cu — issue 14, items 1-5 and the strong guarantee of setters and
+// update(): every case here failed (wrong result, crash, leak or an unchanged refusal) before its fix.
+// Kernels are in namespace gpu_test (not anonymous) so that the file splits into a .cpp of test
+// cases and a thin .cu of kernels without changes to the cases.
+#include "gpu_support.hpp"
+
+using namespace gpu_test;
+
+namespace gpu_test {
+__global__ void rel_fill(float* x, float v, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = v;
+}
+__global__ void rel_set_flag(cudaGraphConditionalHandle h, int* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) *out = 1;
+  (void)h;
+}
+__global__ void rel_spin(int ms) {
+  const unsigned long long ns = 1000000ull * static_cast<unsigned long long>(ms);
+  spin_ns(ns);
+}
+}  // namespace gpu_test
+
+namespace {
+constexpr int N = 1024;
+
+/// alloc buf -> fill(buf, v) -> copy buf to d_out -> free buf.
+struct BufferPlan {
+  gd::Graph g{"buffer_plan"};
+  gd::KernelNode<float*, float, int> fill;
+  gd::MemsetNode set;
+  gd::GraphBuffer<float> buf;
+  BufferPlan(float* d_out, float v) {
+    auto a = g.add_mem_alloc<float>(N);
+    buf = a.buffer;
+    set = g.add_memset(buf, 0.0f, N).name("zero").after(a.node);
+    fill = g.add_kernel(rel_fill, gd::cover(N), buf, v, N).name("fill").after(set);
+    auto out = g.add_memcpy(d_out, buf, N).name("out").after(fill);
+    g.add_mem_free(buf).after(out);
+  }
+};
+
+std::vector<float> launch_and_read(gd::Executable& exec, DeviceBuffer<float>& d) {
+  exec.launch();
+  exec.synchronize();
+  return d.download();
+}
+
+void require_plan_unchanged(const gd::Executable& exec, const std::string& dump, std::uint64_t fp) {
+  CHECK(exec.plan().dump() == dump);
+  CHECK(exec.plan().fingerprint() == fp);
+}
+}  // namespace
+
+TEST_CASE("setters keep a kernel's GraphBuffer argument a buffer: a raw pointer is refused, the buffer applies",
+          "[gpu][reliability][setter]") {
+  DeviceBuffer<float> d_out(N), d_user(N);
+  BufferPlan p(d_out.get(), 2.0f);
+  gd::Executable exec = p.g.instantiate();
+  const std::string dump = exec.plan().dump();
+  const std::uint64_t fp = exec.plan().fingerprint();
+  // Before the fix: accepted, and the kernel kept writing the graph buffer (the pointer was ignored).
+  REQUIRE_THROWS_WITH(exec.set_kernel_args(p.fill, d_user.get(), 5.0f, N),
+                      Catch::Contains("kernel node 'fill' (#2)") && Catch::Contains("argument 0") &&
+                          Catch::Contains("GraphBuffer"));
+  require_plan_unchanged(exec, dump, fp);
+  require_equal(launch_and_read(exec, d_out), std::vector<float>(N, 2.0f), "old value after the refusal");
+  exec.set_kernel_args(p.fill, p.buf, 7.0f, N);  // the same buffer: applied, with the executable's address
+  require_equal(launch_and_read(exec, d_out), std::vector<float>(N, 7.0f), "new value through the buffer");
+}
+
+TEST_CASE("setters refuse a GraphBuffer for a kernel's raw pointer (it reached the kernel as null)",
+          "[gpu][reliability][setter]") {
+  DeviceBuffer<float> d_x(N), d_out(N);
+  gd::Graph g("raw_plan");
+  auto k = g.add_kernel(rel_fill, gd::cover(N), d_x.get(), 1.0f, N).name("fill");
+  gd::Executable exec = g.instantiate();
+  BufferPlan other(d_out.get(), 0.0f);  // a buffer of another plan
+  REQUIRE_THROWS_WITH(exec.set_kernel_args(k, other.buf, 3.0f, N),
+                      Catch::Contains("argument 0") && Catch::Contains("does not allocate"));
+  exec.launch();
+  exec.synchronize();  // before the fix: illegal address, context lost
+  require_equal(d_x.download(), std::vector<float>(N, 1.0f));
+  require_device_healthy();
+}
+
+TEST_CASE("set_memset and set_memcpy on nodes using a GraphBuffer: raw pointers refused, the buffer applies",
+          "[gpu][reliability][setter]") {
+  DeviceBuffer<float> d_out(N), d_user(N);
+  BufferPlan p(d_out.get(), 2.0f);
+  gd::Executable exec = p.g.instantiate();
+  REQUIRE_THROWS_WITH(exec.set_memset(p.set, d_user.get(), 1.0f, N),
+                      Catch::Contains("memset node 'zero'") && Catch::Contains("the destination"));
+  exec.set_memset(p.set, p.buf, 4.0f, N);  // applied
+  require_equal(launch_and_read(exec, d_out), std::vector<float>(N, 2.0f), "fill runs after the memset");
+}
+
+TEST_CASE("a setter's Condition must be one of the executable's plan", "[gpu][reliability][setter][conditional]") {
+  DeviceBuffer<int> d_flag(1);
+  gd::Graph g("cond_plan");
+  auto c = g.add_condition(0);
+  auto k = g.add_kernel(rel_set_flag, gd::Launch{1, 1}, c, d_flag.get()).name("flag");
+  g.add_conditional(gd::ConditionalType::if_then, c, 1, [](unsigned, gd::Graph& body) { body.add_empty(); }).after(k);
+  gd::Executable exec = g.instantiate();
+  gd::Graph stranger("stranger");
+  const gd::Condition foreign = stranger.add_condition(0);
+  REQUIRE_THROWS_WITH(exec.set_kernel_args(k, foreign, d_flag.get()), Catch::Contains("does not declare"));
+  exec.set_kernel_args(k, c, d_flag.get());  // the plan's own condition: applied
+  exec.launch();
+  exec.synchronize();
+}
+
+TEST_CASE("an Event given to set_event outlives the executable while a launch using it is in flight",
+          "[gpu][reliability][event][lifetime]") {
+  const gd::debug::LiveCounts base = settled_baseline();
+  Stream s;
+  {
+    gd::Event first = gd::Event::create();
+    gd::Graph g("event_plan");
+    auto spin = g.add_kernel(rel_spin, gd::Launch{1, 1}, 100).name("spin");
+    auto rec = g.add_event_record(first).name("rec").after(spin);
+    gd::Executable exec = g.instantiate();
+    {
+      gd::Event second = gd::Event::create();
+      exec.set_event(rec, second);
+    }  // the recorded plan holds `second` now
+    exec.launch(s);
+  }  // before the fix: `second` was destroyed here, with the launch recording it still in flight
+  CHECK(cudaStreamQuery(s) == cudaErrorNotReady);
+  (void)cudaGetLastError();
+  CHECK(gd::debug::live_counts().events == base.events + 2);
+  GPU_REQUIRE(cudaStreamSynchronize(s));
+  require_counts_back_to(base);
+}
+
+TEST_CASE("executables destroyed inside their own host callback release their graph memory",
+          "[gpu][reliability][lifetime][host]") {
+  const gd::debug::LiveCounts base = settled_baseline();
+  Stream s;
+  GPU_REQUIRE(cudaDeviceSynchronize());
+  std::size_t free_before = 0, total = 0;
+  GPU_REQUIRE(cudaMemGetInfo(&free_before, &total));
+  for (int i = 0; i < 100; ++i) {
+    auto* exec = new gd::Executable;
+    gd::Graph g("self_destroying");
+    auto a = g.add_mem_alloc<float>(256 * 1024);  // 1 MiB of graph memory
+    auto set = g.add_memset(a.buffer, 1.0f, 256 * 1024).after(a.node);
+    auto f = g.add_mem_free(a.buffer).after(set);
+    g.add_host([exec] { delete exec; }).after(f);
+    *exec = g.instantiate();
+    exec->launch(s);
+    GPU_REQUIRE(cudaStreamSynchronize(s));
+  }
+  // Before the fix: cudaGraphExecDestroy was refused on the callback thread (the counters dropped anyway).
+  require_counts_back_to(base);
+  gd::trim_graph_memory();
+  GPU_REQUIRE(cudaDeviceSynchronize());
+  std::size_t free_after = 0;
+  GPU_REQUIRE(cudaMemGetInfo(&free_after, &total));
+  CHECK(free_after + 3u * 1024u * 1024u >= free_before);  // before the fix: ~10 MiB leaked
+}
+
+TEST_CASE("free_graph_memory frees a never-freed graph buffer, and launch() then allows the relaunch",
+          "[gpu][reliability][memory]") {
+  DeviceBuffer<float> d_out(N);
+  gd::Graph g("keeps");
+  auto a = g.add_mem_alloc<float>(N);
+  auto k = g.add_kernel(rel_fill, gd::cover(N), a.buffer, 3.0f, N).name("fill").after(a.node);
+  g.add_memcpy(d_out.get(), a.buffer, N).name("out").after(k);
+  gd::Executable exec = g.instantiate();
+  require_equal(launch_and_read(exec, d_out), std::vector<float>(N, 3.0f));
+  REQUIRE_THROWS_AS(exec.launch(), gd::UsageError);  // still refused: the allocation is live
+  exec.free_graph_memory();
+  exec.free_graph_memory();  // a second call does nothing
+  exec.set_kernel_args(k, a.buffer, 6.0f, N);
+  require_equal(launch_and_read(exec, d_out), std::vector<float>(N, 6.0f), "the relaunch after the free");
+  exec.free_graph_memory();
+}
+
+TEST_CASE("update() takes the names inside child plans and conditional bodies", "[gpu][reliability][update]") {
+  DeviceBuffer<float> d_x(N);
+  auto build = [&](const char* inner, const char* in_body) {
+    gd::Graph child("child");
+    child.add_kernel(rel_fill, gd::cover(N), d_x.get(), 1.0f, N).name(inner);
+    gd::Graph g("names");
+    auto ch = g.add_child(child).name("sub");
+    auto c = g.add_condition(0);
+    g.add_conditional(gd::ConditionalType::if_then, c, 1, [&](unsigned, gd::Graph& body) {
+       body.add_empty().name(in_body);
+     }).name("cond").after(ch);
+    return g;
+  };
+  gd::Executable exec = build("old_inner", "old_body_node").instantiate();
+  const gd::UpdateResult r = exec.update(build("new_inner", "new_body_node"));
+  REQUIRE(r);
+  const std::string dump = exec.plan().dump();
+  CHECK(dump.find("new_inner") != std::string::npos);
+  CHECK(dump.find("new_body_node") != std::string::npos);
+  CHECK(dump.find("old_inner") == std::string::npos);
+  CHECK(dump.find("old_body_node") == std::string::npos);
+}
+
+TEST_CASE("a setter or update whose child plan's captured function throws changes nothing",
+          "[gpu][reliability][setter][update]") {
+  struct Boom {};
+  DeviceBuffer<float> d_x(N);
+  auto child_of = [&](float v, bool boom) {
+    gd::Graph child("child");
+    child.add_captured([&d_x, v, boom](cudaStream_t s) {
+      if (boom) throw Boom{};
+      rel_fill<<<(N + 255) / 256, 256, 0, s>>>(d_x.get(), v, N);
+    });
+    return child;
+  };
+  gd::Graph g("strong");
+  auto ch = g.add_child(child_of(1.0f, false)).name("sub");
+  gd::Executable exec = g.instantiate();
+  const std::string dump = exec.plan().dump();
+  const std::uint64_t fp = exec.plan().fingerprint();
+  // Before the fix: the recorded plan took the new child, the executable kept the old one.
+  REQUIRE_THROWS_AS(exec.set_child(ch, child_of(2.0f, true)), Boom);
+  require_plan_unchanged(exec, dump, fp);
+  gd::Graph templ("strong");
+  templ.add_child(child_of(3.0f, true)).name("sub");
+  REQUIRE_THROWS_AS((void)exec.update(templ, gd::UpdatePolicy::per_node), Boom);
+  require_plan_unchanged(exec, dump, fp);
+  exec.launch();
+  exec.synchronize();
+  require_equal(d_x.download(), std::vector<float>(N, 1.0f), "the old child still runs");
+}
