@@ -1,6 +1,7 @@
 // tests/gpu/gpu_support.hpp — shared helpers of the GPU suite: RAII owners for device, pinned and
-// pitched memory and streams, fixed-seed random data, polling for asynchronous destructors, and a
-// device health check.
+// pitched memory and streams, fixed-seed random data, polling for asynchronous destructors, kernel
+// launches from host-compiled code, and a device health check. Host code only (test cases are .cpp
+// files; the kernels are in kernels.cu, device helpers in device_helpers.cuh).
 //
 // Random data are multiples of 1/8 in [-64, 64): sums and small products of them are exact in
 // float, so results can be compared with ==, and a value is never all-zero bits by accident.
@@ -19,6 +20,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -26,6 +28,7 @@
 #include <cuda_runtime.h>
 
 #include "catch.hpp"
+#include "kernels.hpp"
 #include <graphdsl/graphdsl.hpp>
 
 namespace gd = graphdsl;
@@ -263,24 +266,26 @@ inline void require_counts_back_to(const gd::debug::LiveCounts& baseline) {
   REQUIRE(back);
 }
 
-// ---- device helpers ----------------------------------------------------------------------------
+// ---- launching a kernel from host-compiled test code ------------------------------------------
 
-/// Spins the calling GPU thread for about `ns` nanoseconds (global timer), so that a node finishes
-/// visibly later than its siblings and a missing edge shows up as a wrong result.
-static __device__ __forceinline__ void spin_ns(unsigned long long ns) {
-  if (ns == 0) return;
-  unsigned long long start;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  unsigned long long now = start;
-  while (now - start < ns) {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  }
+/// What `kernel<<<grid, block, smem, stream>>>(args...)` does, for test cases compiled by the host
+/// compiler: the arguments are converted to the kernel's parameter types and launched with
+/// cudaLaunchKernel, which (like <<<...>>>) reports a failure through cudaGetLastError.
+template <class... P, class... A>
+void launch_kernel(void (*kernel)(P...), dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream, A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "launch_kernel: one argument per kernel parameter");
+  std::tuple<P...> params(std::forward<A>(args)...);
+  std::apply(
+      [&](auto&... p) {
+        void* pointers[] = {static_cast<void*>(&p)..., nullptr};
+        (void)cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, pointers, smem, stream);
+      },
+      params);
 }
 
 /// After a translated CUDA failure: the context still works. cudaMalloc, a kernel launch and a
 /// copy back all succeed and the kernel's effect (on random data) is visible. Defined in
-/// gpu_support.cu.
+/// gpu_support.cpp.
 void require_device_healthy();
 
 }  // namespace gpu_test

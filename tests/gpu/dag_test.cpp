@@ -1,4 +1,4 @@
-// tests/gpu/dag_test.cu — dependency edges are honoured: every test builds a DAG whose result is
+// tests/gpu/dag_test.cpp — dependency edges are honoured: every test builds a DAG whose result is
 // right only if each node runs after its predecessors (slow nodes spin before they write), and
 // launches it on a cudaStreamNonBlocking stream, on the legacy default stream and on the per-thread
 // default stream.
@@ -9,18 +9,6 @@ using namespace gpu_test;
 namespace {
 
 constexpr unsigned long long kMs = 1000ull * 1000ull;
-
-/// Every thread spins ~spin ns, then out = m * in + c (in may equal out).
-__global__ void spin_affine(float* out, const float* in, float m, float c, unsigned long long spin, int n) {
-  spin_ns(spin);
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = m * in[i] + c;
-}
-
-__global__ void add2(float* out, const float* a, const float* b, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = a[i] + b[i];
-}
 
 struct NamedStream {
   const char* name;

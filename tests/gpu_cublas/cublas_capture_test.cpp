@@ -10,20 +10,14 @@
 #include <graphdsl/graphdsl.hpp>
 
 #include "catch.hpp"
+#include "kernels.hpp"
 
 namespace gd = graphdsl;
 
 namespace {
 
-__global__ void scale(float* x, float factor, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] *= factor;
-}
-
-__global__ void add_scalar(float* x, float value, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] += value;
-}
+using gpu_test::add_scalar;
+using gpu_test::scale_by;
 
 #define REQUIRE_CUDA(call) REQUIRE((call) == cudaSuccess)
 #define REQUIRE_CUBLAS(call) REQUIRE((call) == CUBLAS_STATUS_SUCCESS)
@@ -56,7 +50,7 @@ TEST_CASE("a cuBLAS SGEMM captured between graphdsl kernels matches a CPU GEMM",
   gd::Graph g("gemm");
   auto up_a = g.add_memcpy(a, ha, m * k).name("upload A");
   auto up_b = g.add_memcpy(b, hb, k * n).name("upload B");
-  auto twice = g.add_kernel(scale, gd::cover(m * k), a, 2.0, m * k).name("A *= 2").after(up_a);
+  auto twice = g.add_kernel(scale_by, gd::cover(m * k), a, 2.0, m * k).name("A *= 2").after(up_a);
   auto gemm = g.add_captured([&](cudaStream_t cs) {
                  cublasSetStream(handle, cs);
                  cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, a, m, b, k, &beta, c, m);

@@ -1,4 +1,4 @@
-// tests/gpu/error_test.cu — CUDA failures become CudaError with the code, the API, the plan node
+// tests/gpu/error_test.cpp — CUDA failures become CudaError with the code, the API, the plan node
 // and a hint; the sticky last error is cleared, the half-built cudaGraph_t is destroyed and the
 // context keeps working.
 #include <cstdlib>
@@ -12,19 +12,6 @@ namespace {
 /// A plain host function with a kernel-like signature: not a __global__ kernel.
 void not_a_kernel(float* p, int n) {
   for (int i = 0; i < n; ++i) p[i] = 0;
-}
-
-/// Reverses `in` through dynamic shared memory of n floats (one block).
-__global__ void smem_reverse(float* out, const float* in, int n) {
-  extern __shared__ float s[];
-  for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = in[i];
-  __syncthreads();
-  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = s[n - 1 - i];
-}
-
-__global__ void affine(float* out, const float* in, float m, float c, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = m * in[i] + c;
 }
 
 std::string expected_message(cudaError_t code, const std::string& api, const std::string& where,

@@ -5,10 +5,6 @@
 #include "gpu_support.hpp"
 
 namespace {
-__global__ void times(float* x, float k, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] *= k;
-}
 constexpr int N = 4096;
 }  // namespace
 
@@ -19,7 +15,7 @@ TEST_CASE("a captured node inside an IF body runs its captured work", "[gpu][cap
   gd::Graph g("if capture");
   auto cond = g.add_condition(1);  // reset to 1 at each launch: the body always runs
   g.add_if(cond, [&](gd::Graph& body) {
-     body.add_captured([&](cudaStream_t s) { times<<<(N + 255) / 256, 256, 0, s>>>(x.get(), 2.0f, N); }).name("double");
+     body.add_captured([&](cudaStream_t s) { gpu_test::launch_kernel(gpu_test::scale_by, (N + 255) / 256, 256, 0, s, x.get(), 2.0f, N); }).name("double");
    }).name("if");
   gd::Executable exec = g.instantiate();
   gpu_test::Stream stream;
@@ -42,7 +38,7 @@ TEST_CASE("a capture invalidated inside a WHILE body is a CudaError naming the n
        body.add_captured([&](cudaStream_t s) {
              void* p = nullptr;
              inner = cudaMalloc(&p, 4096);  // not allowed while this thread captures
-             times<<<(N + 255) / 256, 256, 0, s>>>(x.get(), 2.0f, N);
+             gpu_test::launch_kernel(gpu_test::scale_by, (N + 255) / 256, 256, 0, s, x.get(), 2.0f, N);
            })
            .name("alloc");
      }).name("while");

@@ -1,4 +1,4 @@
-// tests/gpu/lifetime_test.cu — what the executable keeps alive, and for how long: host closures
+// tests/gpu/lifetime_test.cpp — what the executable keeps alive, and for how long: host closures
 // (weak_ptr witness), events, in-flight launches; debug::live_counts() returns to its baseline.
 //
 // CUDA destroys user objects asynchronously, on a driver thread, once the work that used them is
@@ -12,17 +12,6 @@ using namespace gpu_test;
 namespace {
 
 constexpr unsigned long long kMs = 1000ull * 1000ull;
-
-__global__ void spin_affine(float* out, const float* in, float m, float c, unsigned long long spin, int n) {
-  spin_ns(spin);
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = m * in[i] + c;
-}
-
-__global__ void accumulate(float* v, const float* x, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) v[i] += x[i];
-}
 
 }  // namespace
 
@@ -114,7 +103,7 @@ TEST_CASE("an Event whose every user copy is gone stays valid while executables 
     REQUIRE(gd::debug::live_counts().events == base.events + 1);
 
     gd::Graph producer("producer");
-    auto acc = producer.add_kernel(accumulate, gd::cover(n), d_v.get(), d_x.get(), n).name("accumulate");
+    auto acc = producer.add_kernel(add_into, gd::cover(n), d_v.get(), d_x.get(), n).name("accumulate");
     producer.add_event_record(e).name("record").after(acc);
     gd::Graph consumer("consumer");
     auto wait = consumer.add_event_wait(e).name("wait");
@@ -167,10 +156,10 @@ TEST_CASE("instantiating and destroying a plan with every node kind leaks nothin
   for (int cycle = 0; cycle < 20; ++cycle) {
     gd::Event e = gd::Event::create();
     gd::Graph child("child");
-    child.add_kernel(accumulate, gd::cover(n), d_y.get(), d_x.get(), n).name("acc");
+    child.add_kernel(add_into, gd::cover(n), d_y.get(), d_x.get(), n).name("acc");
     gd::Graph g("all_kinds");
     auto clear = g.add_memset(d_y.get(), 0.5f, n).name("clear");
-    auto k = g.add_kernel(accumulate, gd::cover(n), d_y.get(), d_x.get(), n).name("acc").after(clear);
+    auto k = g.add_kernel(add_into, gd::cover(n), d_y.get(), d_x.get(), n).name("acc").after(clear);
     auto c = g.add_child(child).name("child").after(k);
     auto j = g.add_empty().name("join").after(c);
     auto r = g.add_event_record(e).name("record").after(j);

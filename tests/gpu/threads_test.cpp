@@ -11,25 +11,6 @@ constexpr int kThreads = 8;
 constexpr int kIterations = 300;
 constexpr int kN = 256;  // elements per thread
 
-__global__ void fill_pattern(int* d, int base, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) d[i] = base + i;
-}
-
-__global__ void add_value(int* d, int value, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) d[i] += value;
-}
-
-/// Counts the elements checked and the ones that differ from base + i.
-__global__ void verify_pattern(const int* d, int base, int n, unsigned long long* checked, unsigned long long* wrong) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    if (d[i] != base + i) atomicAdd(wrong, 1ull);
-    atomicAdd(checked, 1ull);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("8 threads build, compile, launch and destroy their own graphs concurrently", "[gpu][threads]") {
@@ -65,7 +46,7 @@ TEST_CASE("8 threads build, compile, launch and destroy their own graphs concurr
         auto fill = g.add_kernel(fill_pattern, gd::cover(kN), d, base, kN).name("fill").after(clear);
         gd::Node add;
         if (capturing) {
-          add = g.add_captured([d](cudaStream_t cs) { add_value<<<1, kN, 0, cs>>>(d, 3, kN); })  // thread-local mode
+          add = g.add_captured([d](cudaStream_t cs) { launch_kernel(add_value, 1, kN, 0, cs, d, 3, kN); })  // thread-local mode
                     .name("add 3 (captured)")
                     .after(fill);
         } else {

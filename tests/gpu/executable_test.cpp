@@ -1,4 +1,4 @@
-// tests/gpu/executable_test.cu — instantiate options reach the driver and the executable still
+// tests/gpu/executable_test.cpp — instantiate options reach the driver and the executable still
 // computes the right thing; native_node() maps plan nodes to driver nodes of the right type;
 // moving an Executable.
 #include "gpu_support.hpp"
@@ -6,11 +6,6 @@
 using namespace gpu_test;
 
 namespace {
-
-__global__ void affine(float* out, const float* in, float m, float c, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = m * in[i] + c;
-}
 
 /// A small plan y = m x + c (one kernel node), for the option tests.
 struct AffinePlan {

@@ -1,9 +1,10 @@
 // Plans over two GPUs: nodes placed on each device, peer copies, NCCL collectives captured into the
 // plan, updates that patch kernels on both devices, and the errors of multi-device plans. Needs
-// two devices (tests/support/gpu_main.cu, built with GRAPHDSL_TEST_GPUS=2, skips otherwise). Random data are multiples of 1/8 (exact sums).
+// two devices (tests/support/gpu_main.cpp, built with GRAPHDSL_TEST_GPUS=2, skips otherwise). Random data are multiples of 1/8 (exact sums).
 #include <cstdlib>
 
 #include "gpu_support.hpp"
+#include "multi_gpu_kernels.hpp"
 #if GRAPHDSL_TEST_NCCL
 #include <graphdsl/nccl.hpp>
 #endif
@@ -12,16 +13,8 @@ namespace {
 
 using gpu_test::DeviceBuffer;
 using gpu_test::PinnedBuffer;
-
-__global__ void affine(const float* x, float* y, float a, float b, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + b;
-}
-
-__global__ void add_into(float* out, const float* p, const float* q, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = p[i] + q[i];
-}
+using multi_gpu_test::add_into;
+using multi_gpu_test::affine;
 
 /// Makes `device` current while it lives.
 class OnDevice {

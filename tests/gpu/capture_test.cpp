@@ -6,21 +6,6 @@ using namespace gpu_test;
 
 namespace {
 
-__global__ void scale_by(float* x, float factor, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] *= factor;
-}
-
-__global__ void add_into(float* y, const float* x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] += x[i];
-}
-
-__global__ void scale_by_value(float* x, const float* factor, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] *= *factor;
-}
-
 constexpr int N = 8192;
 
 /// Checks that the calling thread and the device are healthy after a failed capture.
@@ -45,9 +30,9 @@ TEST_CASE("captured work runs between the node's predecessors and successors", "
   gd::Graph g("captured");
   auto up = g.add_memcpy(x.get(), in.data(), N).name("upload");
   auto cap = g.add_captured([&](cudaStream_t cs) {
-                scale_by<<<(N + 255) / 256, 256, 0, cs>>>(x.get(), 3.0f, N);  // reads what 'upload' wrote
+                launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 3.0f, N);  // reads what 'upload' wrote
                 cudaMemsetAsync(y.get(), 0, N * sizeof(float), cs);
-                add_into<<<(N + 255) / 256, 256, 0, cs>>>(y.get(), x.get(), N);
+                launch_kernel(add_into, (N + 255) / 256, 256, 0, cs, y.get(), x.get(), N);
               })
                  .name("scale and copy")
                  .after(up);
@@ -72,7 +57,7 @@ TEST_CASE("an exception thrown while capturing ends the capture and leaves the t
     gd::Graph g("throws");
     auto first = g.add_memset(x.get(), 1.0f, N).name("fill");
     g.add_captured([&](cudaStream_t cs) {
-       scale_by<<<(N + 255) / 256, 256, 0, cs>>>(x.get(), 2.0f, N);
+       launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 2.0f, N);
        throw std::runtime_error("the library call failed");
      }).name("bad").after(first);
     REQUIRE_THROWS_MATCHES(g.instantiate(), std::runtime_error, message_is("the library call failed"));
@@ -89,7 +74,7 @@ TEST_CASE("an allocation inside a thread-local capture is reported with the node
     g.add_captured([&](cudaStream_t cs) {
        void* p = nullptr;
        inner = cudaMalloc(&p, 4096);  // not allowed while this thread captures
-       scale_by<<<(N + 255) / 256, 256, 0, cs>>>(x.get(), 2.0f, N);
+       launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 2.0f, N);
      }).name("alloc");
     try {
       (void)g.instantiate();
@@ -117,7 +102,7 @@ TEST_CASE("relaxed capture mode lets the captured function allocate", "[gpu][cap
   g.add_captured(
        [&](cudaStream_t cs) {
          if (scratch == nullptr) (void)cudaMalloc(&scratch, 4096);  // not part of the graph
-         scale_by<<<(N + 255) / 256, 256, 0, cs>>>(x.get(), 2.0f, N);
+         launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 2.0f, N);
        },
        cudaStreamCaptureModeRelaxed)
       .name("relaxed");
@@ -140,7 +125,7 @@ TEST_CASE("a fork not joined back, and a synchronization, fail the capture with 
     g.add_captured([&](cudaStream_t cs) {
        cudaEventRecord(fork, cs);
        cudaStreamWaitEvent(side, fork, 0);
-       scale_by<<<(N + 255) / 256, 256, 0, side>>>(x.get(), 2.0f, N);  // never joined back
+       launch_kernel(scale_by, (N + 255) / 256, 256, 0, side, x.get(), 2.0f, N);  // never joined back
      }).name("fork");
     try {
       (void)g.instantiate();
@@ -155,7 +140,7 @@ TEST_CASE("a fork not joined back, and a synchronization, fail the capture with 
   {
     gd::Graph g("syncs");
     g.add_captured([&](cudaStream_t cs) {
-       scale_by<<<(N + 255) / 256, 256, 0, cs>>>(x.get(), 2.0f, N);
+       launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 2.0f, N);
        (void)cudaStreamSynchronize(cs);  // invalidates the capture
      }).name("sync");
     REQUIRE_THROWS_AS(g.instantiate(), gd::CudaError);
@@ -172,7 +157,7 @@ TEST_CASE("capture() makes a plan that compiles alone or embeds as a child", "[g
   DeviceBuffer<float> x(hx);
   Stream s;
   const gd::Graph captured = gd::capture([&](cudaStream_t cs) {
-    scale_by<<<(N + 255) / 256, 256, 0, cs>>>(x.get(), 2.0f, N);
+    launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 2.0f, N);
   });
   CHECK(captured.node_count() == 1);
   gd::Executable alone = captured.instantiate();
@@ -196,7 +181,7 @@ TEST_CASE("a new captured function is applied by a whole-graph update", "[gpu][c
   auto build = [&](float factor) {
     gd::Graph g("cap");
     auto reset = g.add_memcpy(x.get(), static_cast<const float*>(y.get()), N).name("reset");
-    g.add_captured([&x, factor](cudaStream_t cs) { scale_by<<<(N + 255) / 256, 256, 0, cs>>>(x.get(), factor, N); })
+    g.add_captured([&x, factor](cudaStream_t cs) { launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), factor, N); })
         .name("scale")
         .after(reset);
     return g;
@@ -266,10 +251,10 @@ TEST_CASE("destroying and compiling executables during a global-mode capture lea
   auto old = std::make_unique<gd::Executable>(g.instantiate());
 
   GPU_REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-  scale_by<<<(N + 255) / 256, 256, 0, s>>>(x.get(), 3.0f, N);
+  launch_kernel(scale_by, (N + 255) / 256, 256, 0, s, x.get(), 3.0f, N);
   old.reset();                               // an executable destroyed mid-capture
   gd::Executable fresh = g.instantiate();    // and one compiled mid-capture
-  scale_by<<<(N + 255) / 256, 256, 0, s>>>(x.get(), 5.0f, N);
+  launch_kernel(scale_by, (N + 255) / 256, 256, 0, s, x.get(), 5.0f, N);
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   GPU_REQUIRE(cudaStreamIsCapturing(s, &status));
   CHECK(status == cudaStreamCaptureStatusActive);

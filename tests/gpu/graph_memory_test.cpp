@@ -6,16 +6,6 @@ using namespace gpu_test;
 
 namespace {
 
-__global__ void axpb_into(float* y, const float* x, float a, float b, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + b;
-}
-
-__global__ void add_in_place(float* y, const float* x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] += x[i];
-}
-
 constexpr int N = 16384;
 
 }  // namespace
@@ -31,8 +21,8 @@ TEST_CASE("a buffer allocated and freed by the graph carries data between its no
     auto [alloc, tmp] = g.add_mem_alloc<float>(N);
     alloc.name("tmp");
     auto fill = g.add_memset(tmp, 0.5f, N).name("fill").after(alloc);
-    auto add = g.add_kernel(add_in_place, gd::cover(N), tmp, static_cast<const float*>(x.get()), N).name("add").after(fill);
-    auto k = g.add_kernel(axpb_into, gd::cover(N), tmp, tmp, a, 1.0f, N).name("axpb").after(add);  // tmp = a*tmp+1
+    auto add = g.add_kernel(add_into, gd::cover(N), tmp, static_cast<const float*>(x.get()), N).name("add").after(fill);
+    auto k = g.add_kernel(axpb, gd::cover(N), tmp, tmp, a, 1.0f, N).name("axpb").after(add);  // tmp = a*tmp+1
     auto dl = g.add_memcpy(out.data(), tmp, N).name("download").after(k);
     g.add_mem_free(tmp).name("free").after(dl);
     return g;

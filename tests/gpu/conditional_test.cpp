@@ -6,23 +6,6 @@ using namespace gpu_test;
 
 namespace {
 
-__global__ void step_and_check(unsigned* counter, unsigned limit, cudaGraphConditionalHandle more) {
-  const unsigned c = ++*counter;
-  cudaGraphSetConditional(more, c < limit ? 1u : 0u);
-}
-
-__global__ void write_marker(int* marker, int value) { *marker = value; }
-
-__global__ void add_to(unsigned* sum, const unsigned* value) { *sum += *value; }
-
-__global__ void set_if_even(cudaGraphConditionalHandle h, const unsigned* value) {
-  cudaGraphSetConditional(h, (*value % 2u) == 0u ? 1u : 0u);
-}
-
-__global__ void set_from(cudaGraphConditionalHandle h, const int* value) {
-  cudaGraphSetConditional(h, static_cast<unsigned>(*value));
-}
-
 struct Cells {
   DeviceBuffer<unsigned> counter{1}, sum{1};
   DeviceBuffer<int> marker{1}, flag{1};
@@ -164,7 +147,7 @@ TEST_CASE("nested conditionals: an if inside a while sees both conditions", "[gp
      auto step = body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), 10u, more).name("step");
      auto decide = body.add_kernel(set_if_even, gd::Launch{1, 1}, even, c.counter.get()).name("decide").after(step);
      body.add_if(even, [&](gd::Graph& then) {
-           then.add_kernel(add_to, gd::Launch{1, 1}, c.sum.get(), static_cast<const unsigned*>(c.counter.get()));
+           then.add_kernel(sum_into, gd::Launch{1, 1}, c.sum.get(), static_cast<const unsigned*>(c.counter.get()));
          })
          .name("if_even")
          .after(decide);

@@ -1,4 +1,4 @@
-// tests/gpu/host_callback_test.cu — host nodes run once per launch, in order, after their
+// tests/gpu/host_callback_test.cpp — host nodes run once per launch, in order, after their
 // predecessors; an exception thrown by one does not end the process and is re-thrown, with its
 // own type and message, by the Executable.
 #include <typeinfo>
@@ -8,15 +8,6 @@
 using namespace gpu_test;
 
 namespace {
-
-__global__ void affine(float* out, const float* in, float m, float c, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = m * in[i] + c;
-}
-
-__global__ void increment(int* counter) { *counter += 1; }
-
-__global__ void spin_kernel(unsigned long long ns) { spin_ns(ns); }
 
 /// A user exception type that is not derived from std::exception.
 struct CustomFailure {

@@ -1,4 +1,4 @@
-// tests/gpu/error_translation_test.cu — the misuse catalogue's MAT rows (errors only the driver can
+// tests/gpu/error_translation_test.cpp — the misuse catalogue's MAT rows (errors only the driver can
 // find, at node creation, capture, instantiate, launch or a per-node setter) as one table of cases.
 //
 // Each case provokes one failure through graphdsl and checks the CudaError it gets: the cudaError_t
@@ -37,38 +37,9 @@ namespace {
 
 constexpr int N = 256;
 
-__global__ void add_to(float* x, float v, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] += v;
-}
-
-/// A host function with add_to's signature: not a __global__ kernel.
+/// A host function with add_scalar's signature: not a __global__ kernel.
 void not_a_kernel(float* x, float v, int n) {
   for (int i = 0; i < n; ++i) x[i] += v;
-}
-
-/// add_to limited to 64 threads per block.
-__global__ void __launch_bounds__(64) bounded_add(float* x, float v, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] += v;
-}
-
-/// add_to through dynamic shared memory (used without raising its limit).
-__global__ void smem_add(float* x, float v, int n) {
-  extern __shared__ float s[];
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) s[threadIdx.x] = x[i] + v;
-  __syncthreads();
-  if (i < n) x[i] = s[threadIdx.x];
-}
-
-/// The same, for the case that raises its limit to the device maximum (the attribute is per process).
-__global__ void smem_add_raised(float* x, float v, int n) {
-  extern __shared__ float s[];
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) s[threadIdx.x] = x[i] + v;
-  __syncthreads();
-  if (i < n) x[i] = s[threadIdx.x];
 }
 
 // ---- the table ---------------------------------------------------------------------------------
@@ -128,12 +99,12 @@ void compile_capturing(Env& env, const std::function<void(cudaStream_t)>& fn,
   gd::Graph g("capturing");
   auto fill = g.add_memset(env.d.get(), 1.0f, N).name("fill");
   auto cap = g.add_captured([&](cudaStream_t s) { fn(s); }, mode).name("cap").after(fill);
-  g.add_kernel(add_to, gd::cover(N), env.d.get(), 1.0f, N).name("after").after(cap);
+  g.add_kernel(add_scalar, gd::cover(N), env.d.get(), 1.0f, N).name("after").after(cap);
   (void)g.instantiate();
 }
 
 /// The kernel launched in captured functions (work the capture records before failing).
-void launch_add(float* x, cudaStream_t s) { add_to<<<1, N, 0, s>>>(x, 1.0f, N); }
+void launch_add(float* x, cudaStream_t s) { launch_kernel(add_scalar, 1, N, 0, s, x, 1.0f, N); }
 
 /// A case that compiles a plan whose captured node 'cap' launches a kernel, then makes `misuse`.
 std::function<void(Env&)> launch_then(const std::function<void(cudaStream_t, Env&)>& misuse,
@@ -156,7 +127,7 @@ void change_executable(Env& env, const std::function<void(gd::Executable&, const
                                                             const gd::KernelNode<float*, float, int>&)>& change) {
   gd::Graph g("patched");
   auto fill = g.add_memset(env.d.get(), 2.0f, N).name("fill");
-  auto k = g.add_kernel(add_to, gd::cover(N), env.d.get(), 1.5f, N).name("k").after(fill);
+  auto k = g.add_kernel(add_scalar, gd::cover(N), env.d.get(), 1.5f, N).name("k").after(fill);
   gd::Executable exec = g.instantiate();
   try {
     change(exec, fill, k);
@@ -176,7 +147,7 @@ void CUDART_CB host_fn(void*) {}
 std::function<void(cudaStream_t)> allocating(void** out, bool free) {
   return [out, free](cudaStream_t s) {
     if (cudaMallocAsync(out, N * sizeof(float), s) != cudaSuccess) return;  // the capture reports it
-    add_to<<<1, N, 0, s>>>(static_cast<float*>(*out), 1.0f, N);
+    launch_kernel(add_scalar, 1, N, 0, s, static_cast<float*>(*out), 1.0f, N);
     if (free) (void)cudaFreeAsync(*out, s);
   };
 }
@@ -241,7 +212,7 @@ const std::vector<Case>& cases() {
          auto first = g.add_memset(env.d.get(), 1.0f, N).name("fill");
          g.add_switch(
               c, [&](gd::Graph& b) { b.add_empty().name("case_zero"); },
-              [&](gd::Graph& b) { b.add_kernel(add_to, gd::cover(N), env.d.get(), 1.0f, N).name("case_one"); },
+              [&](gd::Graph& b) { b.add_kernel(add_scalar, gd::cover(N), env.d.get(), 1.0f, N).name("case_one"); },
               [&](gd::Graph& b) { b.add_kernel(not_a_kernel, gd::cover(N), env.d.get(), 2.0f, N).name("case_two"); })
              .name("dispatch")
              .after(first);
@@ -267,7 +238,7 @@ const std::vector<Case>& cases() {
          gd::Graph g("r12_if_else");
          auto c = g.add_condition(1);
          g.add_if_else(
-              c, [&](gd::Graph& b) { b.add_kernel(add_to, gd::cover(N), env.d.get(), 1.0f, N).name("then"); },
+              c, [&](gd::Graph& b) { b.add_kernel(add_scalar, gd::cover(N), env.d.get(), 1.0f, N).name("then"); },
               [&](gd::Graph& b) { b.add_kernel(not_a_kernel, gd::cover(N), env.d.get(), 1.0f, N).name("otherwise"); })
              .name("branch");
          (void)g.instantiate();
@@ -280,7 +251,7 @@ const std::vector<Case>& cases() {
          auto loop = g.add_condition(0);
          g.add_while(loop, [&](gd::Graph& body) {
             auto maybe = body.add_condition(1);
-            auto first = body.add_kernel(add_to, gd::cover(N), env.d.get(), 1.0f, N).name("step");
+            auto first = body.add_kernel(add_scalar, gd::cover(N), env.d.get(), 1.0f, N).name("step");
             body.add_if(maybe, [&](gd::Graph& inner) {
                   inner.add_kernel(not_a_kernel, gd::cover(N), env.d.get(), 1.0f, N).name("inner_kernel");
                 })
@@ -293,14 +264,14 @@ const std::vector<Case>& cases() {
        {cudaErrorInvalidValue, "cudaGraphAddKernelNode", "tall_block", gd::NodeKind::kernel, {"kernel node 'tall_block' (#0)"}},
        [](Env& env) {
          gd::Graph g("r14_block_z");
-         g.add_kernel(add_to, gd::Launch{1, dim3(1, 1, 128)}, env.d.get(), 1.0f, N).name("tall_block");
+         g.add_kernel(add_scalar, gd::Launch{1, dim3(1, 1, 128)}, env.d.get(), 1.0f, N).name("tall_block");
          (void)g.instantiate();
        }},
       {"materialize", 14, "a grid of (1,65536,1): y above the device's 65535",
        {cudaErrorInvalidValue, "cudaGraphAddKernelNode", "wide_grid", gd::NodeKind::kernel, {"kernel node 'wide_grid' (#0)"}},
        [](Env& env) {
          gd::Graph g("r14_grid_y");
-         g.add_kernel(add_to, gd::Launch{dim3(1, 65536, 1), 32}, env.d.get(), 1.0f, N).name("wide_grid");
+         g.add_kernel(add_scalar, gd::Launch{dim3(1, 65536, 1), 32}, env.d.get(), 1.0f, N).name("wide_grid");
          (void)g.instantiate();
        }},
       {"materialize", 14, "128 threads for a kernel declared __launch_bounds__(64)",
@@ -593,7 +564,7 @@ const std::vector<Case>& cases() {
        [](Env& env) {
          std::vector<float> host(N, 4.0f);
          gd::Graph g("r65_pageable");
-         auto k = g.add_kernel(add_to, gd::cover(N), env.d.get(), 1.0f, N).name("k");
+         auto k = g.add_kernel(add_scalar, gd::cover(N), env.d.get(), 1.0f, N).name("k");
          g.add_memcpy(env.d.get(), host.data(), N).name("upload").after(k);
          (void)g.instantiate(gd::InstantiateOptions{}.device_launch());
        }},
@@ -749,8 +720,8 @@ void require_plans_still_run() {
   const std::vector<float> x = random_floats(N, gen);
   DeviceBuffer<float> d(x);
   gd::Graph g("after_failure");
-  auto first = g.add_kernel(add_to, gd::cover(N), d.get(), 2.5f, N).name("add");
-  g.add_kernel(add_to, gd::cover(N), d.get(), -0.125f, N).name("add_again").after(first);
+  auto first = g.add_kernel(add_scalar, gd::cover(N), d.get(), 2.5f, N).name("add");
+  g.add_kernel(add_scalar, gd::cover(N), d.get(), -0.125f, N).name("add_again").after(first);
   gd::Executable exec = g.instantiate();
   exec.launch();
   exec.synchronize();

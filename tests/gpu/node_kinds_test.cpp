@@ -1,71 +1,10 @@
-// tests/gpu/node_kinds_test.cu — the effect of every node kind on random data, launched several
+// tests/gpu/node_kinds_test.cpp — the effect of every node kind on random data, launched several
 // times with the result checked after each launch.
 #include "gpu_support.hpp"
 
 using namespace gpu_test;
 
 namespace {
-
-__global__ void axpb(float* y, const float* x, float a, float b, std::size_t n) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + b;
-}
-
-struct Mixed {
-  int i;
-  float f;
-  double d;
-};
-
-__global__ void mixed_args(double* out, char c, double d, short s, long long l, float f, Mixed m, unsigned u,
-                           std::uint8_t b) {
-  out[0] = c;
-  out[1] = d;
-  out[2] = s;
-  out[3] = static_cast<double>(l);
-  out[4] = f;
-  out[5] = m.i;
-  out[6] = m.f;
-  out[7] = m.d;
-  out[8] = u;
-  out[9] = b;
-}
-
-__global__ void add_scalar(float* x, float c, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] += c;
-}
-
-/// Every thread spins ~spin_ns, then out = m * in + c.
-__global__ void spin_affine(float* out, const float* in, float m, float c, unsigned long long spin, int n) {
-  spin_ns(spin);
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = m * in[i] + c;
-}
-
-__global__ void add2(float* out, const float* a, const float* b, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = a[i] + b[i];
-}
-
-/// Every thread spins, then v += x.
-__global__ void spin_accumulate(float* v, const float* x, unsigned long long spin, int n) {
-  spin_ns(spin);
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) v[i] += x[i];
-}
-
-/// Adds 1 to every element of a pitched 3-D float array of w x h x d elements.
-__global__ void add_one_3d(cudaPitchedPtr p, int w, int h, int d) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y;
-  const int z = blockIdx.z;
-  if (x < w && y < h && z < d) {
-    char* slice = static_cast<char*>(p.ptr) + static_cast<std::size_t>(z) * p.pitch * h;
-    float* row = reinterpret_cast<float*>(slice + static_cast<std::size_t>(y) * p.pitch);
-    row[x] += 1.0f;
-  }
-}
 
 constexpr unsigned long long kMs = 1000ull * 1000ull;
 
@@ -82,7 +21,7 @@ TEST_CASE("kernel node converts arguments to the kernel's parameter types and re
 
   gd::Graph g("kernel");
   // 2.5 (double) -> float, -3 (int) -> float, n (int) -> std::size_t
-  g.add_kernel(axpb, gd::cover(n), d_y.get(), d_x.get(), 2.5, -3, n).name("axpb");
+  g.add_kernel(axpb_sized, gd::cover(n), d_y.get(), d_x.get(), 2.5, -3, n).name("axpb");
   gd::Executable exec = g.instantiate();
 
   Stream s;

@@ -2,13 +2,6 @@
 // placement errors that need the device list (tests/multi_gpu has the two-device cases).
 #include "gpu_support.hpp"
 
-namespace {
-__global__ void triple_plus(float* x, float b, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = 3.0f * x[i] + b;
-}
-}  // namespace
-
 TEST_CASE("nodes placed on device 0 run there, and compiling leaves the current device as it was", "[placement]") {
   constexpr int n = 4096;
   auto gen = gpu_test::rng(901);
@@ -19,7 +12,7 @@ TEST_CASE("nodes placed on device 0 run there, and compiling leaves the current 
   gd::Graph g("placed");
   g.set_default_device(0);
   auto up = g.add_memcpy(x.get(), in.data(), n).name("up");
-  auto k = g.add_kernel(triple_plus, gd::cover(n), x.get(), 0.5f, n).name("k").after(up);
+  auto k = g.add_kernel(gpu_test::triple_plus, gd::cover(n), x.get(), 0.5f, n).name("k").after(up);
   g.add_memcpy(out.data(), x.get(), n).name("down").after(k);
   CHECK(g.device_of(k) == 0);
   gd::Executable exec = g.instantiate();

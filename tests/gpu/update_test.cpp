@@ -6,16 +6,6 @@ using namespace gpu_test;
 
 namespace {
 
-__global__ void axpb(float* y, const float* x, float a, float b, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] + b;
-}
-
-__global__ void axmb(float* y, const float* x, float a, float b, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = a * x[i] - b;
-}
-
 constexpr int N = 4096;
 
 struct Buffers {
