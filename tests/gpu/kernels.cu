@@ -179,4 +179,19 @@ __global__ void verify_pattern(const int* d, int base, int n, unsigned long long
   }
 }
 
+// ---- reliability_test ----------------------------------------------------------------------------
+
+__global__ void rel_fill(float* x, float v, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = v;
+}
+__global__ void rel_set_flag(cudaGraphConditionalHandle h, int* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) *out = 1;
+  (void)h;
+}
+__global__ void rel_spin(int ms) {
+  const unsigned long long ns = 1000000ull * static_cast<unsigned long long>(ms);
+  spin_ns(ns);
+}
+
 }  // namespace gpu_test

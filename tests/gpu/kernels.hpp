@@ -101,4 +101,13 @@ GPU_KERNEL void add_value(int* d, int value, int n);
 /// Counts the elements checked and the ones that differ from base + i.
 GPU_KERNEL void verify_pattern(const int* d, int base, int n, unsigned long long* checked, unsigned long long* wrong);
 
+// ---- reliability_test ----------------------------------------------------------------------------
+
+/// x[i] = v
+GPU_KERNEL void rel_fill(float* x, float v, int n);
+/// *out = 1 (takes a conditional handle it does not use: a kernel with a Condition parameter)
+GPU_KERNEL void rel_set_flag(cudaGraphConditionalHandle h, int* out);
+/// Spins for `ms` milliseconds.
+GPU_KERNEL void rel_spin(int ms);
+
 }  // namespace gpu_test

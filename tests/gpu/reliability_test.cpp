@@ -1,25 +1,10 @@
-// tests/gpu/reliability_test.cu — issue 14, items 1-5 and the strong guarantee of setters and
+// tests/gpu/reliability_test.cpp — issue 14, items 1-5 and the strong guarantee of setters and
 // update(): every case here failed (wrong result, crash, leak or an unchanged refusal) before its fix.
-// Kernels are in namespace gpu_test (not anonymous) so that the file splits into a .cpp of test
-// cases and a thin .cu of kernels without changes to the cases.
+// Its kernels (rel_*) are in tests/gpu/kernels.cu.
 #include "gpu_support.hpp"
 
 using namespace gpu_test;
 
-namespace gpu_test {
-__global__ void rel_fill(float* x, float v, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = v;
-}
-__global__ void rel_set_flag(cudaGraphConditionalHandle h, int* out) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) *out = 1;
-  (void)h;
-}
-__global__ void rel_spin(int ms) {
-  const unsigned long long ns = 1000000ull * static_cast<unsigned long long>(ms);
-  spin_ns(ns);
-}
-}  // namespace gpu_test
 
 namespace {
 constexpr int N = 1024;
@@ -208,7 +193,7 @@ TEST_CASE("a setter or update whose child plan's captured function throws change
     gd::Graph child("child");
     child.add_captured([&d_x, v, boom](cudaStream_t s) {
       if (boom) throw Boom{};
-      rel_fill<<<(N + 255) / 256, 256, 0, s>>>(d_x.get(), v, N);
+      launch_kernel(rel_fill, dim3((N + 255) / 256), dim3(256), 0, s, d_x.get(), v, N);
     });
     return child;
   };
