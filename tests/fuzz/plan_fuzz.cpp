@@ -627,6 +627,9 @@ std::string usage_error(F&& f, bool& threw) {
 constexpr const char* k_moved_from = "graphdsl: use of a moved-from Graph";
 constexpr const char* k_empty_handle = "graphdsl: empty node handle (a default-constructed Node was used)";
 
+struct SPlan;
+void check_sealed_bodies(const std::vector<std::pair<gd::Node, std::shared_ptr<SPlan>>>& kept);
+
 void check_moved_from(Slot& slot) {
   bool threw = false;
   const std::string msg = usage_error([&] { (void)slot.g.node_count(); }, threw);

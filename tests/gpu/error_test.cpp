@@ -124,7 +124,7 @@ TEST_CASE("200 KiB of dynamic shared memory without cudaFuncSetAttribute: CudaEr
   require_clean_after_failure(base);
 
   // following the hint fixes it (this kernel is used by this test only: the attribute is per process)
-  GPU_REQUIRE(cudaFuncSetAttribute(smem_reverse, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  GPU_REQUIRE(cudaFuncSetAttribute(reinterpret_cast<const void*>(smem_reverse), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   gd::Executable exec = g.instantiate();
   exec.launch();
   exec.synchronize();

@@ -285,7 +285,7 @@ const std::vector<Case>& cases() {
        {cudaErrorInvalidValue, "cudaGraphAddKernelNode", "too_much_smem", gd::NodeKind::kernel, {"dynamic shared memory"}},
        [](Env& env) {
          const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-         GPU_REQUIRE(cudaFuncSetAttribute(smem_add_raised, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+         GPU_REQUIRE(cudaFuncSetAttribute(reinterpret_cast<const void*>(smem_add_raised), cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
          gd::Graph g("r15_optin");
          g.add_kernel(smem_add_raised, gd::Launch{1, N, static_cast<unsigned>(optin) + 4096u}, env.d.get(), 1.0f, N)
              .name("too_much_smem");

@@ -35,7 +35,7 @@ TEST_CASE("placement errors that need the device list name the node", "[placemen
                                       : fmt::format("this process sees {} CUDA devices (0 to {})", count, count - 1);
   SECTION("a kernel on a device that does not exist: refused before any node is created") {
     gd::Graph g("g");
-    g.add_kernel(triple_plus, gd::cover(16), x.get(), 1.0f, 16).name("far").on_device(count);
+    g.add_kernel(gpu_test::triple_plus, gd::cover(16), x.get(), 1.0f, 16).name("far").on_device(count);
     const auto calls = gd::debug::cuda_calls();
     REQUIRE_THROWS_MATCHES(g.instantiate(), gd::UsageError,
                            message_is(fmt::format("graphdsl: kernel node 'far' (#0): is placed on device {}, but {}",
