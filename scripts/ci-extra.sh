@@ -4,21 +4,26 @@
 #      library included; any TSan report fails.
 #   2. Fuzz smoke: the plan-builder fuzz harness (tests/fuzz) built with clang++, ASan and UBSan;
 #      it replays the seed corpus plus seeded random inputs, then libFuzzer runs for FUZZ_SECONDS.
-# Build folders: build-tsan and build-fuzz under the repository root ($GRAPHDSL_TSAN_BUILD_DIR,
-# $GRAPHDSL_FUZZ_BUILD_DIR). Installs clang and libFuzzer's runtime when they are missing.
+#   3. Newest CUDA 13.x (compile only): a toolkit assembled from PyPI's wheels (nvidia-cuda-nvcc,
+#      -nvvm, -crt, -runtime, -cccl) compiles the library and the quickstart sample, so that API
+#      drift in a new toolkit shows the day it ships. Skipped, with a message, when pip or the
+#      registry cannot be reached. CUDA_WHEEL_SPEC picks the version (default ">=13,<14").
+# Build folders: build-tsan, build-fuzz and build-wheel under the repository root
+# ($GRAPHDSL_TSAN_BUILD_DIR, $GRAPHDSL_FUZZ_BUILD_DIR, $GRAPHDSL_WHEEL_BUILD_DIR). Installs clang and libFuzzer's runtime when they are missing.
 # docs/reliability.md ("Fuzzing", "ThreadSanitizer") explains both and how to run longer.
 #
-#   scripts/ci-extra.sh [tsan|fuzz]...      (default: both)
+#   scripts/ci-extra.sh [tsan|fuzz|wheels]...      (default: all three)
 #   FUZZ_SECONDS=600 scripts/ci-extra.sh fuzz
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tsan_build="${GRAPHDSL_TSAN_BUILD_DIR:-$root/build-tsan}"
 fuzz_build="${GRAPHDSL_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+wheel_build="${GRAPHDSL_WHEEL_BUILD_DIR:-$root/build-wheel}"
 fuzz_seconds="${FUZZ_SECONDS:-60}"
 random_inputs="${FUZZ_RANDOM_INPUTS:-2000}"
 command -v nvcc >/dev/null 2>&1 || export PATH="/usr/local/cuda/bin:$PATH"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tsan fuzz)
+[ ${#parts[@]} -eq 0 ] && parts=(tsan fuzz wheels)
 
 started=$SECONDS
 step() { echo "ci-extra: $* ($((SECONDS - started)) s so far)"; }
@@ -60,7 +65,7 @@ run_tsan() {
   # templates, so that string operations are compiled (and instrumented) here instead of running
   # uninstrumented inside libstdc++.so, where TSan would not see a race on a node name.
   cmake -S "$root" -B "$tsan_build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=80 \
+    -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
     "-DCMAKE_CXX_FLAGS=-fsanitize=thread -D_GLIBCXX_ASSERTIONS" \
     "-DCMAKE_CUDA_FLAGS=-Xcompiler=-fsanitize=thread" \
     "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread" >/dev/null
@@ -92,7 +97,7 @@ run_fuzz() {
     apt_install "libclang-rt-$major-dev"
   fi
   cmake -S "$root" -B "$fuzz_build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
-    -DGRAPHDSL_FUZZ=ON -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=80 >/dev/null
+    -DGRAPHDSL_FUZZ=ON -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null
   cmake --build "$fuzz_build" --target graphdsl_fuzz_plan graphdsl_fuzz_replay
   step "fuzzing: replaying the seed corpus and $random_inputs random inputs (ASan, UBSan)"
   "$fuzz_build/tests/fuzz/graphdsl_fuzz_replay" "$root/tests/fuzz/corpus" --random "$random_inputs" --seed 1
@@ -112,11 +117,58 @@ run_fuzz() {
   fi
 }
 
+# Unpacks the newest CUDA 13.x wheels into $wheel_build/toolkit (nvidia/cu13: bin/nvcc, nvvm/,
+# include/, lib/) and prints nvcc's path; returns 1 (after saying why) when they cannot be had.
+fetch_wheel_toolkit() {
+  local python spec="${CUDA_WHEEL_SPEC:->=13,<14}" pkg wheels="$wheel_build/wheels" tk="$wheel_build/toolkit"
+  python=$(command -v python3 || true)
+  if [ -z "$python" ] || ! "$python" -m pip --version >/dev/null 2>&1; then
+    echo "ci-extra: newest CUDA: skipped (no python3 with pip)" >&2
+    return 1
+  fi
+  local specs=()
+  for pkg in nvidia-cuda-nvcc nvidia-nvvm nvidia-cuda-crt nvidia-cuda-runtime nvidia-cuda-cccl; do
+    specs+=("$pkg$spec")
+  done
+  rm -rf "$wheels" "$tk"
+  mkdir -p "$wheels" "$tk"
+  if ! timeout "${WHEEL_DOWNLOAD_SECONDS:-600}" "$python" -m pip download --quiet --no-deps --only-binary=:all: \
+       -d "$wheels" "${specs[@]}" >"$wheel_build/pip.log" 2>&1; then
+    tail -n 5 "$wheel_build/pip.log" >&2
+    echo "ci-extra: newest CUDA: skipped (pip could not download the CUDA wheels; log: $wheel_build/pip.log)" >&2
+    return 1
+  fi
+  local whl
+  for whl in "$wheels"/*.whl; do
+    "$python" -m zipfile -e "$whl" "$tk" || return 1
+  done
+  local nvcc="$tk/nvidia/cu13/bin/nvcc"
+  chmod +x "$tk"/nvidia/cu13/bin/* "$tk"/nvidia/cu13/nvvm/bin/* 2>/dev/null || true
+  [ -x "$nvcc" ] || { echo "ci-extra: newest CUDA: the wheels hold no nvidia/cu13/bin/nvcc" >&2; return 1; }
+  ls "$wheels" | sed 's/^/ci-extra:   /' >&2
+  echo "$nvcc"
+}
+
+run_wheels() {
+  step "newest CUDA: downloading the CUDA 13.x wheels into $wheel_build"
+  mkdir -p "$wheel_build"
+  local nvcc
+  nvcc=$(fetch_wheel_toolkit) || return 0
+  "$nvcc" --version | tail -n 2
+  step "newest CUDA: configuring and compiling graphdsl and the quickstart sample (no run)"
+  # The wheels carry no cuBLAS: only what the library and the samples need.
+  cmake -S "$root" -B "$wheel_build/build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_COMPILER="$nvcc" -DCUDAToolkit_ROOT="$(dirname "$(dirname "$nvcc")")" \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DGRAPHDSL_BUILD_TESTS=OFF -DGRAPHDSL_INSTALL=OFF >/dev/null
+  cmake --build "$wheel_build/build" --target graphdsl quickstart
+}
+
 for part in "${parts[@]}"; do
   case "$part" in
     tsan) run_tsan ;;
     fuzz) run_fuzz ;;
-    *) echo "usage: scripts/ci-extra.sh [tsan|fuzz]..." >&2; exit 2 ;;
+    wheels) run_wheels ;;
+    *) echo "usage: scripts/ci-extra.sh [tsan|fuzz|wheels]..." >&2; exit 2 ;;
   esac
 done
 step "done"

@@ -7,5 +7,15 @@ command -v nvcc >/dev/null 2>&1 || export PATH="/usr/local/cuda/bin:$PATH"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   gen=()
   command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
-  cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE="${GRAPHDSL_BUILD_TYPE:-Release}"
+  extra=()
+  # CI (CI=true) builds one GPU architecture (it runs no GPU code; the default is 80;90).
+  if [ "${CI:-}" = true ] && [ -z "${CUDAARCHS:-}" ]; then
+    extra+=(-DCMAKE_CUDA_ARCHITECTURES="${GRAPHDSL_CI_CUDA_ARCH:-90}")
+  fi
+  # ccache, when installed, also serves the packaging tests' two rebuilds of the library
+  # (tests/packaging passes the launchers on). GRAPHDSL_CCACHE=0 turns it off.
+  if [ "${GRAPHDSL_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
+    extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE="${GRAPHDSL_BUILD_TYPE:-Release}" "${extra[@]}"
 fi

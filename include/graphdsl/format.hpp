@@ -5,10 +5,27 @@
 //   fmt::print("{}\n", launch);       // <<<(16,1,1), (256,1,1), 0>>>
 //   fmt::print("{}\n", NodeKind::host);   // and ConditionalType, Compare, UpdateStatus, UpdateStrategy
 //   fmt::print("{}\n", error);            // any graphdsl::Error: its message
+//
+// Not included by graphdsl/graphdsl.hpp: include it where you format graphdsl values with fmt
+// (the library links fmt's compiled library, fmt::fmt; nothing needs FMT_HEADER_ONLY).
 #pragma once
 
 #include <type_traits>
 #include <utility>
+
+// fmt 9 turns its constexpr support off under nvcc (FMT_USE_CONSTEXPR 0) but still makes
+// basic_format_string's constructor consteval in C++20, so every fmt::format/print call with a
+// literal format string fails in nvcc's C++20 mode ("call to consteval function ... did not produce
+// a valid constant expression"). Turning the constexpr support back on makes the format-string
+// checks work there (checked with nvcc 13.0 and fmt 9.1). It must happen before fmt's first
+// include in the translation unit; define FMT_USE_CONSTEXPR yourself to decide otherwise.
+#if defined(__NVCC__) && __cplusplus >= 202002L
+#if !defined(FMT_VERSION) && !defined(FMT_USE_CONSTEXPR)
+#define FMT_USE_CONSTEXPR 1
+#elif defined(FMT_VERSION) && FMT_VERSION < 100000 && !FMT_USE_CONSTEXPR
+#error "graphdsl/format.hpp: in nvcc's C++20 mode include it before any fmt header, or compile with -DFMT_USE_CONSTEXPR=1 (fmt 9's consteval format strings fail otherwise)"
+#endif
+#endif
 
 #include <fmt/format.h>
 

@@ -1,4 +1,6 @@
-// graphdsl/graphdsl.hpp — the umbrella header: includes every public header.
+// graphdsl/graphdsl.hpp — the umbrella header: includes every public header but format.hpp
+// (fmt formatters: include <graphdsl/format.hpp> for them; it keeps fmt out of every other TU) and
+// nccl.hpp (graphdsl::nccl, a library of its own).
 //
 //   version.hpp     library version
 //   error.hpp       Error, UsageError, CudaError
@@ -13,7 +15,6 @@
 //   executable.hpp  Executable, InstantiateOptions
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
 //   cache.hpp       ExecutableCache
-//   format.hpp      fmt formatters
 //   debug.hpp       live-object and CUDA-call counters
 #pragma once
 
@@ -25,7 +26,6 @@
 #include "graphdsl/error.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/executable.hpp"
-#include "graphdsl/format.hpp"
 #include "graphdsl/graph.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"

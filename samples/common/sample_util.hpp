@@ -18,8 +18,8 @@
 
 #include <graphdsl/debug.hpp>
 #include <graphdsl/error.hpp>
-
-#include <fmt/format.h>
+// fmt and graphdsl's formatters (graphdsl/graphdsl.hpp leaves them out).
+#include <graphdsl/format.hpp>
 
 /// Checks a CUDA runtime call made by the sample itself (graphdsl checks its own): on failure it
 /// prints the call, the file and line and the error, and exits with status 1.

@@ -23,7 +23,7 @@ int main() {
   gd::Executable exec = g.instantiate();                       // validate, materialize, instantiate
   exec.launch();
   exec.synchronize();
-  fmt::print("{}host[0] = {} (expected 3)\n", g, host[0]);
+  std::printf("%shost[0] = %g (expected 3)\n", g.dump().c_str(), host[0]);
   cudaFree(dev);
   return host[0] == 3.0f ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #   -DWORK_DIR=<scratch folder, wiped first>  -DVERSION=<expected graphdsl version>
 #   -DGENERATOR=... -DMAKE_PROGRAM=... -DBUILD_TYPE=... -DCONFIG=... -DCXX_COMPILER=...
 #   -DCUDA_COMPILER=... -DCUDA_ARCHITECTURES=... -DCUDATOOLKIT_ROOT=... -DFMT_DIR=...
+#   -DCXX_LAUNCHER=... -DCUDA_LAUNCHER=...   (optional: compiler launchers such as ccache)
 #
 # package:      `cmake --install` the build tree into WORK_DIR, move the installed tree elsewhere
 #               (the package must be relocatable), then find_package(graphdsl <VERSION> EXACT CONFIG).
@@ -50,6 +51,13 @@ if(CUDATOOLKIT_ROOT)
 endif()
 if(FMT_DIR)
   list(APPEND cache_args "-Dfmt_DIR=${FMT_DIR}")
+endif()
+# Compiler launchers (ccache) of the build that runs the test, if any.
+if(CXX_LAUNCHER)
+  list(APPEND cache_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_LAUNCHER}")
+endif()
+if(CUDA_LAUNCHER)
+  list(APPEND cache_args "-DCMAKE_CUDA_COMPILER_LAUNCHER=${CUDA_LAUNCHER}")
 endif()
 
 if(MODE STREQUAL "package")

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>  // fmt::print of a Graph
 
 namespace gd = graphdsl;
 

@@ -1,0 +1,28 @@
+// A user's CUDA translation unit that includes the umbrella header only (tests/compile: compiled
+// by nvcc in C++17 and C++20). The umbrella must stay free of fmt: fmt is the costliest include a
+// user would otherwise pay for in every TU (docs/performance.md, "Include cost").
+#include <cstdio>
+#include <graphdsl/graphdsl.hpp>
+
+#ifdef FMT_VERSION
+#error "graphdsl/graphdsl.hpp must not include fmt (include <graphdsl/format.hpp> for the formatters)"
+#endif
+
+namespace gd = graphdsl;
+
+__global__ void scale(float* x, float factor, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= factor;
+}
+
+int main() {
+  const int n = 1024;
+  float* dev = reinterpret_cast<float*>(0x1000);  // never dereferenced: the plan is only validated
+  float host[4] = {};
+  gd::Graph g("consumer");
+  auto up = g.add_memcpy(dev, host, 4).name("upload");
+  auto k = g.add_kernel(scale, gd::cover(n), dev, 2.0, n).name("scale").after(up);
+  g.add_host([] {}).name("done").after(k);
+  std::printf("%s", g.dump().c_str());
+  return 0;
+}
