@@ -112,7 +112,7 @@ Region make_region(Space space, std::uint64_t key, std::uint64_t lo, std::uint64
   Region r{space, key, lo, width, rows > 1 ? pitch : 0, rows == 0 ? 1 : rows, 0};
   if (rows == 0) r.width = 0;
   r.hi = sat_add(sat_add(lo, sat_mul(r.pitch, r.rows - 1)), r.width);
-  if (r.rows > 1 && r.pitch < r.width) {  // rows that overlap each other: one bounding range
+  if (r.rows > 1 && r.pitch <= r.width) {  // contiguous or overlapping rows: one range
     r = Region{space, key, lo, r.hi - lo, 0, 1, r.hi};
   }
   return r;

@@ -21,7 +21,6 @@ void write_x(float*, int) {}
 void read_x(const float*, int) {}
 void copy_kernel(const float*, float*, int) {}
 void set_cond(cudaGraphConditionalHandle, const int*) {}
-void by_value(int, float*) {}
 
 const gd::Launch one{1, 1};
 
@@ -139,7 +138,7 @@ TEST_CASE("races: 2D copies with overlapping pitches, rows compared exactly", "[
   h.add_memset_2d(pitched + 128, 512, std::uint8_t{1}, 128, 4).name("odd pitch");
   CHECK(h.check_races().ok());
   h.add_memset_2d(pitched + 120, 512, std::uint8_t{1}, 16, 4).name("straddles");
-  CHECK(pairs(h.check_races()) == std::set<std::string>{"narrow|straddles"});
+  CHECK(pairs(h.check_races()) == std::set<std::string>{"narrow|straddles", "odd pitch|straddles"});
 }
 
 TEST_CASE("races: 3D copies with partial slices", "[races]") {
@@ -211,7 +210,7 @@ TEST_CASE("races: gd::reads / gd::writes give exact ranges and pass the plain po
   plain.add_kernel(write_x, one, x, 64);
   gd::Graph wrapped("halves");
   wrapped.add_kernel(write_x, one, gd::writes(x, 32, 32), 64);
-  CHECK(gd::diff(plain, wrapped).changed.empty());
+  CHECK(plain.impl().args == wrapped.impl().args);
 
   // gd::reads narrows a T* parameter to reads: two "readers" through non-const pointers
   gd::Graph r("narrowed");
@@ -263,7 +262,7 @@ TEST_CASE("races: validate(ValidateOptions) throws naming the first pair", "[rac
   g.add_kernel(read_x, one, x, 4).name("c");
   CHECK_NO_CUDA_CALL(g.validate());
   const std::string msg = unit::usage_error_of([&] { g.validate(gd::ValidateOptions{true}); });
-  CHECK(msg.rfind("graphdsl: write/write race: kernel node 'a' (#0) writes (kernel parameter 0, T*", 0) == 0);
+  CHECK(msg.rfind("graphdsl: write/write race: kernel node 'a' (#0) writes (kernel parameter 0 (T*", 0) == 0);
   CHECK(msg.find("(2 more: see Graph::check_races())") != std::string::npos);
   CHECK_NO_CUDA_CALL(g.validate(gd::ValidateOptions{false}));
 }
@@ -277,18 +276,16 @@ TEST_CASE("races: declared ranges outside their buffer and other bad input", "[r
                     "of 16 elements; a declared range must lie inside its buffer");
   auto h = g.add_host([] {}).name("log");
   CHECK_USAGE_ERROR(h.accesses(gd::reads(buf, 17)),
-                    "graphdsl: host node 'log' (#3), accesses(): gd::reads declares elements [0, 17) of a graph "
+                    "graphdsl: host node 'log' (#2), accesses(): gd::reads declares elements [0, 17) of a graph "
                     "buffer of 16 elements; a declared range must lie inside its buffer");
   CHECK_USAGE_ERROR(h.accesses(gd::reads(static_cast<const float*>(nullptr), 4)),
-                    "graphdsl: host node 'log' (#3), accesses(): gd::reads declares elements [0, 4) at a null "
+                    "graphdsl: host node 'log' (#2), accesses(): gd::reads declares elements [0, 4) at a null "
                     "pointer");
   CHECK_USAGE_ERROR(h.accesses(gd::writes(x, SIZE_MAX / 2, 4)),
-                    "graphdsl: host node 'log' (#3), accesses(): gd::writes declares elements [9223372036854775807, "
+                    "graphdsl: host node 'log' (#2), accesses(): gd::writes declares elements [9223372036854775807, "
                     "9223372036854775811) of 4 bytes each; the byte range does not fit in 64 bits");
-  CHECK_USAGE_ERROR(gd::Node().info(), "graphdsl: empty node handle (a default-constructed Node was used)");
   CHECK_NO_CUDA_CALL(h.accesses(gd::reads(buf, 16), gd::writes(x, 4)));
   (void)alloc;
-  (void)by_value;
 
   // a cycle is named, as validate() names it
   gd::Graph cyc("cycle");
