@@ -85,6 +85,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       frees(o.frees),
       buffer_uses(o.buffer_uses),
       peer_copies(o.peer_copies),
+      declared(o.declared),
       default_device(o.default_device),
       token(std::make_shared<PlanToken>(PlanToken{this, id, name})),
       depth(o.depth),

@@ -35,6 +35,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/access.hpp"
 #include "graphdsl/buffer.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/detail/config.hpp"
@@ -45,6 +46,7 @@
 #include "graphdsl/executable.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
+#include "graphdsl/races.hpp"
 
 namespace graphdsl {
 
@@ -109,15 +111,21 @@ class Graph {
   /// reported by validate().
   template <class... P, class... A>
   KernelNode<P...> add_kernel(void (*kernel)(P...), const Launch& launch, A&&... args) {
-    detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<A&&...>{});
+    static_assert(detail::check_declared_args(detail::DeclList<P...>{}, detail::DeclList<A...>{}));
+    detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<detail::unwrap_declared_t<A&&>...>{});
     auto& g = impl();
     const auto& layout = detail::ArgLayoutOf<P...>::value;
     const std::size_t offset = g.args.size();
     g.args.resize(offset + layout.total);
-    detail::PlaceholderArgs<(std::size_t{detail::is_condition_v<A> || detail::is_buffer_v<A>} + ... + 0)> conds;
-    detail::ArgPacker<P...>::pack(g.args.data() + offset, conds, std::forward<A>(args)...);
-    return KernelNode<P...>(
+    detail::PlaceholderArgs<(std::size_t{detail::is_condition_v<detail::unwrap_declared_t<A>> ||
+                                         detail::is_buffer_v<detail::unwrap_declared_t<A>>} +
+                             ... + 0)>
+        conds;
+    detail::ArgPacker<P...>::pack(g.args.data() + offset, conds, detail::unwrap_declared(std::forward<A>(args))...);
+    KernelNode<P...> node(
         add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset, conds.list.data(), conds.count));
+    if constexpr ((detail::is_declared_v<A> || ...)) declare_kernel_ranges(node, std::index_sequence_for<A...>{}, args...);
+    return node;
   }
 
   /// Adds a 1-D memset node setting `count` elements of type T (1, 2 or 4 bytes) at `dst` to `value`.
@@ -376,6 +384,14 @@ class Graph {
   /// named), recursively into child plans. instantiate() calls it first.
   /// @throws UsageError naming the node and the rule.
   void validate() const;
+  /// validate(), then the checks `options` asks for: with `races`, check_races(), throwing a
+  /// UsageError that names the first racing pair. @throws UsageError.
+  void validate(const ValidateOptions& options) const;
+  /// The static race checker (graphdsl/races.hpp): pairs of nodes that touch the same memory, at
+  /// least one writing, with no path of edges between them; edges implied by other paths; and
+  /// nodes whose accesses it could not bound. Makes no CUDA call.
+  /// @throws UsageError for a cycle or a declared range outside its graph buffer.
+  RaceReport check_races() const;
 
   /// A deterministic multi-line description: one line per node with its kind, name, parameters
   /// and predecessors. Pointer values are left out (they differ between runs).
@@ -440,6 +456,17 @@ class Graph {
   MemFreeNode add_mem_free_node(std::uint64_t uid);
   void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);
   const detail::KernelData& kernel_data(const Node& node) const;
+  /// Stores the ranges of the gd::reads / gd::writes arguments of kernel node `node`.
+  template <std::size_t... I, class... A>
+  void declare_kernel_ranges(const Node& node, std::index_sequence<I...>, const A&... args) {
+    detail::DeclaredAccess list[sizeof...(A)];
+    std::size_t count = 0;
+    auto one = [&](std::int32_t param, const auto& arg) {
+      if constexpr (detail::is_declared_v<decltype(arg)>) list[count++] = detail::erase(arg, param);
+    };
+    (one(static_cast<std::int32_t>(I), args), ...);
+    detail::declare_accesses(node, list, count);
+  }
 
   std::unique_ptr<detail::GraphImpl> impl_;
 };

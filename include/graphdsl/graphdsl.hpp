@@ -16,6 +16,7 @@
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
 //   cache.hpp       ExecutableCache
 //   debug.hpp       live-object and CUDA-call counters
+//   access.hpp, races.hpp  gd::reads / gd::writes, Graph::check_races() and its RaceReport
 #pragma once
 
 #include "graphdsl/buffer.hpp"
@@ -30,5 +31,6 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/races.hpp"
 #include "graphdsl/update.hpp"
 #include "graphdsl/version.hpp"

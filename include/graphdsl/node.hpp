@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "graphdsl/access.hpp"
 #include "graphdsl/node_kind.hpp"
 
 namespace graphdsl {
@@ -147,6 +148,19 @@ class NodeHandle : public Node {
       (detail::for_each_node(preds, [&all](const Node& p) { all.push_back(p); }), ...);
       detail::add_edges(all.data(), all.size(), *this);
     }
+    return self();
+  }
+
+  /// Declares memory the node touches, for Graph::check_races(): gd::reads(p, n), gd::writes(p, n)
+  /// (pointers or graph buffers). Adds to what graphdsl derives itself (kernel pointers, memset and
+  /// memcpy ranges); the only way to bound host, captured and event nodes.
+  /// @throws UsageError for a range outside its graph buffer or one that overflows.
+  template <class... R>
+  Self accesses(const R&... ranges) const {
+    static_assert(sizeof...(R) > 0 && (detail::is_declared_v<R> && ...),
+                  "graphdsl accesses(): pass gd::reads(...) / gd::writes(...) ranges");
+    const detail::DeclaredAccess list[] = {detail::erase(ranges, detail::DeclaredAccess::no_param)...};
+    detail::declare_accesses(*this, list, sizeof...(R));
     return self();
   }
 

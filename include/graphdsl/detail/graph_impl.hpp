@@ -14,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/access.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/detail/small_vec.hpp"
@@ -204,6 +205,7 @@ struct GraphImpl {
   std::vector<std::uint32_t> frees;  ///< per mem_free node: its mem_alloc node, or ConditionRef::unresolved
   std::vector<BufferUse> buffer_uses;
   std::vector<PeerCopy> peer_copies;  ///< memcpy nodes made by add_memcpy_peer, in node order
+  std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
   int default_device = -1;            ///< the device new nodes are placed on (Graph::set_default_device)
   /// While a body is being built: the link to the plan it belongs to. Not copied.
   std::shared_ptr<ParentLink> parent;

@@ -27,7 +27,19 @@ struct ArgLayout {
   std::uint32_t total;            ///< bytes of the packed block
   const std::uint32_t* offsets;   ///< count entries
   const std::uint32_t* sizes;     ///< count entries
+  const std::uint8_t* access = nullptr;  ///< count entries: param_access (for Graph::check_races)
 };
+
+/// What a kernel parameter of type P lets the kernel touch: not a pointer (0), a pointer to const
+/// (1: reads), a pointer to non-const data (2: reads and writes).
+template <class P>
+constexpr std::uint8_t param_access() {
+  if constexpr (!std::is_pointer_v<P> || std::is_function_v<std::remove_pointer_t<P>>) {
+    return 0;
+  } else {
+    return std::is_const_v<std::remove_pointer_t<P>> ? 1 : 2;
+  }
+}
 
 template <std::size_t N>
 constexpr std::array<std::uint32_t, N + 1> prefix_sums(const std::array<std::uint32_t, N + 1>& sizes) {
@@ -47,7 +59,9 @@ struct ArgLayoutOf {
   static constexpr std::size_t count = sizeof...(P);
   static constexpr std::array<std::uint32_t, count + 1> sizes = {static_cast<std::uint32_t>(sizeof(P))..., 0u};
   static constexpr std::array<std::uint32_t, count + 1> offsets = prefix_sums<count>(sizes);
-  static constexpr ArgLayout value{static_cast<std::uint32_t>(count), offsets[count], offsets.data(), sizes.data()};
+  static constexpr std::array<std::uint8_t, count + 1> access = {param_access<P>()..., 0};
+  static constexpr ArgLayout value{static_cast<std::uint32_t>(count), offsets[count], offsets.data(), sizes.data(),
+                                   access.data()};
 };
 
 template <class... T>
