@@ -341,6 +341,7 @@ struct SavedParams {
   KernelData kernel;
   std::vector<unsigned char> args;
   cudaMemsetParams memset{};
+  ScalarType memset_type = ScalarType::raw;
   cudaMemcpy3DParms memcpy{};
   std::shared_ptr<HostClosure> host;
   std::shared_ptr<const GraphImpl> child;
@@ -357,7 +358,10 @@ struct SavedParams {
         s.kernel = g.kernels[n.payload];
         s.args.assign(g.args.begin() + s.kernel.args, g.args.begin() + s.kernel.args + s.kernel.layout->total);
         break;
-      case NodeKind::memset: s.memset = g.memsets[n.payload]; break;
+      case NodeKind::memset:
+        s.memset = g.memsets[n.payload];
+        s.memset_type = g.memset_types[n.payload];
+        break;
       case NodeKind::memcpy: s.memcpy = g.memcpys[n.payload]; break;
       case NodeKind::host: s.host = g.hosts[n.payload]; break;
       case NodeKind::child: s.child = g.children[n.payload]; break;
@@ -387,7 +391,10 @@ struct SavedParams {
         std::copy(args.begin(), args.end(), g.args.begin() + offset);
         break;
       }
-      case NodeKind::memset: g.memsets[n.payload] = memset; break;
+      case NodeKind::memset:
+        g.memsets[n.payload] = memset;
+        g.memset_types[n.payload] = memset_type;
+        break;
       case NodeKind::memcpy: g.memcpys[n.payload] = memcpy; break;
       case NodeKind::host: g.hosts[n.payload] = host; break;
       case NodeKind::child: g.children[n.payload] = child; break;
@@ -445,11 +452,16 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
               "cudaGraphExecChildGraphNodeSetParams"};
     }
     case NodeKind::event_record:
-      return {cuda_try(cudaGraphExecEventRecordNodeSetEvent, exec, node, g.events[n.payload].native_handle()),
-              "cudaGraphExecEventRecordNodeSetEvent"};
-    case NodeKind::event_wait:
-      return {cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, g.events[n.payload].native_handle()),
-              "cudaGraphExecEventWaitNodeSetEvent"};
+    case NodeKind::event_wait: {
+      cudaEvent_t e = nullptr;  // created here if the template brought a new Event
+      if (const cudaError_t rc = native_event(g.events[n.payload], e); rc != cudaSuccess) {
+        return {rc, "cudaEventCreateWithFlags"};
+      }
+      if (n.kind == NodeKind::event_record) {
+        return {cuda_try(cudaGraphExecEventRecordNodeSetEvent, exec, node, e), "cudaGraphExecEventRecordNodeSetEvent"};
+      }
+      return {cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, e), "cudaGraphExecEventWaitNodeSetEvent"};
+    }
     case NodeKind::conditional:  // bodies are not mapped node by node: update() goes whole-graph
       return {cudaErrorNotSupported, "a per-node update of a conditional node"};
     case NodeKind::captured:  // the captured nodes are not mapped: update() goes whole-graph
