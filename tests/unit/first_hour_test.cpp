@@ -138,7 +138,7 @@ TEST_CASE("node_cast turns a Node into its typed handle and refuses another kind
 
   CHECK_USAGE_ERROR(gd::node_cast<gd::ConditionalNode>(g.node(0)),
                     "graphdsl: node_cast<ConditionalNode>: memset node 'clear' (#0) is not a conditional node");
-  CHECK_USAGE_ERROR(gd::node_cast<gd::KernelNode<const float*, float*, float, int>>(g.node(2)),
+  CHECK_USAGE_ERROR((gd::node_cast<gd::KernelNode<const float*, float*, float, int>>(g.node(2))),
                     "graphdsl: node_cast<KernelNode<...>>: conditional node 'loop' (#2) is not a kernel node");
   CHECK_USAGE_ERROR(gd::node_cast<gd::KernelNodeOf<decltype(fill)>>(g.node(1)),
                     "graphdsl: node_cast<KernelNode<...>>: kernel node 'saxpy' (#1) launches a kernel of 4 "
