@@ -9,7 +9,6 @@
 namespace graphdsl {
 
 namespace detail {
-EventState::EventState(cudaEvent_t h) noexcept : handle(h) { counters().events.fetch_add(1); }
 namespace {
 void destroy_event_now(cudaEvent_t e) noexcept {
   if (cuda_try(cudaEventDestroy, e) != cudaErrorNotPermitted) counters().events.fetch_sub(1);
@@ -17,24 +16,48 @@ void destroy_event_now(cudaEvent_t e) noexcept {
 }  // namespace
 
 EventState::~EventState() {
+  cudaEvent_t e = handle.load();
+  if (e == nullptr) return;  // never used natively: nothing was created
   // The last Event dropped on a CUDA callback thread: cudaEventDestroy would be refused there.
-  if (on_callback_thread() || cuda_try(cudaEventDestroy, handle) == cudaErrorNotPermitted) {
-    destroy_later(handle, &destroy_event_now);
+  if (on_callback_thread() || cuda_try(cudaEventDestroy, e) == cudaErrorNotPermitted) {
+    destroy_later(e, &destroy_event_now);
     return;
   }
   counters().events.fetch_sub(1);
 }
+
+cudaError_t EventState::try_get(cudaEvent_t& out) noexcept {
+  out = handle.load(std::memory_order_acquire);
+  if (out != nullptr) return cudaSuccess;
+  const std::lock_guard<std::mutex> lock(create_mutex);
+  out = handle.load(std::memory_order_relaxed);
+  if (out != nullptr) return cudaSuccess;
+  const cudaError_t rc = cuda_try(cudaEventCreateWithFlags, &out, flags);
+  if (rc != cudaSuccess) {
+    out = nullptr;
+    return rc;
+  }
+  counters().events.fetch_add(1);
+  handle.store(out, std::memory_order_release);
+  return cudaSuccess;
+}
+
+cudaEvent_t EventState::get() {
+  cudaEvent_t e = nullptr;
+  if (const cudaError_t rc = try_get(e); rc != cudaSuccess) throw_cuda(rc, "cudaEventCreateWithFlags");
+  return e;
+}
 }  // namespace detail
 
 Event Event::create(unsigned int flags) {
-  cudaEvent_t e = nullptr;
-  GRAPHDSL_CHECK(cudaEventCreateWithFlags, &e, flags);
   Event out;
-  out.state_ = std::make_shared<detail::EventState>(e);
+  out.state_ = std::make_shared<detail::EventState>(flags);
   return out;
 }
 
-cudaEvent_t Event::native_handle() const noexcept { return state_ ? state_->handle : nullptr; }
+cudaEvent_t Event::native_handle() const { return state_ ? state_->get() : nullptr; }
+
+bool Event::created() const noexcept { return state_ && state_->handle.load() != nullptr; }
 
 }  // namespace graphdsl
 

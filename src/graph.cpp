@@ -22,6 +22,22 @@ std::uint64_t next_plan_id() noexcept {
 
 std::string graph_ref(const GraphImpl& g) { return fmt::format("'{}' (plan id {})", g.name, g.id); }
 
+/// `other` named after a message has named `first` with graph_ref: "graph 'g' (plan id 5)", or
+/// "a copy of it (plan id 5)" / "graph 'g' (plan id 3), the plan it is a copy of" when one plan was
+/// copied from the other (same name, so the ids alone would not tell the user what happened).
+std::string related_graph_ref(const GraphImpl& first, const GraphImpl& other) {
+  if (other.copied_from == first.id) return fmt::format("a copy of it (plan id {})", other.id);
+  if (first.copied_from == other.id) return "graph " + graph_ref(other) + ", the plan it is a copy of";
+  return "graph " + graph_ref(other);
+}
+
+/// The hint for a handle used with a copy of its plan (or the reverse); empty otherwise.
+std::string copy_hint(const GraphImpl& a, const GraphImpl& b) {
+  if (a.copied_from != b.id && b.copied_from != a.id) return {};
+  return "; a handle refers only to the plan that made it, not to its copies: look the node up in the plan you "
+         "use (Graph::find or Graph::node)";
+}
+
 GraphImpl& owner(const Node& n) { return handle_plan(n); }
 
 /// The plan of `n`, which `what` (e.g. "naming it") is about to change: refused for a sealed plan.
@@ -53,6 +69,10 @@ GraphImpl& handle_plan(const Node& n) {
   return *token->plan;
 }
 
+void throw_inexact_value(const char* api, const std::string& value, const char* role, const std::string& type) {
+  throw UsageError(fmt::format("{}: {} does not convert exactly to {} ({})", api, value, role, type));
+}
+
 HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
 HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
 StreamClosure::StreamClosure() noexcept { counters().host_closures.fetch_add(1); }
@@ -67,12 +87,14 @@ GraphImpl::GraphImpl(std::string graph_name)
 
 GraphImpl::GraphImpl(const GraphImpl& o)
     : id(next_plan_id()),
+      copied_from(o.id),
       name(o.name),
       nodes(o.nodes),
       edge_count(o.edge_count),
       kernels(o.kernels),
       args(o.args),
       memsets(o.memsets),
+      memset_types(o.memset_types),
       memcpys(o.memcpys),
       hosts(o.hosts),
       children(o.children),
@@ -209,11 +231,11 @@ void check_edge(const Node& from, const Node& to) {
   GraphImpl& gf = owner(from);
   GraphImpl& gt = owner(to);
   if (&gf != &gt) {
-    throw UsageError(fmt::format("edge {} -> {}: {} belongs to graph {} but {} belongs to graph {}; an edge "
-                                 "must join two nodes of the same graph",
+    throw UsageError(fmt::format("edge {} -> {}: {} belongs to graph {} but {} belongs to {}; an edge "
+                                 "must join two nodes of the same graph{}",
                                  gf.info(from.index()).ref(), gt.info(to.index()).ref(),
                                  gf.info(from.index()).describe(), graph_ref(gf), gt.info(to.index()).describe(),
-                                 graph_ref(gt)));
+                                 related_graph_ref(gf, gt), copy_hint(gf, gt)));
   }
   if (from.index() == to.index()) {
     throw UsageError(fmt::format("self edge: {} cannot run after itself", gt.info(to.index()).describe()));
@@ -248,6 +270,35 @@ void add_edges(const Node* from, std::size_t count, const Node& to) {
     }
   }
   g.edge_count += preds.size() - before;
+}
+
+namespace {
+/// "3 parameters (8, 4, 4 bytes)".
+std::string parameter_list(const ArgLayout& l) {
+  std::string sizes;
+  for (std::uint32_t k = 0; k < l.count; ++k) sizes += fmt::format("{}{}", k ? ", " : "", l.sizes[k]);
+  return fmt::format("{} parameter{}{}", l.count, l.count == 1 ? "" : "s",
+                     l.count == 0 ? std::string() : fmt::format(" ({} bytes)", sizes));
+}
+}  // namespace
+
+void check_node_cast(const Node& node, NodeKind kind, const char* handle, const ArgLayout* signature) {
+  const GraphImpl& g = owner(node);
+  const NodeData& n = g.nodes.at(node.index());
+  if (n.kind != kind) {
+    throw UsageError(fmt::format("node_cast<{}>: {} is not a {} node", handle, g.info(node.index()).describe(),
+                                 to_string(kind)));
+  }
+  if (signature == nullptr) return;
+  const ArgLayout& recorded = *g.kernels[n.payload].layout;
+  if (&recorded == signature) return;
+  const bool same_sizes = recorded.count == signature->count &&
+                          std::equal(recorded.sizes, recorded.sizes + recorded.count, signature->sizes);
+  throw UsageError(fmt::format(
+      "node_cast<{}>: {} launches a kernel of {}, not of the handle's {}{}; name the handle from the kernel: "
+      "KernelNodeOf<decltype(kernel)>",
+      handle, g.info(node.index()).describe(), parameter_list(recorded), parameter_list(*signature),
+      same_sizes ? " (same sizes, other types)" : ""));
 }
 
 }  // namespace detail
@@ -287,8 +338,9 @@ std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
   (void)detail::handle_plan(n);  // empty or dead handles
   if (n.ref().graph != &g) {
     const auto& other = *n.ref().graph;
-    throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}), not to graph '{}' (plan id {})",
-                                 other.info(n.index()).describe(), other.name, other.id, g.name, g.id));
+    throw UsageError(fmt::format("{} belongs to graph {}, not to {}{}", other.info(n.index()).describe(),
+                                 detail::graph_ref(other), detail::related_graph_ref(other, g),
+                                 detail::copy_hint(other, g)));
   }
   return n.index();
 }
@@ -404,6 +456,7 @@ MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int ele
   p.height = height;
   p.pitch = pitch_bytes;
   g.memsets.push_back(p);
+  g.memset_types.push_back(detail::ScalarType::raw);  // add_memset_2d records a typed value's type
   return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
 }
 
@@ -589,6 +642,7 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
   }
   bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.args.capacity();
   bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
+  bytes += g.memset_types.capacity() * sizeof(detail::ScalarType);
   bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
   bytes += g.children.capacity() * sizeof(g.children[0]);
   bytes += g.captures.capacity() * sizeof(detail::CaptureData) + g.allocs.capacity() * sizeof(detail::AllocData) +

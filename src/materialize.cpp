@@ -377,11 +377,15 @@ class Builder {
       case NodeKind::event_record:
       case NodeKind::event_wait: {
         const Event& e = g.events[n.payload];
+        cudaEvent_t native = nullptr;  // created now (on the current device) if this is its first use
+        api = "cudaEventCreateWithFlags";
+        rc = native_event(e, native);
+        if (rc != cudaSuccess) break;
         keep_.add(e.state());
         const bool record = n.kind == NodeKind::event_record;
         api = record ? "cudaGraphAddEventRecordNode" : "cudaGraphAddEventWaitNode";
-        rc = record ? cuda_try(cudaGraphAddEventRecordNode, &node, graph, d, nd, e.native_handle())
-                    : cuda_try(cudaGraphAddEventWaitNode, &node, graph, d, nd, e.native_handle());
+        rc = record ? cuda_try(cudaGraphAddEventRecordNode, &node, graph, d, nd, native)
+                    : cuda_try(cudaGraphAddEventWaitNode, &node, graph, d, nd, native);
         break;
       }
     }

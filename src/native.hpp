@@ -17,13 +17,30 @@
 
 namespace graphdsl::detail {
 
+/// The state an Event's copies share: the flags, and the cudaEvent_t once created (lazily, on
+/// first native use: Event::native_handle). Counted in live_counts().events while the event exists.
 struct EventState {
-  explicit EventState(cudaEvent_t h) noexcept;
+  explicit EventState(unsigned int event_flags) noexcept : flags(event_flags) {}
   ~EventState();
   EventState(const EventState&) = delete;
   EventState& operator=(const EventState&) = delete;
-  cudaEvent_t handle;
+  /// The cudaEvent_t, created on the first call. @throws CudaError when it cannot be created.
+  cudaEvent_t get();
+  /// get() for callers that name the node themselves: the cudaEvent_t in `out`, or the error of
+  /// cudaEventCreateWithFlags (sticky error cleared) with `out` null.
+  cudaError_t try_get(cudaEvent_t& out) noexcept;
+
+  const unsigned int flags;
+  std::atomic<cudaEvent_t> handle{nullptr};
+  std::mutex create_mutex;
 };
+
+/// The cudaEvent_t of `e` in `out`, created now if it does not exist yet (null for an empty Event).
+/// Returns the error of cudaEventCreateWithFlags, for callers that name the node.
+inline cudaError_t native_event(const Event& e, cudaEvent_t& out) noexcept {
+  out = nullptr;
+  return e ? e.state()->try_get(out) : cudaSuccess;
+}
 
 struct GraphTraits {
   static void destroy(cudaGraph_t g) noexcept;

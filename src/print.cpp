@@ -2,6 +2,8 @@
 //
 // Both are deterministic functions of the plan: pointer values are left out (they differ between
 // runs), everything else that shapes the graph is shown.
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "graphdsl/graph.hpp"
@@ -16,7 +18,7 @@ const char* copy_kind(cudaMemcpyKind k) {
     case cudaMemcpyHostToDevice: return "host-to-device";
     case cudaMemcpyDeviceToHost: return "device-to-host";
     case cudaMemcpyDeviceToDevice: return "device-to-device";
-    case cudaMemcpyDefault: return "default";
+    case cudaMemcpyDefault: return "cudaMemcpyDefault (direction inferred by CUDA at run time)";
   }
   return "invalid";
 }
@@ -30,6 +32,35 @@ std::string condition_ref(const detail::ConditionRef& r) {
   return fmt::format("#{} of the plan {} level{} out", r.index, r.levels, r.levels == 1 ? "" : "s");
 }
 
+/// A typed memset's value as its element type ("1.5 (float)"); the bits for add_memset_raw.
+std::string memset_value(unsigned int bits, detail::ScalarType type) {
+  float f = 0.0f;
+  std::memcpy(&f, &bits, sizeof f);
+  switch (type) {
+    case detail::ScalarType::float32: return fmt::format("{} (float)", f);
+    case detail::ScalarType::int8: return fmt::format("{} (int8)", static_cast<std::int8_t>(bits));
+    case detail::ScalarType::uint8: return fmt::format("{} (uint8)", static_cast<std::uint8_t>(bits));
+    case detail::ScalarType::int16: return fmt::format("{} (int16)", static_cast<std::int16_t>(bits));
+    case detail::ScalarType::uint16: return fmt::format("{} (uint16)", static_cast<std::uint16_t>(bits));
+    case detail::ScalarType::int32: return fmt::format("{} (int32)", static_cast<std::int32_t>(bits));
+    case detail::ScalarType::uint32: return fmt::format("{} (uint32)", bits);
+    case detail::ScalarType::raw: break;
+  }
+  return fmt::format("0x{:x}", bits);
+}
+
+/// A kernel's placeholder argument: ", sets condition #0" or ", argument 2: buffer of 'tmp'" (the
+/// mem_alloc node that allocates it; arguments count from 1).
+std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelData& k, const detail::KernelPlaceholder& p) {
+  if (p.kind == detail::PlaceholderKind::condition) return fmt::format(", sets condition {}", condition_ref(p.ref));
+  std::uint32_t arg = 0;
+  while (arg + 1 < k.layout->count && k.layout->offsets[arg] != p.offset) ++arg;
+  if (p.ref.levels == detail::ConditionRef::unresolved) {
+    return fmt::format(", argument {}: a graph buffer of another plan", arg + 1);
+  }
+  return fmt::format(", argument {}: buffer of {}", arg + 1, g.info(p.ref.index).ref());
+}
+
 /// What a node does, in a few words.
 std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
   const detail::NodeData& n = g.nodes[i];
@@ -38,15 +69,14 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
       const auto& k = g.kernels[n.payload];
       std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid),
                                   dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
-      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-        s += fmt::format(", sets condition {}", condition_ref(g.placeholders[k.ph_first + c].ref));
-      }
+      for (std::uint32_t c = 0; c < k.ph_count; ++c) s += placeholder_arg(g, k, g.placeholders[k.ph_first + c]);
       if (k.launch.priority != 0) s += fmt::format(", priority {}", k.launch.priority);
       return s;
     }
     case NodeKind::memset: {
       const auto& p = g.memsets[n.payload];
-      return fmt::format("value 0x{:x}, {}-byte elements, {} x {}", p.value, p.elementSize, p.width, p.height);
+      return fmt::format("value {}, {}-byte elements, {} x {}", memset_value(p.value, g.memset_types[n.payload]),
+                         p.elementSize, p.width, p.height);
     }
     case NodeKind::memcpy: {
       const auto& p = g.memcpys[n.payload];

@@ -393,6 +393,7 @@ struct SavedParams {
   KernelData kernel;
   std::vector<unsigned char> args;
   cudaMemsetParams memset{};
+  ScalarType memset_type = ScalarType::raw;
   cudaMemcpy3DParms memcpy{};
   std::shared_ptr<HostClosure> host;
   std::shared_ptr<const GraphImpl> child;
@@ -411,7 +412,10 @@ struct SavedParams {
         s.kernel = g.kernels[n.payload];
         s.args.assign(g.args.begin() + s.kernel.args, g.args.begin() + s.kernel.args + s.kernel.layout->total);
         break;
-      case NodeKind::memset: s.memset = g.memsets[n.payload]; break;
+      case NodeKind::memset:
+        s.memset = g.memsets[n.payload];
+        s.memset_type = g.memset_types[n.payload];
+        break;
       case NodeKind::memcpy: s.memcpy = g.memcpys[n.payload]; break;
       case NodeKind::host: s.host = g.hosts[n.payload]; break;
       case NodeKind::child: s.child = own ? own_copy(*g.children[n.payload]) : g.children[n.payload]; break;
@@ -444,7 +448,10 @@ struct SavedParams {
         std::copy(args.begin(), args.end(), g.args.begin() + offset);
         break;
       }
-      case NodeKind::memset: g.memsets[n.payload] = memset; break;
+      case NodeKind::memset:
+        g.memsets[n.payload] = memset;
+        g.memset_types[n.payload] = memset_type;
+        break;
       case NodeKind::memcpy: g.memcpys[n.payload] = memcpy; break;
       case NodeKind::host: g.hosts[n.payload] = host; break;
       case NodeKind::child: g.children[n.payload] = child; break;
@@ -503,16 +510,20 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
     }
     case NodeKind::event_record:
     case NodeKind::event_wait: {
-      const Event& e = g.events[n.payload];
+      const Event& ev = g.events[n.payload];
+      cudaEvent_t e = nullptr;  // created here if the template brought a new Event
+      if (const cudaError_t rc = native_event(ev, e); rc != cudaSuccess) {
+        return {rc, "cudaEventCreateWithFlags"};
+      }
       const bool record = n.kind == NodeKind::event_record;
       const Applied applied =
-          record ? Applied{cuda_try(cudaGraphExecEventRecordNodeSetEvent, exec, node, e.native_handle()),
+          record ? Applied{cuda_try(cudaGraphExecEventRecordNodeSetEvent, exec, node, e),
                            "cudaGraphExecEventRecordNodeSetEvent"}
-                 : Applied{cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, e.native_handle()),
+                 : Applied{cuda_try(cudaGraphExecEventWaitNodeSetEvent, exec, node, e),
                            "cudaGraphExecEventWaitNodeSetEvent"};
       // The event must outlive the launches that use it, also after the executable is destroyed
       // (the recorded plan alone dies with the executable): the executable's user object keeps it.
-      if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(e.state());
+      if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(ev.state());
       return applied;
     }
     case NodeKind::conditional:  // bodies are not mapped node by node: update() goes whole-graph

@@ -40,6 +40,7 @@
 #include "graphdsl/condition.hpp"
 #include "graphdsl/detail/config.hpp"
 #include "graphdsl/detail/condition_kernels.hpp"
+#include "graphdsl/detail/exact_value.hpp"
 #include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/event.hpp"
@@ -129,17 +130,26 @@ class Graph {
   }
 
   /// Adds a 1-D memset node setting `count` elements of type T (1, 2 or 4 bytes) at `dst` to `value`.
-  template <class T>
-  MemsetNode add_memset(T* dst, T value, std::size_t count) {
+  /// `value` is a T, or an integer that converts to T exactly (`add_memset(float_ptr, 0, n)` sets
+  /// 0.0f; 300 for an 8-bit element is a UsageError); a double for a float element does not
+  /// compile (write 0.5f). Dumps show the value as a T.
+  template <class T, class V = T>
+  MemsetNode add_memset(T* dst, V value, std::size_t count) {
     return add_memset_2d(dst, count * sizeof(T), value, count, 1);
   }
   /// Adds a 2-D memset node: `height` rows of `width` elements, rows `pitch_bytes` apart.
-  template <class T>
-  MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, T value, std::size_t width, std::size_t height) {
+  template <class T, class V = T>
+  MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, V value, std::size_t width, std::size_t height) {
     static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
                   "graphdsl add_memset: the element type must be 1, 2 or 4 bytes wide");
     static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_memset: the element type must be trivially copyable");
-    return add_memset_raw(dst, bit_pattern(value), sizeof(T), width, height, pitch_bytes);
+    static_assert(detail::value_accepted<T, V>,
+                  "graphdsl add_memset: the value is neither of the element type nor an integer: write it as the "
+                  "element type (e.g. 0.5f, not 0.5, for a float element)");
+    const T v = detail::exact_value<T>(value, "add_memset", "the element type");
+    const MemsetNode n = add_memset_raw(dst, bit_pattern(v), sizeof(T), width, height, pitch_bytes);
+    impl().memset_types.back() = detail::scalar_type_of<T>();
+    return n;
   }
   /// Adds a memset node from raw parameters (cudaMemsetParams). `element_size` must be 1, 2 or 4
   /// and `pitch_bytes` (for height > 1) at least width * element_size; validate() checks both.
@@ -228,9 +238,9 @@ class Graph {
   MemFreeNode add_mem_free(const GraphBuffer<T>& buffer) {
     return add_mem_free_node(buffer.id());
   }
-  /// A 1-D memset of `count` elements of a graph buffer.
-  template <class T>
-  MemsetNode add_memset(const GraphBuffer<T>& dst, T value, std::size_t count) {
+  /// A 1-D memset of `count` elements of a graph buffer (`value` as for add_memset(T*, ...)).
+  template <class T, class V = T>
+  MemsetNode add_memset(const GraphBuffer<T>& dst, V value, std::size_t count) {
     MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);
     use_buffer(n, detail::BufferField::memset_dst, dst.id());
     return n;
@@ -321,14 +331,20 @@ class Graph {
 
   /// Adds a kernel node that sets `cond` to (*value OP operand) ? 1 : 0 — a loop or branch driven by
   /// a value the user's kernels already compute (e.g. a residual), with no change to them.
-  /// T is int, unsigned int, float or double; `value` must point to device memory.
-  template <class T>
+  /// T is int, unsigned int, float or double; `value` must point to device memory. `operand` is a T
+  /// or an integer that converts to T exactly (`Compare::greater, 0` for a const float* value); a
+  /// double operand for a float value does not compile (write 1e-6f).
+  template <class T, class V = T>
   KernelNode<cudaGraphConditionalHandle, const T*, int, T> add_set_condition(const Condition& cond, const T* value,
-                                                                             Compare op, T operand) {
+                                                                             Compare op, V operand) {
     static_assert(std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, float> ||
                       std::is_same_v<T, double>,
                   "graphdsl add_set_condition: the value type must be int, unsigned int, float or double");
-    return add_kernel(detail::set_condition_kernel<T>(), Launch{1, 1}, cond, value, static_cast<int>(op), operand);
+    static_assert(detail::value_accepted<T, V>,
+                  "graphdsl add_set_condition: the operand is neither of the value's type nor an integer: write it "
+                  "as the value's type (e.g. 1e-6f, not 1e-6, for a const float* value)");
+    return add_kernel(detail::set_condition_kernel<T>(), Launch{1, 1}, cond, value, static_cast<int>(op),
+                      detail::exact_value<T>(operand, "add_set_condition", "the value's type"));
   }
 
   // ---- devices ------------------------------------------------------------------------------

@@ -10,10 +10,15 @@
 // whose plan was destroyed (the Graph destroyed, assigned over, or moved into an instantiate()
 // that threw) knows it: valid() is false and every use is a UsageError, never a read of freed
 // memory.
+//
+// A plain Node (from Graph::find, nodes(), node(i)) becomes a typed handle through node_cast:
+//   auto loop = gd::node_cast<gd::ConditionalNode>(*g.find("loop"));  // UsageError if it is not one
+//   gd::KernelNodeOf<decltype(saxpy)> k = gd::node_cast<gd::KernelNodeOf<decltype(saxpy)>>(g.node(3));
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +35,9 @@ class Node;
 
 namespace detail {
 struct GraphImpl;
+struct ArgLayout;
+template <class... P>
+struct ArgLayoutOf;
 
 /// Internal: what a handle is made of.
 struct NodeRef {
@@ -54,19 +62,44 @@ void add_edges(const Node* from, std::size_t count, const Node& to);
 /// Adds from -> to[k] for every k; checks all first.
 void add_edges_from(const Node& from, const Node* to, std::size_t count);
 
+/// The element type of a range R (anything std::begin/std::end accept), or void.
+template <class R, class = void>
+struct RangeElement {
+  using type = void;
+};
+template <class R>
+struct RangeElement<R, std::void_t<decltype(std::begin(std::declval<const R&>())),
+                                   decltype(std::end(std::declval<const R&>()))>> {
+  using type = std::decay_t<decltype(*std::begin(std::declval<const R&>()))>;
+};
+
+/// True for a node handle or a range of node handles: what after() and before() take.
+template <class N>
+inline constexpr bool is_node_or_range_v =
+    std::is_base_of_v<Node, N> || std::is_base_of_v<Node, typename RangeElement<N>::type>;
+
+template <class N>
+inline constexpr bool always_false_v = false;
+
 /// Calls f on `x` if it is a node handle, or on each element if it is a range of node handles.
 template <class N, class F>
 void for_each_node(const N& x, F&& f) {
   if constexpr (std::is_base_of_v<Node, N>) {
     f(static_cast<const Node&>(x));
+  } else if constexpr (is_node_or_range_v<N>) {
+    for (const auto& n : x) f(static_cast<const Node&>(n));
   } else {
-    for (const auto& n : x) {
-      static_assert(std::is_base_of_v<Node, std::decay_t<decltype(n)>>,
-                    "after()/before() take node handles or ranges of node handles");
-      f(static_cast<const Node&>(n));
-    }
+    static_assert(always_false_v<N>,
+                  "graphdsl after()/before(): each argument must be a node handle (what add_* returns, or a Node) "
+                  "or a range of them (e.g. std::vector<graphdsl::Node>); a node index is not a handle: use "
+                  "Graph::node(i)");
   }
 }
+
+/// Checks that `node` may be viewed as a handle of `kind` named `handle` (e.g. "MemsetNode"); for a
+/// kernel handle, `signature` is the handle's parameter list, compared with the one add_kernel
+/// recorded. @throws UsageError for an empty handle, another kind or another parameter list.
+void check_node_cast(const Node& node, NodeKind kind, const char* handle, const ArgLayout* signature);
 }  // namespace detail
 
 /// Any node of a plan.
@@ -141,7 +174,9 @@ class NodeHandle : public Node {
   /// @throws UsageError for a self edge, an empty handle or a node of another plan.
   template <class... N>
   Self after(const N&... preds) const {
-    if constexpr (sizeof...(N) == 1 && (std::is_base_of_v<Node, N> && ...)) {
+    if constexpr (!(detail::is_node_or_range_v<N> && ...)) {
+      (detail::for_each_node(preds, [](const Node&) {}), ...);  // the static_assert naming the rule
+    } else if constexpr (sizeof...(N) == 1 && (std::is_base_of_v<Node, N> && ...)) {
       (detail::add_edge(preds, *this), ...);
     } else {
       std::vector<Node> all;
@@ -169,48 +204,106 @@ class NodeHandle : public Node {
   Self before(const N&... succs) const {
     std::vector<Node> all;
     (detail::for_each_node(succs, [&all](const Node& s) { all.push_back(s); }), ...);
-    detail::add_edges_from(*this, all.data(), all.size());
+    if constexpr ((detail::is_node_or_range_v<N> && ...)) detail::add_edges_from(*this, all.data(), all.size());
     return self();
   }
+
+  /// Internal (node_cast): the parameter list of a kernel handle; null for the other handles.
+  static const detail::ArgLayout* signature() noexcept { return nullptr; }
 
  private:
   Self self() const { return Self(ref()); }
 };
 
 /// A kernel node for a `__global__ void k(P...)`; the parameter types are part of the handle's type.
+/// KernelNodeOf<decltype(k)> (or KernelNodeFor<&k>) names it from the kernel itself.
 template <class... P>
 class KernelNode : public NodeHandle<KernelNode<P...>> {
  public:
   using NodeHandle<KernelNode<P...>>::NodeHandle;
+  /// The kind of node this handle refers to (node_cast checks it).
+  static constexpr NodeKind node_kind = NodeKind::kernel;
+  /// The handle's name in node_cast's messages.
+  static constexpr const char* handle_name = "KernelNode<...>";
+  /// Internal (node_cast): the parameter list P..., as add_kernel records it.
+  static const detail::ArgLayout* signature() noexcept { return &detail::ArgLayoutOf<P...>::value; }
 };
 
-#define GRAPHDSL_DETAIL_HANDLE(Name)                      \
-  class Name : public NodeHandle<Name> {                  \
-   public:                                                \
-    using NodeHandle<Name>::NodeHandle;                   \
+#define GRAPHDSL_DETAIL_HANDLE(Name, kind)                                   \
+  class Name : public NodeHandle<Name> {                                     \
+   public:                                                                   \
+    using NodeHandle<Name>::NodeHandle;                                      \
+    /** The kind of node this handle refers to (node_cast checks it). */    \
+    static constexpr NodeKind node_kind = NodeKind::kind;                    \
+    /** The handle's name in node_cast's messages. */                       \
+    static constexpr const char* handle_name = #Name;                        \
   }
 /// A memset node (add_memset, add_memset_2d, add_memset_raw).
-GRAPHDSL_DETAIL_HANDLE(MemsetNode);
+GRAPHDSL_DETAIL_HANDLE(MemsetNode, memset);
 /// A memcpy node (add_memcpy, add_memcpy_bytes, add_memcpy_2d, add_memcpy_3d).
-GRAPHDSL_DETAIL_HANDLE(MemcpyNode);
+GRAPHDSL_DETAIL_HANDLE(MemcpyNode, memcpy);
 /// A host-callback node (add_host).
-GRAPHDSL_DETAIL_HANDLE(HostNode);
+GRAPHDSL_DETAIL_HANDLE(HostNode, host);
 /// A child-graph node (add_child).
-GRAPHDSL_DETAIL_HANDLE(ChildNode);
+GRAPHDSL_DETAIL_HANDLE(ChildNode, child);
 /// An empty node (add_empty).
-GRAPHDSL_DETAIL_HANDLE(EmptyNode);
+GRAPHDSL_DETAIL_HANDLE(EmptyNode, empty);
 /// An event-record node (add_event_record).
-GRAPHDSL_DETAIL_HANDLE(EventRecordNode);
+GRAPHDSL_DETAIL_HANDLE(EventRecordNode, event_record);
 /// An event-wait node (add_event_wait).
-GRAPHDSL_DETAIL_HANDLE(EventWaitNode);
+GRAPHDSL_DETAIL_HANDLE(EventWaitNode, event_wait);
 /// A conditional node (add_if, add_if_else, add_while, add_switch, add_conditional).
-GRAPHDSL_DETAIL_HANDLE(ConditionalNode);
+GRAPHDSL_DETAIL_HANDLE(ConditionalNode, conditional);
 /// Work captured from a stream (add_captured).
-GRAPHDSL_DETAIL_HANDLE(CapturedNode);
+GRAPHDSL_DETAIL_HANDLE(CapturedNode, captured);
 /// A graph allocation (add_mem_alloc).
-GRAPHDSL_DETAIL_HANDLE(MemAllocNode);
+GRAPHDSL_DETAIL_HANDLE(MemAllocNode, mem_alloc);
 /// The free of a graph allocation (add_mem_free).
-GRAPHDSL_DETAIL_HANDLE(MemFreeNode);
+GRAPHDSL_DETAIL_HANDLE(MemFreeNode, mem_free);
 #undef GRAPHDSL_DETAIL_HANDLE
+
+namespace detail {
+template <class F>
+struct KernelNodeOfImpl {
+  static_assert(always_false_v<F>,
+                "graphdsl KernelNodeOf<F>: F must be a kernel's type, void(P...) (decltype(kernel)) or void (*)(P...)");
+  using type = void;
+};
+template <class... P>
+struct KernelNodeOfImpl<void(P...)> {
+  using type = KernelNode<P...>;
+};
+template <class... P>
+struct KernelNodeOfImpl<void(P...) noexcept> {
+  using type = KernelNode<P...>;
+};
+template <class F>
+struct KernelNodeOfImpl<F*> : KernelNodeOfImpl<F> {};
+}  // namespace detail
+
+/// The handle type add_kernel returns for a kernel of type F (`decltype(saxpy)`, a function type,
+/// or a pointer to it): `gd::KernelNodeOf<decltype(saxpy)> k = g.add_kernel(saxpy, ...);` instead of
+/// spelling out `gd::KernelNode<const float*, float*, float, int>`.
+template <class F>
+using KernelNodeOf = typename detail::KernelNodeOfImpl<std::remove_cv_t<F>>::type;
+
+/// KernelNodeOf for a kernel named by address: `gd::KernelNodeFor<&saxpy>`.
+template <auto Kernel>
+using KernelNodeFor = KernelNodeOf<decltype(Kernel)>;
+
+/// The typed handle of `node` (from Graph::find, nodes(), node(i), predecessors(), ...): a checked
+/// cast. `Handle` is MemsetNode, ConditionalNode, KernelNode<P...>, ... For a kernel handle the
+/// parameter list P... must be the kernel's own (recorded by add_kernel), since per-node setters
+/// pack arguments by it.
+/// @throws UsageError naming the node when it is of another kind, when a kernel node's parameter
+///         list differs from P..., or for an empty handle. Makes no CUDA call.
+template <class Handle>
+Handle node_cast(const Node& node) {
+  static_assert(std::is_base_of_v<NodeHandle<Handle>, Handle>,
+                "graphdsl node_cast<Handle>: Handle must be a typed node handle (MemsetNode, ConditionalNode, "
+                "KernelNode<P...>, ...)");
+  detail::check_node_cast(node, Handle::node_kind, Handle::handle_name, Handle::signature());
+  return Handle(node.ref());
+}
 
 }  // namespace graphdsl

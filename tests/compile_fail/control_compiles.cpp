@@ -45,6 +45,15 @@ void correct(gd::Graph& g, gd::Executable& exec, int* ip, float* fp, const float
     body.add_kernel(kernel_handle, launch, cond);                    // Condition for a handle
     body.add_set_condition(cond, value, gd::Compare::greater, 5);    // int value
   });
+  g.add_memset(fp, 0, 16);                                          // an int that converts exactly
+  g.add_memset(reinterpret_cast<unsigned char*>(ip), 0xFF, 16);     // 0xFF (an int) for uint8 elements
+  g.add_set_condition(cond, cfp, gd::Compare::greater, 1e-6f);      // a float operand for a float value
+  g.add_set_condition(cond, cfp, gd::Compare::greater, 0);          // an int that converts exactly
+  e.after(g.node(0));                                               // a handle, not an index
+  gd::KernelNodeOf<decltype(kernel2)> typed = g.add_kernel(kernel2, launch, ip, 1.0f);
+  gd::KernelNodeFor<&kernel2> same = gd::node_cast<gd::KernelNodeOf<decltype(&kernel2)>>(gd::Node(typed));
+  (void)gd::node_cast<gd::EmptyNode>(g.node(0));
+  (void)same;
   auto alloc = g.add_mem_alloc<float>(16);
   auto use = g.add_kernel(kernel_float_buffer, launch, alloc.buffer, alloc.buffer, 16).after(alloc.node);
   g.add_mem_free(alloc.buffer).after(use);

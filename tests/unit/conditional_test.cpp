@@ -39,7 +39,7 @@ TEST_CASE("a while loop with its condition set inside the body validates and pri
   CHECK(g.dump() ==
         "graph 'solver': 2 nodes, 1 edges\n"
         "  condition #0: default 1 (assigned at each launch)\n"
-        "  #0 memset 'init': value 0x0, 4-byte elements, 1 x 1\n"
+        "  #0 memset 'init': value 0 (int32), 4-byte elements, 1 x 1\n"
         "  #1 conditional 'loop': while, 1 body, condition #0; after 'init'\n"
         "      body 0 ('while body'):\n"
         "        #0 kernel 'step': grid (1,1,1) block (32,1,1) shared 0 B, 2 args (12 B)\n"

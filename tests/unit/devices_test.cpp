@@ -142,8 +142,8 @@ TEST_CASE("dump and DOT show devices and peer copies; the fingerprint includes t
   const gd::Graph g = two_device_plan(b, 2.0f);
   CHECK(g.dump() ==
         "graph 'split': 5 nodes, 4 edges\n"
-        "  #0 memcpy 'in0': 512 x 1 x 1 bytes, default, on device 0\n"
-        "  #1 memcpy 'in1': 512 x 1 x 1 bytes, default, on device 1\n"
+        "  #0 memcpy 'in0': 512 x 1 x 1 bytes, cudaMemcpyDefault (direction inferred by CUDA at run time), on device 0\n"
+        "  #1 memcpy 'in1': 512 x 1 x 1 bytes, cudaMemcpyDefault (direction inferred by CUDA at run time), on device 1\n"
         "  #2 kernel 'k0': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B), on device 0; after 'in0'\n"
         "  #3 kernel 'k1': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B), on device 1; after 'in1'\n"
         "  #4 memcpy 'pull': 512 bytes, peer copy device 1 -> device 0, on device 0; after 'k0', 'k1'\n");

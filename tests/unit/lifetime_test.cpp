@@ -174,12 +174,14 @@ TEST_CASE("handles of the original used with a copy are a UsageError naming both
   auto a = g.add_empty().name("a");
   auto k = g.add_kernel(unit::no_args, gd::Launch{}).after(a);
   gd::Graph copy = g;
+  const char* hint = "; a handle refers only to the plan that made it, not to its copies: look the node up in the "
+                     "plan you use (Graph::find or Graph::node)";
   const std::string expected_a = fmt::format(
-      "graphdsl: empty node 'a' (#0) belongs to graph 'plan' (plan id {}), not to graph 'plan' (plan id {})", g.id(),
-      copy.id());
+      "graphdsl: empty node 'a' (#0) belongs to graph 'plan' (plan id {}), not to a copy of it (plan id {}){}", g.id(),
+      copy.id(), hint);
   const std::string expected_k = fmt::format(
-      "graphdsl: kernel node #1 belongs to graph 'plan' (plan id {}), not to graph 'plan' (plan id {})", g.id(),
-      copy.id());
+      "graphdsl: kernel node #1 belongs to graph 'plan' (plan id {}), not to a copy of it (plan id {}){}", g.id(),
+      copy.id(), hint);
   CHECK_USAGE_ERROR(copy.predecessors(k), expected_k);
   CHECK_USAGE_ERROR(copy.successors(a), expected_a);
   CHECK_USAGE_ERROR(copy.launch_of(k), expected_k);
@@ -187,10 +189,16 @@ TEST_CASE("handles of the original used with a copy are a UsageError naming both
   // after() with one handle of each plan: the edge message names both plans
   CHECK_USAGE_ERROR(copy.add_empty().after(a),
                     fmt::format("graphdsl: edge 'a' -> #2: empty node 'a' (#0) belongs to graph 'plan' (plan id {}) but "
-                                "empty node #2 belongs to graph 'plan' (plan id {}); an edge must join two nodes of the "
-                                "same graph",
-                                g.id(), copy.id()));
+                                "empty node #2 belongs to a copy of it (plan id {}); an edge must join two nodes of the "
+                                "same graph{}",
+                                g.id(), copy.id(), hint));
   CHECK(copy.edge_count() == 1);
+  // the other way round: a handle of the copy used with the original
+  auto c0 = copy.node(0);
+  CHECK_USAGE_ERROR(g.successors(c0),
+                    fmt::format("graphdsl: empty node 'a' (#0) belongs to graph 'plan' (plan id {}), not to graph "
+                                "'plan' (plan id {}), the plan it is a copy of{}",
+                                copy.id(), g.id(), hint));
 }
 
 // ---- Executable --------------------------------------------------------------------------------

@@ -250,7 +250,10 @@ MISUSE_CASE(5, "PB", "a handle of the original plan used with its copy (same nam
   original.add_empty().name("b").after(a);
   gd::Graph copy = original;
   expect_usage_error([&] { copy.add_edge(a, copy.node(1)); },
-                     "empty node 'a' (#0) belongs to graph " + plan(original) + ", not to graph " + plan(copy),
+                     "empty node 'a' (#0) belongs to graph " + plan(original) + ", not to a copy of it (plan id " +
+                         std::to_string(copy.id()) +
+                         "); a handle refers only to the plan that made it, not to its copies: look the node up in "
+                         "the plan you use (Graph::find or Graph::node)",
                      {"a", "g"});
 }
 

@@ -33,7 +33,7 @@ gd::Graph make_pipeline(unit::Buffers& b) {
 
 const char* const pipeline_dump =
     "graph 'pipeline': 8 nodes, 9 edges\n"
-    "  #0 memcpy 'upload': 1024 x 1 x 1 bytes, default\n"
+    "  #0 memcpy 'upload': 1024 x 1 x 1 bytes, cudaMemcpyDefault (direction inferred by CUDA at run time)\n"
     "  #1 kernel 'scale_x': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B); after 'upload'\n"
     "  #2 kernel 'scale_y': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B); after 'upload'\n"
     "  #3 kernel 'join': grid (2,1,1) block (128,1,1) shared 512 B, 4 args (28 B), priority 3; after 'scale_x', "
@@ -42,7 +42,7 @@ const char* const pipeline_dump =
     "  #5 host 'done'; after 'download'\n"
     "  #6 empty; after 'join'\n"
     "  #7 child 'tail': graph 'cleanup', 2 nodes, 1 edges; after #6, 'done'\n"
-    "      #0 memset 'clear': value 0xbeef, 2-byte elements, 32 x 1\n"
+    "      #0 memset 'clear': value 48879 (uint16), 2-byte elements, 32 x 1\n"
     "      #1 kernel: grid (1,1,1) block (1,1,1) shared 0 B, 1 args (8 B); after 'clear'\n";
 
 const char* const pipeline_dot =
@@ -109,7 +109,7 @@ TEST_CASE("dump() of an empty plan is its header line", "[print][dump]") {
   CHECK(gd::Graph().to_dot() == "digraph \"graph\" {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n}\n");
 }
 
-TEST_CASE("dump() shows memset bit patterns, 2-D shapes, copy directions and event nodes", "[print][dump]") {
+TEST_CASE("dump() shows typed memset values, 2-D shapes, copy directions and event nodes", "[print][dump]") {
   unit::Buffers b;
   gd::Graph g("details");
   g.add_memset(b.x, 1.0f, 8);
@@ -122,8 +122,8 @@ TEST_CASE("dump() shows memset bit patterns, 2-D shapes, copy directions and eve
   g.add_event_wait(gd::Event{});
   CHECK(g.dump() ==
         "graph 'details': 8 nodes, 0 edges\n"
-        "  #0 memset: value 0x3f800000, 4-byte elements, 8 x 1\n"
-        "  #1 memset 'rows': value 0x7f, 1-byte elements, 48 x 3\n"
+        "  #0 memset: value 1 (float), 4-byte elements, 8 x 1\n"
+        "  #1 memset 'rows': value 127 (uint8), 1-byte elements, 48 x 3\n"
         "  #2 memcpy: 64 x 4 x 1 bytes, host-to-device\n"
         "  #3 memcpy: 3 x 1 x 1 bytes, host-to-host\n"
         "  #4 memcpy: 5 x 1 x 1 bytes, device-to-device\n"

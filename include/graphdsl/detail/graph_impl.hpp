@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -73,6 +74,28 @@ struct AllocData {
 
 /// Which pointer of a memset or memcpy node a graph buffer stands for.
 enum class BufferField : std::uint8_t { memset_dst, memcpy_dst, memcpy_src };
+
+/// The element type of a typed memset (add_memset, add_memset_2d), kept for dumps: the node itself
+/// holds only the value's bits. `raw`: add_memset_raw, or an element type that is not an integer or
+/// float (a 2-byte half, a 4-byte struct).
+enum class ScalarType : std::uint8_t { raw, int8, uint8, int16, uint16, int32, uint32, float32 };
+
+/// The ScalarType of T.
+template <class T>
+constexpr ScalarType scalar_type_of() noexcept {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, float>) {
+    return ScalarType::float32;
+  } else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool>) {
+    constexpr bool s = std::is_signed_v<U>;
+    if constexpr (sizeof(U) == 1) return s ? ScalarType::int8 : ScalarType::uint8;
+    if constexpr (sizeof(U) == 2) return s ? ScalarType::int16 : ScalarType::uint16;
+    if constexpr (sizeof(U) == 4) return s ? ScalarType::int32 : ScalarType::uint32;
+    return ScalarType::raw;
+  } else {
+    return ScalarType::raw;
+  }
+}
 
 /// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order).
 struct BufferUse {
@@ -186,6 +209,7 @@ struct GraphImpl {
   ~GraphImpl();
 
   std::uint64_t id;
+  std::uint64_t copied_from = 0;  ///< the id of the plan this one is a copy of (0: none), for messages
   std::string name;
   std::vector<NodeData> nodes;
   std::size_t edge_count = 0;
@@ -193,6 +217,7 @@ struct GraphImpl {
   std::vector<KernelData> kernels;
   std::vector<unsigned char> args;
   std::vector<cudaMemsetParams> memsets;
+  std::vector<ScalarType> memset_types;  ///< per memset: the element type of its value (for dumps)
   std::vector<cudaMemcpy3DParms> memcpys;
   std::vector<std::shared_ptr<HostClosure>> hosts;
   std::vector<std::shared_ptr<const GraphImpl>> children;

@@ -144,21 +144,40 @@ struct ArgPacker {
       std::memset(block + offset, 0, sizeof(T));  // the handle or address is written at materialization
       conds.list[conds.count++] =
           PlaceholderArg{offset, is_condition_v<A> ? PlaceholderKind::condition : PlaceholderKind::buffer, arg.id()};
-    } else {
+    } else if constexpr (ArgConvertible<A, T>::value) {  // otherwise KernelArgument has said why
       const T value = static_cast<T>(std::forward<A>(arg));
       std::memcpy(block + offset, &value, sizeof(T));
     }
   }
 };
 
+/// The check of one kernel argument. A static_assert message is a fixed text, so the position and
+/// both types are this template's arguments: the compiler prints them in the line that names the
+/// failing instantiation ("in instantiation of ... KernelArgument<2, const char (&)[4], int>").
+template <std::size_t Position, class Argument, class Parameter>
+struct KernelArgument {
+  static constexpr bool ok = ArgConvertible<Argument, Parameter>::value;
+  static_assert(ok,
+                "graphdsl add_kernel: argument N cannot be converted to the kernel's parameter type; N (counting "
+                "from 1), the argument's type and the parameter's type are the template arguments of "
+                "graphdsl::detail::KernelArgument<N, Argument, Parameter> in the instantiation named with this "
+                "error (a Condition may only be passed for a cudaGraphConditionalHandle parameter, a GraphBuffer<T> "
+                "for a T*)");
+};
+
+template <class... P, class... A, std::size_t... I>
+constexpr bool check_each_argument(TypeList<P...>, TypeList<A...>, std::index_sequence<I...>) {
+  return (KernelArgument<I + 1, A, P>::ok && ...);
+}
+
 /// The compile-time rules for `add_kernel(void (*)(P...), Launch, A...)`.
 template <class... P, class... A>
 constexpr void check_kernel_args(TypeList<P...>, TypeList<A...>) {
   static_assert(sizeof...(P) == sizeof...(A),
                 "graphdsl add_kernel: the number of arguments differs from the kernel's parameter count");
-  static_assert(AllConvertible<TypeList<P...>, TypeList<A...>>::value,
-                "graphdsl add_kernel: an argument does not convert to the kernel's parameter type (a Condition "
-                "may only be passed for a cudaGraphConditionalHandle parameter, a GraphBuffer<T> for a T*)");
+  if constexpr (sizeof...(P) == sizeof...(A)) {
+    (void)check_each_argument(TypeList<P...>{}, TypeList<A...>{}, std::index_sequence_for<P...>{});
+  }
   static_assert((std::is_trivially_copyable_v<P> && ...),
                 "graphdsl add_kernel: kernel parameters must be trivially copyable");
 }
