@@ -14,7 +14,15 @@
 //   C1, C2     conditional nodes (bench_conditional.cu): WHILE loops vs raw CUDA and a host loop;
 //              IF-ELSE and SWITCH vs host-side selection of separate graphs
 //
-// Usage: bench [section...]   sections: replay build b2 b6 storage update conditional (default: all of them)
+//   setters    issue 15: typed setters (kernel args, launch, memset, memcpy, enable) on one node and on
+//              every node of N vs the raw exec setters, with heap allocations per call (bench_hot.cu)
+//   hupdate    issue 15: update(plan) automatic / per_node / whole_graph (template prebuilt, and built
+//              inside the timing) vs raw cudaGraphExecUpdate, k of N changed, chain and fork-join
+//   hbuild     issue 15: build + instantiate vs raw, and host heap per node of an instantiated graph
+//   hreplay    issue 15: 20 launches + synchronize at N = 100, 1000, 10000
+//   launch     issue 15: Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
+//
+// Usage: bench [--quick] [--csv FILE] [section...]   (bench --help lists the sections)
 //
 // Without a GPU it prints "skipped: no CUDA device" and exits 0. It exits 1 when a result check or
 // a CUDA call fails; a missed goal is reported in the table, not in the exit status.
@@ -32,185 +40,33 @@
 
 #include <graphdsl/graphdsl.hpp>
 
+#include "bench_common.hpp"
 #include "bench_conditional.hpp"
+#include "bench_hot.hpp"
+#include "bench_workload.hpp"
 #include "sample_util.hpp"
 
 namespace gd = graphdsl;
 
 namespace {
 
-// ---- the workload: tiny single-block kernels with 4 arguments ----------------------------------
-
-constexpr float step_a = 0.5f;   // data[i] = data[i] * 0.5 + 0.25: exact multiply, so fused or not
-constexpr float step_b = 0.25f;  // the GPU result equals the CPU one bit for bit
-constexpr int data_len = 16384;  // >= the largest N: node i touches only data[i]
-
-__global__ void step(float* data, int i, float a, float b) {
-  if (threadIdx.x == 0) data[i] = data[i] * a + b;
-}
-const gd::Launch tiny{dim3(1), dim3(32)};
-using StepNode = gd::KernelNode<float*, int, float, float>;
-
-enum class Shape { chain, fork_join };
-const char* shape_name(Shape s) { return s == Shape::chain ? "chain" : "fork-join"; }
-
-/// graphdsl: a chain (node i after node i-1) or a fork-join (one root, N-2 parallel nodes, one join).
-gd::Graph plan_of(Shape shape, int nodes, float* data) {
-  gd::Graph g(shape_name(shape));
-  g.reserve(nodes);
-  if (shape == Shape::chain) {
-    StepNode prev;
-    for (int i = 0; i < nodes; ++i) {
-      StepNode k = g.add_kernel(step, tiny, data, i, step_a, step_b);
-      if (i > 0) k.after(prev);
-      prev = k;
-    }
-  } else {
-    StepNode root = g.add_kernel(step, tiny, data, 0, step_a, step_b);
-    std::vector<StepNode> mid;
-    mid.reserve(nodes - 2);
-    for (int i = 1; i < nodes - 1; ++i) mid.push_back(g.add_kernel(step, tiny, data, i, step_a, step_b).after(root));
-    g.add_kernel(step, tiny, data, nodes - 1, step_a, step_b).after(mid);
-  }
-  return g;
-}
-
-/// Raw CUDA: one cudaGraphAddKernelNode per node, dependencies given at creation.
-cudaGraphNode_t raw_add(cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t ndeps, float* data, int i) {
-  float a = step_a, b = step_b;
-  void* args[] = {&data, &i, &a, &b};
-  cudaKernelNodeParams p{};
-  p.func = reinterpret_cast<void*>(&step);
-  p.gridDim = tiny.grid;
-  p.blockDim = tiny.block;
-  p.sharedMemBytes = 0;
-  p.kernelParams = args;
-  cudaGraphNode_t node = nullptr;
-  CUDA_CHECK(cudaGraphAddKernelNode(&node, g, deps, ndeps, &p));
-  return node;
-}
-
-cudaGraph_t raw_graph_of(Shape shape, int nodes, float* data) {
-  cudaGraph_t g = nullptr;
-  CUDA_CHECK(cudaGraphCreate(&g, 0));
-  std::vector<cudaGraphNode_t> made;
-  made.reserve(nodes);
-  if (shape == Shape::chain) {
-    made.push_back(raw_add(g, nullptr, 0, data, 0));
-    for (int i = 1; i < nodes; ++i) made.push_back(raw_add(g, &made.back(), 1, data, i));
-  } else {
-    made.push_back(raw_add(g, nullptr, 0, data, 0));
-    for (int i = 1; i < nodes - 1; ++i) made.push_back(raw_add(g, &made.front(), 1, data, i));
-    raw_add(g, made.data() + 1, made.size() - 1, data, nodes - 1);
-  }
-  return g;
-}
-
-cudaGraphExec_t raw_instantiate(cudaGraph_t g) {
-  cudaGraphInstantiateParams p{};  // flags 0, like graphdsl's default InstantiateOptions
-  cudaGraphExec_t e = nullptr;
-  CUDA_CHECK(cudaGraphInstantiateWithParams(&e, g, &p));
-  if (p.result_out != cudaGraphInstantiateSuccess) {
-    std::fprintf(stderr, "raw cudaGraphInstantiateWithParams: result %d\n", static_cast<int>(p.result_out));
-    std::exit(1);
-  }
-  return e;
-}
-
-/// A raw graph and its executable, destroyed together.
-struct RawExec {
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  RawExec(Shape shape, int nodes, float* data) : graph(raw_graph_of(shape, nodes, data)), exec(raw_instantiate(graph)) {}
-  ~RawExec() {
-    (void)cudaGraphExecDestroy(exec);
-    (void)cudaGraphDestroy(graph);
-  }
-  RawExec(const RawExec&) = delete;
-  RawExec& operator=(const RawExec&) = delete;
-  void launch(cudaStream_t s) const { CUDA_CHECK(cudaGraphLaunch(exec, s)); }
-};
-
-void stream_batch(int nodes, float* data, cudaStream_t s) {
-  for (int i = 0; i < nodes; ++i) step<<<tiny.grid, tiny.block, 0, s>>>(data, i, step_a, step_b);
-  CUDA_CHECK(cudaGetLastError());
-}
-
-// ---- the context every measurement shares --------------------------------------------------------
-
-struct Bench {
-  cudaStream_t s = nullptr;
-  float* data = nullptr;
-  std::vector<float> init;  // random start values (never zeros)
-  sample::EventTimer timer;
-  int checks = 0;
-  int checks_passed = 0;
-
-  Bench() : init(data_len) {
-    CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaMalloc(&data, data_len * sizeof(float)));
-    std::mt19937 rng(20261121u);
-    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-    for (float& v : init) v = dist(rng);
-  }
-  ~Bench() {
-    (void)cudaFree(data);
-    (void)cudaStreamDestroy(s);
-  }
-
-  /// Runs `one_batch` once from the random start values and checks that exactly nodes 0..N-1 were
-  /// applied once each (so the graph has every node, each with its own arguments).
-  void check(const char* what, int nodes, const std::function<void()>& one_batch) {
-    CUDA_CHECK(cudaMemcpyAsync(data, init.data(), data_len * sizeof(float), cudaMemcpyHostToDevice, s));
-    one_batch();
-    std::vector<float> out(data_len);
-    CUDA_CHECK(cudaMemcpyAsync(out.data(), data, data_len * sizeof(float), cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    int bad = 0;
-    for (int i = 0; i < data_len; ++i) {
-      const float want = i < nodes ? init[i] * step_a + step_b : init[i];
-      if (out[i] != want) ++bad;
-    }
-    ++checks;
-    if (bad == 0) {
-      ++checks_passed;
-    } else {
-      std::fprintf(stderr, "check FAILED: %s: %d of %d values differ from the CPU reference\n", what, bad, data_len);
-    }
-  }
-
-  /// Device time of `launches` calls of `one` (cudaEvent), per call, in microseconds.
-  double per_launch_us(int launches, const std::function<void()>& one) {
-    timer.start(s);
-    for (int i = 0; i < launches; ++i) one();
-    return timer.stop_us(s) / launches;
-  }
-};
-
-/// Medians (and noise) of two interleaved series: a = graphdsl, b = raw (or the stream baseline).
-struct Pair {
-  std::vector<double> a, b;
-  double ma() const { return sample::median(a); }
-  double mb() const { return sample::median(b); }
-  double ratio() const { return mb() > 0 ? ma() / mb() : 0.0; }
-  double noise() const { return std::max(sample::half_spread(a), sample::half_spread(b)); }
-};
-
-/// Runs `reps` repetitions of two measurements, alternating which goes first.
-template <class A, class B>
-Pair interleave(int reps, A&& measure_a, B&& measure_b) {
-  Pair p;
-  for (int r = 0; r < reps; ++r) {
-    if (r % 2 == 0) {
-      p.a.push_back(measure_a());
-      p.b.push_back(measure_b());
-    } else {
-      p.b.push_back(measure_b());
-      p.a.push_back(measure_a());
-    }
-  }
-  return p;
-}
+using bench::Bench;
+using bench::Pair;
+using bench::Phases;
+using bench::RawExec;
+using bench::graphdsl_build;
+using bench::raw_build;
+using bench::Shape;
+using bench::StepNode;
+using bench::data_len;
+using bench::interleave;
+using bench::plan_of;
+using bench::shape_name;
+using bench::step;
+using bench::step_a;
+using bench::step_b;
+using bench::stream_batch;
+using bench::tiny;
 
 // ---- output ------------------------------------------------------------------------------------
 
@@ -250,47 +106,11 @@ void b1_replay(Bench& bench) {
         [&] { return bench.per_launch_us(replay_launches, [&] { raw.launch(bench.s); }); });
     const bool met = p.ratio() >= 0.97 && p.ratio() <= 1.03;
     table_row(fmt::format("{} N={}", shape_name(shape), replay_nodes), p, goal_mark(met, "1.00+-0.03"));
+    bench::csv_pair("B1 replay", shape_name(shape), replay_nodes, -1, "graphdsl", "raw", p);
   }
 }
 
 // ---- B1 build ------------------------------------------------------------------------------------
-
-struct Phases {
-  double build = 0, instantiate = 0, destroy = 0;
-  double total() const { return build + instantiate + destroy; }
-};
-
-Phases graphdsl_build(Shape shape, int nodes, float* data) {
-  Phases t;
-  sample::Stopwatch w;
-  std::optional<gd::Graph> g;
-  std::optional<gd::Executable> e;
-  g.emplace(plan_of(shape, nodes, data));
-  t.build = w.us();
-  w.restart();
-  e.emplace(std::move(*g).instantiate());  // a one-shot plan is moved into its executable (no plan copy)
-  t.instantiate = w.us();
-  w.restart();
-  e.reset();
-  g.reset();
-  t.destroy = w.us();
-  return t;
-}
-
-Phases raw_build(Shape shape, int nodes, float* data) {
-  Phases t;
-  sample::Stopwatch w;
-  cudaGraph_t g = raw_graph_of(shape, nodes, data);
-  t.build = w.us();
-  w.restart();
-  cudaGraphExec_t e = raw_instantiate(g);
-  t.instantiate = w.us();
-  w.restart();
-  CUDA_CHECK(cudaGraphExecDestroy(e));
-  CUDA_CHECK(cudaGraphDestroy(g));
-  t.destroy = w.us();
-  return t;
-}
 
 struct BuildRow {
   std::string label;
@@ -300,12 +120,13 @@ struct BuildRow {
 
 void b1_build(Bench& bench) {
   fmt::print("\nB1 build: plan + instantiate + destroy vs raw add + instantiate + destroy (host wall time, "
-             "steady_clock; median of 11 reps, 5 at N=10000)\n");
+             "steady_clock; median of {} reps, {} at N=10000)\n",
+             bench::options().reps(11), bench::options().reps(5));
   table_header("graph", "graphdsl us", "raw us", "ratio");
   std::vector<BuildRow> rows;
   for (Shape shape : {Shape::chain, Shape::fork_join}) {
     for (int nodes : {100, 1000, 10000}) {
-      const int reps = nodes >= 10000 ? 5 : 11;
+      const int reps = bench::options().reps(nodes >= 10000 ? 5 : 11);
       (void)graphdsl_build(shape, nodes, bench.data);  // warm-up
       (void)raw_build(shape, nodes, bench.data);
       BuildRow row;
@@ -323,6 +144,7 @@ void b1_build(Bench& bench) {
       std::string goal;
       if (nodes == 10000) goal = goal_mark(row.total.ratio() <= 1.10, "<=1.10");
       table_row(row.label, row.total, goal);
+      bench::csv_pair("B1 build", shape_name(shape), nodes, -1, "graphdsl", "raw", row.total);
       rows.push_back(std::move(row));
     }
   }
@@ -364,6 +186,7 @@ void b2_graph_vs_stream(Bench& bench) {
         reps, [&] { return bench.per_launch_us(batches, [&] { exec.launch(bench.s); }); },
         [&] { return bench.per_launch_us(batches, [&] { stream_batch(nodes, bench.data, bench.s); }); });
     table_row(fmt::format("N={} ({} batches/rep)", nodes, batches), p, "");
+    bench::csv_pair("B2", "chain", nodes, -1, "graph", "stream", p);
   }
 }
 
@@ -483,12 +306,6 @@ float upd_a(int j, int gen) {
 }
 float upd_b(int j) { return 0.25f * static_cast<float>(j % 8) - 1.0f; }
 
-/// k node indices spread evenly over 0..N-1 (k = 1: the middle node).
-std::vector<int> upd_spread(int nodes, int k) {
-  std::vector<int> s(k);
-  for (int i = 0; i < k; ++i) s[i] = static_cast<int>((2LL * i + 1) * nodes / (2LL * k));
-  return s;
-}
 
 /// A raw template graph and its nodes (nodes[j] is chain node j), destroyed with it.
 struct RawChain {
@@ -698,7 +515,7 @@ void upd_reset(Bench& bench, UpdSides& x, const UpdTemplate& base) {
   x.gd_now = &base;
   if (x.raw_origin != &base.raw) {
     CUDA_CHECK(cudaGraphExecDestroy(std::exchange(x.raw, nullptr)));
-    x.raw = raw_instantiate(base.raw.graph);
+    x.raw = bench::raw_instantiate(base.raw.graph);
     x.raw_origin = &base.raw;
   } else {
     cudaGraphExecUpdateResultInfo info{};
@@ -709,8 +526,9 @@ void upd_reset(Bench& bench, UpdSides& x, const UpdTemplate& base) {
 
 void update_bench(Bench& bench) {
   fmt::print("\nU update: chain of N axpb<<<1, 256>>> kernel nodes (own scalar a_j and output slice each); k nodes "
-             "change a_j; host wall time per update (steady_clock; median of 31 reps, 21 at N=1000, 15 at "
-             "N=10000; order of the variants rotated each rep)\n");
+             "change a_j; host wall time per update (steady_clock; median of {} reps, {} at N=1000, {} at "
+             "N=10000; order of the variants rotated each rep)\n",
+             bench::options().reps(31), bench::options().reps(21), bench::options().reps(15));
   fmt::print("  auto / per_node / whole: graphdsl exec.update(template[, UpdatePolicy]), template plan prebuilt\n"
              "  gd set: graphdsl exec.set_kernel_args(node, ...) for the k changed nodes (no template)\n"
              "  diff: graphdsl::diff(exec.plan(), template) alone, the host-side part of every update\n"
@@ -726,13 +544,13 @@ void update_bench(Bench& bench) {
   std::vector<std::pair<int, std::pair<double, double>>> build_times;  // N -> (plan us, raw template us)
 
   for (int nodes : {100, 1000, 10000}) {
-    const int reps = nodes >= 10000 ? 15 : nodes >= 1000 ? 21 : 31;
+    const int reps = bench::options().reps(nodes >= 10000 ? 15 : nodes >= 1000 ? 21 : 31);
     std::vector<double> plan_us, raw_us;
     const UpdTemplate base = upd_template(u, upd_values(nodes, {}, 0), false, plan_us, raw_us);
     UpdSides x;
     x.exec = base.plan.instantiate();
     x.gd_now = &base;
-    x.raw = raw_instantiate(base.raw.graph);
+    x.raw = bench::raw_instantiate(base.raw.graph);
     x.raw_origin = &base.raw;
     x.raw_now = &base;
     upd_check(bench, u, fmt::format("update N={} graphdsl base", nodes), base.a, [&] { x.exec.launch(bench.s); });
@@ -743,7 +561,7 @@ void update_bench(Bench& bench) {
               [&] { CUDA_CHECK(cudaGraphLaunch(x.raw, bench.s)); });
 
     for (int k : {1, nodes / 10, nodes / 4, nodes / 2, nodes}) {
-      const std::vector<int> changed = upd_spread(nodes, k);
+      const std::vector<int> changed = bench::spread(nodes, k);
       const UpdTemplate ta = upd_template(u, upd_values(nodes, changed, 1), false, plan_us, raw_us);
       const UpdTemplate tb = upd_template(u, upd_values(nodes, changed, 2), false, plan_us, raw_us);
       upd_reset(bench, x, base);
@@ -947,33 +765,28 @@ void update_bench(Bench& bench) {
                r.med(v_auto) > 0 ? r.med(v_raw_update) / r.med(v_auto) : 0.0, 100.0 * r.noise());
   }
 
+  for (const UpdRow& r : rows) {
+    const double raw = r.med(v_raw_update);
+    for (int v = 0; v < v_count; ++v) {
+      const double noise = sample::half_spread(r.s[v]);
+      bench::csv_row({"U", "chain axpb", r.nodes, r.k, upd_variant_names[v], r.med(v), noise,
+                      raw > 0 ? r.med(v) / raw : -1.0});
+    }
+    bench::csv_row({"U", "chain axpb", r.nodes, r.k, "graphdsl diff", sample::median(r.diff_us),
+                    sample::half_spread(r.diff_us), raw > 0 ? sample::median(r.diff_us) / raw : -1.0});
+  }
+
   // ---- crossover: from which k/N is one cudaGraphExecUpdate of the template cheaper than k setters ----
   for (int nodes : {100, 1000, 10000}) {
-    const UpdRow* lo = nullptr;  // the last k where per_node was cheaper, before the first where whole was
-    const UpdRow* hi = nullptr;
+    std::vector<int> ks;
+    std::vector<double> per_node, whole;
     for (const UpdRow& r : rows) {
       if (r.nodes != nodes) continue;
-      if (r.med(v_whole) < r.med(v_per_node)) {
-        hi = &r;
-        break;
-      }
-      lo = &r;
+      ks.push_back(r.k);
+      per_node.push_back(r.med(v_per_node));
+      whole.push_back(r.med(v_whole));
     }
-    std::string line;
-    if (hi == nullptr) {
-      line = fmt::format("per_node is cheaper at every measured k (up to k=N: per_node {:.1f} us, whole_graph {:.1f} us)",
-                         lo ? lo->med(v_per_node) : 0.0, lo ? lo->med(v_whole) : 0.0);
-    } else if (lo == nullptr) {
-      line = fmt::format("whole_graph is cheaper from k=1 (per_node {:.1f} us, whole_graph {:.1f} us)",
-                         hi->med(v_per_node), hi->med(v_whole));
-    } else {
-      // Linear interpolation of per_node - whole_graph between the two bracketing k.
-      const double d0 = lo->med(v_per_node) - lo->med(v_whole), d1 = hi->med(v_per_node) - hi->med(v_whole);
-      const double kx = lo->k + (hi->k - lo->k) * (-d0) / (d1 - d0);
-      line = fmt::format("per_node cheaper at k/N={:.2f}, whole_graph cheaper from k/N={:.2f}; interpolated "
-                         "crossover k/N ~ {:.2f}",
-                         static_cast<double>(lo->k) / nodes, static_cast<double>(hi->k) / nodes, kx / nodes);
-    }
+    const std::string line = bench::crossover_line(nodes, ks, per_node, whole);
     // What the automatic policy chose at each k (it is a constant in src/update.cpp, not tuned here).
     std::string chose;
     for (const UpdRow& r : rows) {
@@ -1034,13 +847,41 @@ void update_bench(Bench& bench) {
   fmt::print("  (U took {:.1f} s)\n", section.us() / 1e6);
 }
 
+const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
+                                    "setters", "hupdate", "hbuild", "hreplay", "launch"};
+
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: bench [--quick] [--csv FILE] [section...]\n"
+               "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
+               "            setters hupdate hbuild hreplay launch (issue 15's hot paths; 'hot' = all five)\n"
+               "            default: every section\n"
+               "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
+               "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
+               "  --quick     about half the repetitions (noisier; the same result checks)\n"
+               "Without a CUDA device it prints 'skipped: no CUDA device' and exits 0. Exit status 1: a result\n"
+               "check or a CUDA call failed (a missed goal is shown in the tables, not in the status).\n");
+}
+
 int run(int argc, char** argv) {
-  const char* const sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional"};
-  std::vector<std::string> wanted(argv + 1, argv + argc);
-  for (const std::string& w : wanted) {
-    if (std::find_if(std::begin(sections), std::end(sections), [&](const char* s) { return w == s; }) ==
-        std::end(sections)) {
-      std::fprintf(stderr, "usage: bench [section...]; sections: replay build b2 b6 storage update conditional (default: all)\n");
+  std::vector<std::string> wanted;
+  std::string csv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string w = argv[i];
+    if (w == "--help" || w == "-h") {
+      usage(stdout);
+      return 0;
+    } else if (w == "--quick") {
+      bench::options().quick = true;
+    } else if (w == "--csv" && i + 1 < argc) {
+      csv = argv[++i];
+    } else if (w == "hot") {
+      wanted.insert(wanted.end(), {"setters", "hupdate", "hbuild", "hreplay", "launch"});
+    } else if (std::find_if(std::begin(all_sections), std::end(all_sections),
+                            [&](const char* s) { return w == s; }) != std::end(all_sections)) {
+      wanted.push_back(w);
+    } else {
+      usage(stderr);
       return 2;
     }
   }
@@ -1048,6 +889,10 @@ int run(int argc, char** argv) {
   if (sample::cuda_device_count() == 0) {
     fmt::print("skipped: no CUDA device\n");
     return 0;
+  }
+  if (!csv.empty() && !bench::csv_open(csv)) {
+    std::fprintf(stderr, "bench: cannot write %s\n", csv.c_str());
+    return 2;
   }
   CUDA_CHECK(cudaSetDevice(0));
   sample::Stopwatch total;
@@ -1073,6 +918,11 @@ int run(int argc, char** argv) {
   if (on("b6")) b6_first_launch(bench);
   if (on("storage")) storage(bench.data);
   if (on("update")) update_bench(bench);
+  if (on("setters")) bench::setters_bench(bench);
+  if (on("hupdate")) bench::hot_update_bench(bench);
+  if (on("hbuild")) bench::hot_build_bench(bench);
+  if (on("hreplay")) bench::hot_replay_bench(bench);
+  if (on("launch")) bench::launch_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -1083,7 +933,9 @@ int run(int argc, char** argv) {
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   fmt::print("bench finished in {:.1f} s on {}\n", total.us() / 1e6, prop.name);
-  return ok && conditional_ok ? 0 : 1;
+  const bool csv_ok = bench::csv_close();
+  if (!csv.empty()) fmt::print("csv: {} {}\n", csv, csv_ok ? "written" : "NOT fully written");
+  return ok && conditional_ok && csv_ok ? 0 : 1;
 }
 
 }  // namespace
