@@ -32,7 +32,7 @@ void check_device_launch(const detail::GraphImpl& g, const std::string& context)
     const NodeKind k = g.nodes[i].kind;
     if (k == NodeKind::child) {
       check_device_launch(*g.children[g.nodes[i].payload],
-                          fmt::format("{}in {} of graph '{}': ", context, g.info(i).describe(), g.name));
+                          fmt::format("{}in {} of graph {}: ", context, g.info(i).describe(), detail::quoted(g.name)));
     } else if (k != NodeKind::kernel && k != NodeKind::memcpy && k != NodeKind::memset) {
       throw UsageError(fmt::format("{}{} cannot be part of a device-launchable executable (device_launch allows only "
                                    "kernel, memcpy, memset and child nodes)",
@@ -81,15 +81,15 @@ void check_versions(const detail::GraphImpl& g) {
 void check_options(const detail::GraphImpl& g, const InstantiateOptions& options) {
   const unsigned long long f = options.flags();
   if ((f & cudaGraphInstantiateFlagDeviceLaunch) && (f & cudaGraphInstantiateFlagAutoFreeOnLaunch)) {
-    throw UsageError(fmt::format("instantiating graph '{}': device_launch and auto_free_on_launch cannot be combined "
+    throw UsageError(fmt::format("instantiating graph {}: device_launch and auto_free_on_launch cannot be combined "
                                  "(CUDA refuses the pair)",
-                                 g.name));
+                                 detail::quoted(g.name)));
   }
   if (f & cudaGraphInstantiateFlagDeviceLaunch) {
     if (g.nodes.empty()) {
-      throw UsageError(fmt::format("instantiating graph '{}' for device launch: the graph is empty; a "
+      throw UsageError(fmt::format("instantiating graph {} for device launch: the graph is empty; a "
                                    "device-launchable executable needs at least one node",
-                                   g.name));
+                                   detail::quoted(g.name)));
     }
     check_device_launch(g, {});
   }
@@ -243,7 +243,7 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
 [[noreturn]] void throw_run_failure(const detail::ExecImpl& x, cudaError_t rc, const char* api, const char* verb,
                                     cudaStream_t stream) {
   std::optional<NodeInfo> where;
-  std::string detail = fmt::format("{} graph '{}'", verb, x.plan.impl().name);
+  std::string detail = fmt::format("{} graph {}", verb, detail::quoted(x.plan.impl().name));
   if (rc == cudaErrorInvalidValue && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
     if (const std::optional<Owner> o = unfreed_captured_allocation(x)) {
       where = x.plan.impl().info(o->index);
@@ -277,15 +277,16 @@ std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
   if (id != x.origin_id && id != plan.id && id != x.last_template_id) {
     if (token->plan == nullptr) (void)handle_plan(node);  // throws: used after its plan was destroyed
     const GraphImpl& owner = *token->plan;
-    throw UsageError(fmt::format("{} belongs to graph '{}' (plan id {}); this executable was compiled from graph '{}' "
+    throw UsageError(fmt::format("{} belongs to graph {} (plan id {}); this executable was compiled from graph {} "
                                  "(plan id {})",
-                                 owner.info(node.index()).describe(), owner.name, owner.id, plan.name, x.origin_id));
+                                 owner.info(node.index()).describe(), quoted(owner.name), owner.id, quoted(plan.name),
+                                 x.origin_id));
   }
   if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
     const GraphImpl* owner = token->plan;
     const std::string what = owner != nullptr && node.index() < owner->nodes.size()
                                  ? owner->info(node.index()).describe()
-                                 : fmt::format("node #{} of graph '{}' (plan id {})", node.index(), token->name, id);
+                                 : fmt::format("node #{} of graph {} (plan id {})", node.index(), quoted(token->name), id);
     throw UsageError(fmt::format("{} is not a {} node of this executable's plan", what, to_string(kind)));
   }
   return node.index();
@@ -342,7 +343,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
         detail += " at a node inside a conditional body or a child graph";
       }
     }
-    if (!where) detail = fmt::format("instantiating graph '{}': {}", own.name, detail);
+    if (!where) detail = fmt::format("instantiating graph {}: {}", detail::quoted(own.name), detail);
     detail::throw_cuda(rc == cudaSuccess ? cudaErrorUnknown : rc, "cudaGraphInstantiateWithParams", std::move(where),
                        std::move(detail));
   }
@@ -375,12 +376,12 @@ void Executable::launch(cudaStream_t stream) {
   rethrow_host_error();
   detail::ExecImpl& x = *impl_;
   if (x.unfreed && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
-    throw UsageError(fmt::format("graph '{}' allocates memory in {} and never frees it, and was compiled without "
+    throw UsageError(fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
                                  "auto_free_on_launch: launching it again while the previous launch's allocation is "
                                  "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
                                  "free the last launch's allocations with Executable::free_graph_memory(stream), or "
                                  "compile with InstantiateOptions::auto_free_on_launch()",
-                                 x.plan.impl().name, x.unfreed->describe()));
+                                 detail::quoted(x.plan.impl().name), x.unfreed->describe()));
   }
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
@@ -451,7 +452,8 @@ void* Executable::buffer_address(std::uint64_t uid) const {
   const detail::GraphImpl& g = x.plan.impl();
   const std::uint32_t a = g.alloc_node(uid);
   if (a == detail::ConditionRef::unresolved) {
-    throw UsageError(fmt::format("the GraphBuffer is not allocated by graph '{}', the plan of this executable", g.name));
+    throw UsageError(fmt::format("the GraphBuffer is not allocated by graph {}, the plan of this executable",
+                                 detail::quoted(g.name)));
   }
   return x.native.dptrs[a];
 }

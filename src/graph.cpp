@@ -20,7 +20,7 @@ std::uint64_t next_plan_id() noexcept {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-std::string graph_ref(const GraphImpl& g) { return fmt::format("'{}' (plan id {})", g.name, g.id); }
+std::string graph_ref(const GraphImpl& g) { return fmt::format("{} (plan id {})", quoted(g.name), g.id); }
 
 /// `other` named after a message has named `first` with graph_ref: "graph 'g' (plan id 5)", or
 /// "a copy of it (plan id 5)" / "graph 'g' (plan id 3), the plan it is a copy of" when one plan was
@@ -145,6 +145,9 @@ void GraphImpl::embed(const std::vector<const GraphImpl*>& inner, bool child, co
 }
 
 NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
+  if (nodes.size() >= ConditionRef::unresolved) {  // node numbers are 32-bit; the last value means "none"
+    throw UsageError(fmt::format("graph {} holds {} nodes, the most a plan can hold", quoted(name), nodes.size()));
+  }
   NodeData n;
   n.kind = kind;
   n.payload = static_cast<std::uint32_t>(payload);
@@ -186,6 +189,37 @@ const PeerCopy* GraphImpl::peer_copy(std::uint32_t index) const {
   const auto it = std::lower_bound(peer_copies.begin(), peer_copies.end(), index,
                                    [](const PeerCopy& p, std::uint32_t i) { return p.node < i; });
   return it != peer_copies.end() && it->node == index ? &*it : nullptr;
+}
+
+std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what) {
+  if (count > max_bytes) {
+    throw UsageError(fmt::format("{}: the count {} is not a size ({} as a signed number: a negative count converted to "
+                                 "std::size_t?); counts must be at most {}",
+                                 what, count, static_cast<std::int64_t>(count), max_bytes));
+  }
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(count, element_size, &bytes) || bytes > max_bytes) {
+    throw UsageError(fmt::format("{}: {} elements of {} bytes is more than {} bytes, the largest size graphdsl accepts",
+                                 what, count, element_size, max_bytes));
+  }
+  return bytes;
+}
+
+[[noreturn]] void cover_error(unsigned long long n, unsigned int block_size) {
+  if (block_size == 0 || block_size > 1024) {
+    throw UsageError(fmt::format("cover({}, {}): the block size must be 1 to 1024 threads", n, block_size));
+  }
+  throw UsageError(fmt::format("cover({}, {}): {} blocks are needed, more than CUDA's limit of 2147483647 in x (use "
+                               "larger blocks, a 2-D grid or a grid-stride loop)",
+                               n, block_size, n / block_size + (n % block_size != 0 ? 1 : 0)));
+}
+
+void check_compare(Compare op) {
+  if (static_cast<unsigned>(op) > static_cast<unsigned>(Compare::greater_equal)) {
+    throw UsageError(fmt::format("add_set_condition: Compare({}) is not a comparison (equal, not_equal, less, "
+                                 "less_equal, greater or greater_equal)",
+                                 static_cast<unsigned>(op)));
+  }
 }
 
 bool uses_devices(const GraphImpl& root) {
@@ -363,7 +397,7 @@ detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, c
     }
     g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
   }
-  g.kernels.push_back(detail::KernelData{func, launch, layout, static_cast<std::uint32_t>(args_offset), first,
+  g.kernels.push_back(detail::KernelData{func, launch, layout, std::uint64_t{args_offset}, first,
                                          static_cast<std::uint32_t>(count)});
   return g.push(NodeKind::kernel, g.kernels.size() - 1);
 }
@@ -414,7 +448,7 @@ ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& co
                                        const std::function<void(unsigned int, Graph&)>& body) {
   auto& g = impl();
   detail::ConditionalData c{type, g.resolve(cond), {}};
-  c.bodies.reserve(size);
+  c.bodies.reserve(std::min(size, 16u));  // `size` is the user's: a huge one fails in validate(), not here
   // The bodies reach this plan through `link` while their builders run, and only then: the guard
   // cuts it on every exit, so a body moved out of its builder cannot reach this plan later.
   const auto link = std::make_shared<detail::ParentLink>(detail::ParentLink{g.token});
@@ -545,7 +579,7 @@ std::size_t Graph::edge_count() const { return impl().edge_count; }
 Node Graph::node(std::uint32_t index) const {
   auto& g = impl();
   if (index >= g.nodes.size()) {
-    throw UsageError(fmt::format("graph '{}' has {} node{}; there is no node #{}", g.name, g.nodes.size(),
+    throw UsageError(fmt::format("graph {} has {} node{}; there is no node #{}", detail::quoted(g.name), g.nodes.size(),
                                  g.nodes.size() == 1 ? "" : "s", index));
   }
   return Node(detail::NodeRef{&g, index});
@@ -666,6 +700,10 @@ std::size_t Graph::storage_bytes() const {
 
 void Graph::reserve(std::size_t n) {
   auto& g = impl();
+  if (n >= detail::ConditionRef::unresolved) {
+    throw UsageError(fmt::format("reserve({}) on graph {}: a plan holds at most {} nodes", n, detail::quoted(g.name),
+                                 detail::ConditionRef::unresolved - 1));
+  }
   g.nodes.reserve(n);
   g.kernels.reserve(n);
 }

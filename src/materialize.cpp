@@ -200,7 +200,7 @@ class Builder {
                                       c.assign_default ? static_cast<unsigned>(cudaGraphCondAssignDefault) : 0u);
       if (rc != cudaSuccess) {
         throw_cuda(rc, "cudaGraphConditionalHandleCreate", std::nullopt,
-                   fmt::format("creating condition number {} of graph '{}'{}", k, g.name, where_.empty() ? "" : " " + where_));
+                   fmt::format("creating condition number {} of graph {}{}", k, quoted(g.name), where_.empty() ? "" : " " + where_));
       }
     }
     if (scopes_.empty()) {
@@ -282,7 +282,7 @@ class Builder {
         std::vector<cudaGraphNode_t> inner_nodes;
         HostSlots* const outer = std::exchange(slots_, nullptr);  // only top-level slots are recorded
         const std::string outer_where = where_;
-        where_ = fmt::format("in {} of graph '{}'{}", g.info(i).describe(), g.name,
+        where_ = fmt::format("in {} of graph {}{}", g.info(i).describe(), quoted(g.name),
                              outer_where.empty() ? "" : " " + outer_where);
         build(c, inner.get(), creation_order(c), inner_nodes);
         where_ = outer_where;
@@ -315,8 +315,8 @@ class Builder {
         const std::string outer_where = where_;
         ++body_depth_;
         for (std::size_t b = 0; b < c.bodies.size(); ++b) {
-          where_ = fmt::format("in body {} ({}) of {} of graph '{}'{}", b, c.bodies[b]->name, g.info(i).describe(),
-                               g.name, outer_where.empty() ? "" : " " + outer_where);
+          where_ = fmt::format("in body {} ({}) of {} of graph {}{}", b, escaped(c.bodies[b]->name), g.info(i).describe(),
+                               quoted(g.name), outer_where.empty() ? "" : " " + outer_where);
           std::vector<cudaGraphNode_t> body_nodes;
           build(*c.bodies[b], p.conditional.phGraph_out[b], creation_order(*c.bodies[b]), body_nodes);
         }

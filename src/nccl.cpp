@@ -174,6 +174,14 @@ const char* to_string(DataType t) noexcept {
   return "unknown";
 }
 
+namespace {
+std::size_t element_bytes(DataType t) noexcept {
+  return t == DataType::int8 || t == DataType::uint8                                   ? 1
+         : t == DataType::int64 || t == DataType::uint64 || t == DataType::float64 ? 8
+                                                                                   : 4;
+}
+}  // namespace
+
 namespace detail {
 
 using graphdsl::detail::cuda_try;
@@ -392,7 +400,7 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
 
 CapturedNode add_collective(Graph& g, const Communicators& comms, Collective what, const std::vector<RawBuffers>& ranks,
                             std::size_t count, DataType type, ReduceOp op, int root) {
-  const std::string where = fmt::format("nccl {} added to graph '{}'", to_string(what), g.name());
+  const std::string where = fmt::format("nccl {} added to graph {}", to_string(what), graphdsl::detail::quoted(g.name()));
   if (ranks.size() != comms.size()) {
     throw UsageError(fmt::format("{}: {} buffer pair{} for {} communicators (devices {}); give one per rank", where,
                                  ranks.size(), ranks.size() == 1 ? "" : "s", comms.size(),
@@ -404,6 +412,9 @@ CapturedNode add_collective(Graph& g, const Communicators& comms, Collective wha
     }
   }
   if (count == 0) throw UsageError(fmt::format("{}: the element count is 0", where));
+  // all_gather's receive buffers hold every rank's share
+  (void)graphdsl::detail::checked_bytes(
+      count, element_bytes(type) * (what == Collective::all_gather ? comms.size() : 1), where.c_str());
   if (root < 0 || static_cast<std::size_t>(root) >= comms.size()) {
     throw UsageError(fmt::format("{}: root rank {} is not one of the {} ranks", where, root, comms.size()));
   }

@@ -1,11 +1,14 @@
 // src/plan_rules.cpp — the rules a plan must satisfy before it reaches CUDA.
 #include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "device_rules.hpp"
+#include "graphdsl/detail/condition_kernels.hpp"
 #include "graphdsl/error.hpp"
 #include "plan_rules.hpp"
 
@@ -39,6 +42,8 @@ struct Count {
     return r;
   }
   bool above(std::uint64_t limit) const { return !fits || value > limit; }
+  /// Above the largest size graphdsl accepts (max_bytes): a wrapped product or a negative count.
+  bool too_large() const { return above(max_bytes); }
   std::string text() const {
     return fits ? fmt::format("{}", value) : fmt::format("more than {}", std::numeric_limits<std::uint64_t>::max());
   }
@@ -64,14 +69,51 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
     return;
   }
   if (u->alloc_node == no_buffer) {
-    fail(g, i, ctx, fmt::format("its {} is a GraphBuffer that graph '{}' does not allocate (a buffer is used in the "
+    fail(g, i, ctx, fmt::format("its {} is a GraphBuffer that graph {} does not allocate (a buffer is used in the "
                                 "plan that allocates it)",
-                                what, g.name));
+                                what, quoted(g.name)));
   }
   const std::size_t have = g.allocs[g.nodes[u->alloc_node].payload].bytes;
   if (bytes.above(have)) {
     fail(g, i, ctx, fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes.text(), what,
                                 g.info(u->alloc_node).describe(), have));
+  }
+}
+
+/// CUDA's per-dimension limits of grid and block (the same on every device graphdsl supports);
+/// threads per block and dynamic shared memory are checked elsewhere.
+void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
+  struct Limit {
+    const char* what;
+    char axis;
+    unsigned value;
+    unsigned most;
+  };
+  const Limit limits[] = {{"grid", 'x', l.grid.x, 2147483647u}, {"grid", 'y', l.grid.y, 65535u},
+                          {"grid", 'z', l.grid.z, 65535u},      {"block", 'x', l.block.x, 1024u},
+                          {"block", 'y', l.block.y, 1024u},     {"block", 'z', l.block.z, 64u}};
+  for (const Limit& m : limits) {
+    if (m.value > m.most) {
+      fail(g, i, ctx, fmt::format("{} {} has {} = {}; CUDA allows at most {} in {}.{}", m.what,
+                                  dims(m.what[0] == 'g' ? l.grid : l.block), m.axis, m.value, m.most, m.what, m.axis));
+    }
+  }
+}
+
+/// A kernel made by add_set_condition (or given its kernel through a setter): the comparison
+/// argument must be one of the six the kernel knows (any other sets the condition to 0).
+void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const KernelData& k) {
+  const void* kinds[] = {reinterpret_cast<const void*>(set_condition_kernel<int>()),
+                         reinterpret_cast<const void*>(set_condition_kernel<unsigned int>()),
+                         reinterpret_cast<const void*>(set_condition_kernel<float>()),
+                         reinterpret_cast<const void*>(set_condition_kernel<double>())};
+  if (std::find(std::begin(kinds), std::end(kinds), k.func) == std::end(kinds)) return;
+  int op = 0;
+  std::memcpy(&op, g.args.data() + k.args + k.layout->offsets[2], sizeof op);
+  if (op < 0 || op > static_cast<int>(Compare::greater_equal)) {
+    fail(g, i, ctx, fmt::format("sets its condition with comparison {}, which is not a Compare value (equal, "
+                                "not_equal, less, less_equal, greater or greater_equal)",
+                                op));
   }
 }
 
@@ -88,14 +130,16 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
     if (ph.ref.levels != ConditionRef::unresolved) continue;
     if (ph.kind == PlaceholderKind::condition) {
-      fail(g, i, ctx, fmt::format("a Condition argument is not declared in graph '{}' or a plan enclosing it (an "
+      fail(g, i, ctx, fmt::format("a Condition argument is not declared in graph {} or a plan enclosing it (an "
                                   "empty Condition, or one declared by another plan)",
-                                  g.name));
+                                  quoted(g.name)));
     }
-    fail(g, i, ctx, fmt::format("a GraphBuffer argument is not allocated by graph '{}' (a buffer is used in the plan "
+    fail(g, i, ctx, fmt::format("a GraphBuffer argument is not allocated by graph {} (a buffer is used in the plan "
                                 "that allocates it)",
-                                g.name));
+                                quoted(g.name)));
   }
+  check_launch_limits(g, i, ctx, l);
+  check_set_condition(g, i, ctx, k);
   const Count threads = Count{l.block.x}.times(l.block.y).times(l.block.z);
   if (threads.above(1024)) {
     fail(g, i, ctx, fmt::format("block {} has {} threads; CUDA allows at most 1024 threads per block",
@@ -103,11 +147,21 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   }
 }
 
+/// Refuses a byte count above max_bytes (`what` says which, e.g. "sets", "copies").
+void check_size(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const char* what, const Count& bytes) {
+  if (bytes.too_large()) {
+    fail(g, i, ctx, fmt::format("{} {} bytes, more than {} bytes, the largest size graphdsl accepts (a negative count "
+                                "converted to std::size_t, or a size that wraps around?)",
+                                what, bytes.text(), max_bytes));
+  }
+}
+
 void check_memset(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const cudaMemsetParams& p = g.memsets[g.nodes[i].payload];
   const Count row = Count{p.width}.times(p.elementSize);
-  check_pointer(g, i, ctx, p.dst, BufferField::memset_dst, "destination",
-                p.height <= 1 ? row : Count{p.pitch}.times(p.height - 1).plus(row));
+  const Count span = p.height <= 1 ? row : Count{p.pitch}.times(p.height - 1).plus(row);
+  check_size(g, i, ctx, "sets", span);
+  check_pointer(g, i, ctx, p.dst, BufferField::memset_dst, "destination", span);
   if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) {
     fail(g, i, ctx, fmt::format("element size is {} bytes; CUDA memset nodes take 1, 2 or 4-byte elements", p.elementSize));
   }
@@ -127,6 +181,14 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
                                 p.extent.height, p.extent.depth));
   }
   const Count bytes = Count{p.extent.width}.times(p.extent.height).times(p.extent.depth);
+  check_size(g, i, ctx, "copies", bytes);
+  const Count rows = Count{p.extent.height}.times(p.extent.depth);
+  for (auto [ptr, array] : {std::pair<const cudaPitchedPtr*, cudaArray_t>{&p.srcPtr, p.srcArray}, {&p.dstPtr, p.dstArray}}) {
+    // the rows of a pitched pointer span pitch * (rows - 1) + width
+    if (array != nullptr || (rows.fits && rows.value == 1)) continue;
+    check_size(g, i, ctx, "spans",
+               rows.fits ? Count{ptr->pitch}.times(rows.value - 1).plus(Count{p.extent.width}) : rows);
+  }
   if (p.srcArray == nullptr) check_pointer(g, i, ctx, p.srcPtr.ptr, BufferField::memcpy_src, "source", bytes);
   if (p.dstArray == nullptr) check_pointer(g, i, ctx, p.dstPtr.ptr, BufferField::memcpy_dst, "destination", bytes);
   if (p.kind < cudaMemcpyHostToHost || p.kind > cudaMemcpyDefault) {
@@ -147,6 +209,11 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 static void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const ConditionalData& c = g.conditionals[g.nodes[i].payload];
   const std::size_t n = c.bodies.size();
+  if (c.type > ConditionalType::switch_case) {
+    fail(g, i, ctx, fmt::format("ConditionalType({}) is not a conditional type (if_then, if_else, while_loop or "
+                                "switch_case)",
+                                static_cast<unsigned>(c.type)));
+  }
   const bool ok = c.type == ConditionalType::switch_case ? n >= 1 : n == (c.type == ConditionalType::if_else ? 2u : 1u);
   if (!ok) {
     fail(g, i, ctx, fmt::format("{} {} node with {} bodies; {}", c.type == ConditionalType::switch_case || c.type == ConditionalType::while_loop ? "a" : "an", to_string(c.type), n,
@@ -155,9 +222,15 @@ static void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const s
                                                                        : "it has exactly one body"));
   }
   if (c.condition.levels == ConditionRef::unresolved) {
-    fail(g, i, ctx, fmt::format("its Condition is not declared in graph '{}' or a plan enclosing it (an empty "
+    fail(g, i, ctx, fmt::format("its Condition is not declared in graph {} or a plan enclosing it (an empty "
                                 "Condition, or one declared by another plan)",
-                                g.name));
+                                quoted(g.name)));
+  }
+  if (c.type == ConditionalType::while_loop &&
+      std::all_of(c.bodies[0]->nodes.begin(), c.bodies[0]->nodes.end(),
+                  [](const NodeData& b) { return b.kind == NodeKind::empty; })) {
+    fail(g, i, ctx, "a while node whose body has no node but empty ones: nothing in it can change the condition, so "
+                    "the loop never ends once the condition is non-zero (add the nodes that update the condition)");
   }
 }
 
@@ -189,9 +262,9 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
       break;
     case NodeKind::mem_free:
       if (g.frees[n.payload] == no_buffer) {
-        fail(g, i, ctx, fmt::format("the GraphBuffer it frees is not allocated by graph '{}' (a buffer is freed in the "
+        fail(g, i, ctx, fmt::format("the GraphBuffer it frees is not allocated by graph {} (a buffer is freed in the "
                                     "plan that allocates it)",
-                                    g.name));
+                                    quoted(g.name)));
       }
       break;
     case NodeKind::child:  // the child plan is checked by check_plan, with its scope
@@ -286,10 +359,10 @@ const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std:
     fail(g, i, ctx, fmt::format("{} belongs to a plan enclosing this one, which is being compiled without it", what));
   }
   if (r.index >= owner->conditions.size()) {
-    fail(g, i, ctx, fmt::format("{} refers to condition number {} of graph '{}', {} level{} out, which declares {} "
+    fail(g, i, ctx, fmt::format("{} refers to condition number {} of graph {}, {} level{} out, which declares {} "
                                 "(a plan copied out of a conditional body keeps its references to the conditions of "
                                 "the plan around that body)",
-                                what, r.index, owner->name, r.levels, r.levels == 1 ? "" : "s",
+                                what, r.index, quoted(owner->name), r.levels, r.levels == 1 ? "" : "s",
                                 owner->conditions.size()));
   }
   return *owner;
@@ -400,7 +473,7 @@ void check_body_kinds(const GraphImpl& body, const std::string& ctx) {
     }
     if (n.kind == NodeKind::child) {
       check_body_kinds(*body.children[n.payload],
-                       fmt::format("{}in {} of graph '{}': ", ctx, body.info(i).describe(), body.name));
+                       fmt::format("{}in {} of graph {}: ", ctx, body.info(i).describe(), quoted(body.name)));
     }
   }
 }
@@ -422,17 +495,17 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
       const GraphImpl& c = *g.children[n.payload];
       for (NodeKind forbidden : {NodeKind::mem_alloc, NodeKind::mem_free}) {
         if (holds(c, forbidden)) {
-          fail(g, i, ctx, fmt::format("child plan '{}' contains a {} node; CUDA cannot embed graph allocations in a "
+          fail(g, i, ctx, fmt::format("child plan {} contains a {} node; CUDA cannot embed graph allocations in a "
                                       "child graph by copy (allocate in the enclosing plan instead)",
-                                      c.name, to_string(forbidden)));
+                                      quoted(c.name), to_string(forbidden)));
         }
       }
       if (holds(c, NodeKind::conditional)) {
-        fail(g, i, ctx, fmt::format("child plan '{}' contains a conditional node; CUDA cannot embed conditional nodes "
+        fail(g, i, ctx, fmt::format("child plan {} contains a conditional node; CUDA cannot embed conditional nodes "
                                     "in a child graph (add the conditional to the enclosing plan instead)",
-                                    c.name));
+                                    quoted(c.name)));
       }
-      (void)check_in(c, fmt::format("{}in {} of graph '{}': ", ctx, g.info(i).describe(), g.name), &here, usage);
+      (void)check_in(c, fmt::format("{}in {} of graph {}: ", ctx, g.info(i).describe(), quoted(g.name)), &here, usage);
     } else if (n.kind == NodeKind::conditional) {
       const ConditionalData& cd = g.conditionals[n.payload];
       const GraphImpl* owner = &condition_owner(g, i, ctx, &here, cd.condition, "its Condition");
@@ -444,7 +517,8 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
       }
       for (std::size_t b = 0; b < cd.bodies.size(); ++b) {
         const std::string body_ctx =
-            fmt::format("{}in body {} ({}) of {} of graph '{}': ", ctx, b, cd.bodies[b]->name, g.info(i).describe(), g.name);
+            fmt::format("{}in body {} ({}) of {} of graph {}: ", ctx, b, escaped(cd.bodies[b]->name), g.info(i).describe(),
+                        quoted(g.name));
         check_body_kinds(*cd.bodies[b], body_ctx);
         check_body_placement(*cd.bodies[b], body_ctx);
         (void)check_in(*cd.bodies[b], body_ctx, &here, usage);
@@ -455,9 +529,9 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
   check_memory(g, ctx, order);
   for (std::uint32_t k = 0; k < g.conditions.size(); ++k) {
     if (usage.count({&g, k}) == 0) {
-      throw UsageError(fmt::format("{}graph '{}' declares a Condition (number {}, default {}) that no conditional node "
+      throw UsageError(fmt::format("{}graph {} declares a Condition (number {}, default {}) that no conditional node "
                                    "uses; CUDA refuses to instantiate a graph with an unused condition",
-                                   ctx, g.name, k, g.conditions[k].default_value));
+                                   ctx, quoted(g.name), k, g.conditions[k].default_value));
     }
   }
   return order;

@@ -88,7 +88,7 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
     }
     case NodeKind::child: {
       const auto& c = *g.children[n.payload];
-      return fmt::format("graph '{}', {} nodes, {} edges", c.name, c.nodes.size(), c.edge_count);
+      return fmt::format("graph {}, {} nodes, {} edges", detail::quoted(c.name), c.nodes.size(), c.edge_count);
     }
     case NodeKind::conditional: {
       const auto& c = g.conditionals[n.payload];
@@ -98,7 +98,7 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
     case NodeKind::captured: {
       const detail::CaptureData& c = g.captures[n.payload];
       const cudaStreamCaptureMode m = c.mode;
-      const std::string what = c.fn->describe();
+      const std::string what = detail::escaped(c.fn->describe());
       return fmt::format("{}stream capture, mode {}", what.empty() ? "" : what + ", ",
                          m == cudaStreamCaptureModeGlobal       ? "global"
                          : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
@@ -133,7 +133,7 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
     out += fmt::format("{}#{} {}", indent, i, to_string(n.kind));
-    if (!n.name.empty()) out += fmt::format(" '{}'", n.name);
+    if (!n.name.empty()) out += " " + detail::quoted(n.name);
     const std::string s = summary(g, i);
     if (!s.empty()) out += ": " + s;
     if (n.device >= 0) out += fmt::format("{}on device {}", s.empty() ? ": " : ", ", n.device);
@@ -148,14 +148,17 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
     if (n.kind == NodeKind::conditional) {
       const auto& c = g.conditionals[n.payload];
       for (std::size_t b = 0; b < c.bodies.size(); ++b) {
-        out += fmt::format("{}    body {} ('{}'):\n", indent, b, c.bodies[b]->name);
+        out += fmt::format("{}    body {} ({}):\n", indent, b, detail::quoted(c.bodies[b]->name));
         dump_into(out, *c.bodies[b], indent + "      ");
       }
     }
   }
 }
 
-std::string dot_escape(const std::string& s) {
+/// A DOT string's text: escaped() (so no control character or non-UTF-8 byte reaches Graphviz),
+/// then quotes and backslashes escaped for the DOT string, so the label shows what dumps show.
+std::string dot_escape(const std::string& raw) {
+  const std::string s = detail::escaped(raw);
   std::string out;
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
@@ -232,7 +235,7 @@ void dot_cluster(std::string& out, const detail::GraphImpl& c, const std::string
 
 std::string Graph::dump() const {
   const auto& g = impl();
-  std::string out = fmt::format("graph '{}': {} nodes, {} edges\n", g.name, g.nodes.size(), g.edge_count);
+  std::string out = fmt::format("graph {}: {} nodes, {} edges\n", detail::quoted(g.name), g.nodes.size(), g.edge_count);
   dump_into(out, g, "  ");
   return out;
 }

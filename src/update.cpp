@@ -135,8 +135,8 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                                     });
   if (!same_uses) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
-                   fmt::format("{}memset or memcpy nodes of graph '{}' use other graph buffers in the template", ctx,
-                               b.name));
+                   fmt::format("{}memset or memcpy nodes of graph {} use other graph buffers in the template", ctx,
+                               quoted(b.name)));
   }
   const bool same_peers = std::equal(a.peer_copies.begin(), a.peer_copies.end(), b.peer_copies.begin(),
                                      b.peer_copies.end(), [](const PeerCopy& u, const PeerCopy& v) {
@@ -145,13 +145,13 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                                      });
   if (!same_peers) {
     return refusal(UpdateStatus::not_supported, std::nullopt,
-                   fmt::format("{}the peer copies of graph '{}' (add_memcpy_peer) copy between other devices in the "
+                   fmt::format("{}the peer copies of graph {} (add_memcpy_peer) copy between other devices in the "
                                "template; CUDA cannot move a copy to other devices",
-                               ctx, b.name));
+                               ctx, quoted(b.name)));
   }
   if (a.conditions.size() != b.conditions.size()) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
-                   fmt::format("{}graph '{}' declares {} conditions in the template, {} in the executable", ctx, b.name,
+                   fmt::format("{}graph {} declares {} conditions in the template, {} in the executable", ctx, quoted(b.name),
                                b.conditions.size(), a.conditions.size()));
   }
   for (std::size_t k = 0; out != nullptr && k < a.conditions.size(); ++k) {
@@ -444,7 +444,7 @@ struct SavedParams {
         k.args = mine.args;
         k.ph_first = mine.ph_first;
         k.ph_count = mine.ph_count;
-        const std::uint32_t offset = k.args;
+        const std::size_t offset = k.args;
         std::copy(args.begin(), args.end(), g.args.begin() + offset);
         break;
       }
@@ -745,7 +745,7 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
                        (policy == UpdatePolicy::automatic && (many || priority_changed || multi_dim_copy || nested_change));
     if (whole && !a.allocs.empty()) {
       return detail::refusal(UpdateStatus::not_supported, std::nullopt,
-                             "graph '" + a.name + "' allocates graph memory, and cudaGraphExecUpdate would leave "
+                             "graph " + detail::quoted(a.name) + " allocates graph memory, and cudaGraphExecUpdate would leave "
                              "arguments pointing at the template's allocations; plans with graph allocations are "
                              "updated node by node (UpdatePolicy::per_node)");
     }

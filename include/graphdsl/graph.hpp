@@ -135,7 +135,7 @@ class Graph {
   /// compile (write 0.5f). Dumps show the value as a T.
   template <class T, class V = T>
   MemsetNode add_memset(T* dst, V value, std::size_t count) {
-    return add_memset_2d(dst, count * sizeof(T), value, count, 1);
+    return add_memset_2d(dst, detail::checked_bytes(count, sizeof(T), "add_memset"), value, count, 1);
   }
   /// Adds a 2-D memset node: `height` rows of `width` elements, rows `pitch_bytes` apart.
   template <class T, class V = T>
@@ -164,7 +164,7 @@ class Graph {
     static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
                   "graphdsl add_memcpy: source and destination element types differ (use add_memcpy_bytes for raw bytes)");
     static_assert(!std::is_const_v<D>, "graphdsl add_memcpy: the destination is const");
-    return add_memcpy_bytes(dst, src, count * sizeof(D), kind);
+    return add_memcpy_bytes(dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
   }
   /// Adds a 1-D memcpy node copying `bytes` bytes.
   MemcpyNode add_memcpy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind = cudaMemcpyDefault);
@@ -183,7 +183,7 @@ class Graph {
   template <class T>
   MemcpyNode add_memcpy_peer(T* dst, int dst_device, const T* src, int src_device, std::size_t count) {
     static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_peer: the destination is const");
-    return add_memcpy_peer_bytes(dst, dst_device, src, src_device, count * sizeof(T));
+    return add_memcpy_peer_bytes(dst, dst_device, src, src_device, detail::checked_bytes(count, sizeof(T), "add_memcpy_peer"));
   }
   /// add_memcpy_peer for `bytes` raw bytes.
   MemcpyNode add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes);
@@ -230,7 +230,7 @@ class Graph {
   template <class T>
   Allocation<T> add_mem_alloc(std::size_t count, const MemAllocOptions& options = {}) {
     static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_mem_alloc: T must be trivially copyable");
-    const auto [node, uid] = add_mem_alloc_node(count * sizeof(T), options);
+    const auto [node, uid] = add_mem_alloc_node(detail::checked_bytes(count, sizeof(T), "add_mem_alloc"), options);
     return Allocation<T>{node, GraphBuffer<T>(uid, count)};
   }
   /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode). A buffer is freed at most once.
@@ -248,14 +248,14 @@ class Graph {
   /// Copies `count` elements into a graph buffer.
   template <class T>
   MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    MemcpyNode n = add_memcpy_bytes(nullptr, src, count * sizeof(T), kind);
+    MemcpyNode n = add_memcpy_bytes(nullptr, src, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
     use_buffer(n, detail::BufferField::memcpy_dst, dst.id());
     return n;
   }
   /// Copies `count` elements out of a graph buffer.
   template <class T>
   MemcpyNode add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    MemcpyNode n = add_memcpy_bytes(dst, nullptr, count * sizeof(T), kind);
+    MemcpyNode n = add_memcpy_bytes(dst, nullptr, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
     use_buffer(n, detail::BufferField::memcpy_src, src.id());
     return n;
   }
@@ -343,6 +343,7 @@ class Graph {
     static_assert(detail::value_accepted<T, V>,
                   "graphdsl add_set_condition: the operand is neither of the value's type nor an integer: write it "
                   "as the value's type (e.g. 1e-6f, not 1e-6, for a const float* value)");
+    detail::check_compare(op);
     return add_kernel(detail::set_condition_kernel<T>(), Launch{1, 1}, cond, value, static_cast<int>(op),
                       detail::exact_value<T>(operand, "add_set_condition", "the value's type"));
   }

@@ -7,8 +7,9 @@ namespace graphdsl {
 
 /// Grid, block, dynamic shared memory and (optional) priority of a kernel node.
 ///
-/// Every grid and block dimension must be at least 1 and a block may hold at most 1024 threads;
-/// Graph::validate() checks both and names the node. `priority` is applied as the node's
+/// Every grid and block dimension must be at least 1 and within CUDA's limits (grid x <= 2^31 - 1,
+/// grid y and z <= 65535, block x and y <= 1024, block z <= 64), and a block may hold at most 1024
+/// threads; Graph::validate() checks them and names the node. `priority` is applied as the node's
 /// cudaLaunchAttributePriority when it is not 0; it takes effect when the executable is compiled
 /// with InstantiateOptions::use_node_priority().
 struct Launch {
@@ -25,9 +26,18 @@ struct Launch {
       : grid(grid_dims), block(block_dims), shared_bytes(dynamic_shared_bytes), priority(node_priority) {}
 };
 
-/// A 1-D launch that covers `n` elements with blocks of `block_size` threads.
+namespace detail {
+/// Throws the UsageError of cover() (defined in src/graph.cpp).
+[[noreturn]] void cover_error(unsigned long long n, unsigned int block_size);
+}  // namespace detail
+
+/// A 1-D launch that covers `n` elements with blocks of `block_size` threads (one block for n = 0).
+/// @throws UsageError for a block size of 0 or above 1024, or when the grid would need more than
+///         2^31 - 1 blocks (CUDA's limit in x).
 inline Launch cover(unsigned long long n, unsigned int block_size = 256) {
-  unsigned long long blocks = (n + block_size - 1) / block_size;
+  if (block_size == 0 || block_size > 1024) detail::cover_error(n, block_size);
+  const unsigned long long blocks = n / block_size + (n % block_size != 0 ? 1 : 0);  // no n + block_size - 1 to wrap
+  if (blocks > 2147483647ull) detail::cover_error(n, block_size);
   return Launch{dim3(static_cast<unsigned int>(blocks == 0 ? 1 : blocks)), dim3(block_size)};
 }
 

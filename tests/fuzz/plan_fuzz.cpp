@@ -160,7 +160,7 @@ enum class Rule : std::uint8_t {
   memcpy_kind, memcpy_pitch, buffer_foreign, buffer_small, host_empty, event_empty, capture_mode, alloc_zero,
   free_foreign, condition_undeclared, conditional_shape, condition_enclosing, condition_index, condition_shared,
   condition_unused, body_kind, child_memory, child_conditional, double_free, free_order, use_before_alloc,
-  use_after_free, cycle,
+  use_after_free, cycle, dim_limit, too_large, conditional_type, while_empty,
 };
 
 struct RuleText {
@@ -171,6 +171,11 @@ constexpr RuleText k_rule_texts[] = {
     {Rule::kernel_null, "the kernel function is null"},
     {Rule::zero_dim, "has a zero dimension"},
     {Rule::threads, "threads per block"},
+    {Rule::dim_limit, " in grid."},
+    {Rule::dim_limit, " in block."},
+    {Rule::too_large, "the largest size graphdsl accepts (a negative count"},
+    {Rule::conditional_type, "is not a conditional type"},
+    {Rule::while_empty, "nothing in it can change the condition"},
     {Rule::memset_elem, "CUDA memset nodes take 1, 2 or 4-byte elements"},
     {Rule::memset_empty, "a memset node must set at least one element"},
     {Rule::memset_pitch, "is smaller than one row"},
@@ -286,11 +291,36 @@ struct SPlan {
   }
 };
 
+/// A name as messages, dumps and DOT print it (docs/errors.md, "Names in messages"), for the
+/// harness's names: printable ASCII, control characters and well-formed UTF-8 without C1 controls.
+std::string quoted(const std::string& name) {
+  std::string out = "'";
+  for (const char ch : name) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '\\' || ch == '\'') {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n' || ch == '\t' || ch == '\r') {
+      out += ch == '\n' ? "\\n" : ch == '\t' ? "\\t" : "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += ch;
+    }
+  }
+  return out + "'";
+}
+
 std::string describe(const SPlan& p, std::uint32_t i) {
   const SNode& n = p.nodes[i];
   return n.name.empty() ? fmt::format("{} node #{}", gd::to_string(n.kind), i)
-                        : fmt::format("{} node '{}' (#{})", gd::to_string(n.kind), n.name, i);
+                        : fmt::format("{} node {} (#{})", gd::to_string(n.kind), quoted(n.name), i);
 }
+
+/// The largest size graphdsl accepts (PTRDIFF_MAX), and the largest element count of a typed
+/// add_* for 4-byte elements: above it count * 4 is refused when the node is added.
+constexpr std::size_t k_max_bytes = static_cast<std::size_t>(PTRDIFF_MAX);
+constexpr std::size_t k_max_count4 = k_max_bytes / 4;
 
 // ---- the model's rules (written from the documentation, independently of src/plan_rules.cpp) ----
 
@@ -718,7 +748,7 @@ void full_check(const Ctx& c) {
   }
   bool threw = false;
   const std::string msg = usage_error([&] { (void)g.node(n); }, threw);
-  FUZZ_CHECK(threw && msg == fmt::format("graphdsl: graph '{}' has {} node{}; there is no node #{}", s.name, n,
+  FUZZ_CHECK(threw && msg == fmt::format("graphdsl: graph {} has {} node{}; there is no node #{}", quoted(s.name), n,
                                          n == 1 ? "" : "s", n),
              "node({}) out of range: '{}'", n, msg);
   FUZZ_CHECK(g.storage_bytes() > 0, "storage_bytes");
@@ -800,6 +830,19 @@ SNode& record(Ctx& c, const gd::Node& h, gd::NodeKind kind, std::size_t nested =
   return c.s.nodes.back();
 }
 
+/// A typed add_* of `count` 4-byte elements (`add` adds it): above k_max_count4 the call throws a
+/// UsageError naming `call` and adds nothing. True when it was refused so.
+template <class F>
+bool refused_count(Ctx& c, std::size_t count, const char* call, F&& add) {
+  if (count <= k_max_count4) return false;
+  const std::size_t before = c.g.node_count();
+  bool threw = false;
+  const std::string msg = usage_error(add, threw);
+  FUZZ_CHECK(threw && msg.rfind(fmt::format("graphdsl: {}: ", call), 0) == 0, "{} of {} elements: '{}'", call, count, msg);
+  FUZZ_CHECK(c.g.node_count() == before, "a refused {} added a node", call);
+  return true;
+}
+
 gd::Launch pick_launch(Input& in) {
   gd::Launch l;
   l.grid = dim3(in.dim(), in.dim(), in.dim());
@@ -826,6 +869,10 @@ void kernel_rules(SNode& n, const gd::Launch& l) {
     if (ph.levels == k_unresolved) n.own.push_back(ph.condition ? Rule::condition_undeclared : Rule::buffer_foreign);
   }
   if (mul_sat(mul_sat(l.block.x, l.block.y), l.block.z) > 1024) n.own.push_back(Rule::threads);
+  if (l.grid.x > 2147483647u || l.grid.y > 65535u || l.grid.z > 65535u || l.block.x > 1024u || l.block.y > 1024u ||
+      l.block.z > 64u) {
+    n.own.push_back(Rule::dim_limit);
+  }
 }
 
 float pick_float(Input& in) {
@@ -879,6 +926,7 @@ void memset_rules(const SPlan& s, std::uint32_t i, SNode& n, bool null, unsigned
   const u128 row = mul_sat(width, elem);
   const u128 bytes = height <= 1 ? row : add_sat(mul_sat(pitch, height - 1), row);
   pointer_rules(s, i, Field::memset_dst, null, bytes, n.own);
+  if (bytes > k_max_bytes) n.own.push_back(Rule::too_large);
   if (elem != 1 && elem != 2 && elem != 4) n.own.push_back(Rule::memset_elem);
   if (width == 0 || height == 0) n.own.push_back(Rule::memset_empty);
   if (height > 1 && pitch < row) n.own.push_back(Rule::memset_pitch);
@@ -894,6 +942,7 @@ void op_memset(Ctx& c, Input& in) {
   if (in.below(4) == 0) {  // the typed 1-D form: width = count, pitch = count * 4 bytes
     float v;
     std::memcpy(&v, &value, sizeof v);
+    if (refused_count(c, width, "add_memset", [&] { (void)c.g.add_memset(pointer(p), v, width); })) return;
     h = c.g.add_memset(pointer(p), v, width);
     SNode& n = record(c, h, gd::NodeKind::memset);
     n.params = fmt::format("ms p{} v{:x} e4 w{} h1 p{}", p, value, width, width * 4);
@@ -913,6 +962,12 @@ void memcpy_rules(const SPlan& s, std::uint32_t i, SNode& n, const cudaMemcpy3DP
   const u128 bytes = mul_sat(mul_sat(e.width, e.height), e.depth);
   pointer_rules(s, i, Field::memcpy_src, p.srcPtr.ptr == nullptr, bytes, n.own);
   pointer_rules(s, i, Field::memcpy_dst, p.dstPtr.ptr == nullptr, bytes, n.own);
+  const u128 rows = mul_sat(e.height, e.depth);
+  bool too_large = bytes > k_max_bytes;
+  for (const cudaPitchedPtr& ptr : {p.srcPtr, p.dstPtr}) {  // a pitched pointer's rows span pitch * (rows - 1) + width
+    if (rows > 1) too_large = too_large || add_sat(mul_sat(ptr.pitch, rows - 1), e.width) > k_max_bytes;
+  }
+  if (too_large) n.own.push_back(Rule::too_large);
   if (static_cast<int>(p.kind) < 0 || static_cast<int>(p.kind) > 4) n.own.push_back(Rule::memcpy_kind);
   if ((e.height > 1 || e.depth > 1) && (p.srcPtr.pitch < e.width || p.dstPtr.pitch < e.width)) {
     n.own.push_back(Rule::memcpy_pitch);
@@ -957,6 +1012,7 @@ void op_memcpy(Ctx& c, Input& in) {
   switch (in.below(4)) {
     case 0: {
       const std::size_t count = in.size();
+      if (refused_count(c, count, "add_memcpy", [&] { (void)c.g.add_memcpy(dst, src, count, kind); })) return;
       h = c.g.add_memcpy(dst, src, count, kind);
       p = as_3d(dst, count * 4, src, count * 4, count * 4, 1, kind);
       break;
@@ -1045,10 +1101,11 @@ void op_child(Ctx& c, Input& in) {
 
 void op_mem_alloc(Ctx& c, Input& in) {
   const std::size_t count = in.size();
+  if (refused_count(c, count, "add_mem_alloc", [&] { (void)c.g.add_mem_alloc<float>(count); })) return;
   const auto a = c.g.add_mem_alloc<float>(count);
   SNode& n = record(c, a.node, gd::NodeKind::mem_alloc);
   n.buffer = a.buffer.id();
-  n.alloc_bytes = count * sizeof(float);  // as add_mem_alloc<T> computes it
+  n.alloc_bytes = count * sizeof(float);  // add_mem_alloc<T> refused the counts for which this wraps
   if (n.alloc_bytes == 0) n.own.push_back(Rule::alloc_zero);
   FUZZ_CHECK(a.buffer.valid() && a.buffer.size() == count, "GraphBuffer of {} elements", count);
   c.world.buffers.add(a.buffer);
@@ -1074,6 +1131,7 @@ void op_buffer_use(Ctx& c, Input& in) {
   const auto index = static_cast<std::uint32_t>(c.s.nodes.size());
   switch (in.below(5)) {
     case 0: {
+      if (refused_count(c, count, "add_memset", [&] { (void)c.g.add_memset(b, 1.0f, count); })) return;
       const gd::MemsetNode h = c.g.add_memset(b, 1.0f, count);
       c.s.uses.push_back({index, Field::memset_dst, alloc});
       SNode& n = record(c, h, gd::NodeKind::memset);
@@ -1084,6 +1142,12 @@ void op_buffer_use(Ctx& c, Input& in) {
     case 1:
     case 2: {
       const bool into = in.flag();
+      const auto* src = static_cast<const float*>(pointer(p));
+      if (refused_count(c, count, "add_memcpy", [&] {
+            (void)(into ? c.g.add_memcpy(b, src, count) : c.g.add_memcpy(pointer(p), b, count));
+          })) {
+        return;
+      }
       const gd::MemcpyNode h = into ? c.g.add_memcpy(b, static_cast<const float*>(pointer(p)), count)
                                     : c.g.add_memcpy(pointer(p), b, count);
       c.s.uses.push_back({index, into ? Field::memcpy_dst : Field::memcpy_src, alloc});
@@ -1204,7 +1268,7 @@ void op_conditional(Ctx& c, Input& in) {
     case 2: type = gd::ConditionalType::if_else; size = 2; break;
     case 3: type = gd::ConditionalType::switch_case; size = 3; break;
     case 4:
-      type = static_cast<gd::ConditionalType>(in.below(4));
+      type = static_cast<gd::ConditionalType>(in.below(5));  // 4: not a ConditionalType
       size = in.below(4);
       break;
     default: break;
@@ -1267,6 +1331,12 @@ void op_conditional(Ctx& c, Input& in) {
   const bool shape_ok = type == gd::ConditionalType::switch_case ? size >= 1
                                                                  : size == (type == gd::ConditionalType::if_else ? 2u : 1u);
   if (!shape_ok) n.own.push_back(Rule::conditional_shape);
+  if (type > gd::ConditionalType::switch_case) n.own.push_back(Rule::conditional_type);
+  if (type == gd::ConditionalType::while_loop && size == 1 && !bodies.empty() &&
+      std::all_of(bodies[0]->nodes.begin(), bodies[0]->nodes.end(),
+                  [](const SNode& b) { return b.kind == gd::NodeKind::empty; })) {
+    n.own.push_back(Rule::while_empty);  // nothing in the body can change the condition: it would never end
+  }
   if (levels == k_unresolved) n.own.push_back(Rule::condition_undeclared);
   FUZZ_CHECK(c.g.conditional_type(h) == type, "conditional_type");
   bool threw = false;
@@ -1473,15 +1543,21 @@ bool body_op(Ctx& c, Input& in) {
 
 void check_renders(const Slot& s) {
   const std::string dump = s.g.dump();
-  const std::string head = fmt::format("graph '{}': {} nodes, {} edges\n", s.s.name, s.s.nodes.size(), s.s.edges());
+  const std::string head = fmt::format("graph {}: {} nodes, {} edges\n", quoted(s.s.name), s.s.nodes.size(), s.s.edges());
   FUZZ_CHECK(dump.compare(0, head.size(), head) == 0, "dump() header: {}", dump.substr(0, 200));
   std::size_t pos = head.size() - 1;
   for (std::uint32_t i = 0; i < s.s.nodes.size(); ++i) {
-    const std::string line = fmt::format("\n  #{} {}", i, gd::to_string(s.s.nodes[i].kind));
+    const SNode& m = s.s.nodes[i];
+    const std::string line = fmt::format("\n  #{} {}{}", i, gd::to_string(m.kind), m.name.empty() ? "" : " " + quoted(m.name));
     pos = dump.find(line, pos);
     FUZZ_CHECK(pos != std::string::npos, "dump() has no line '{}'", line);
   }
   const std::string dot = s.g.to_dot();
+  for (const std::string* text : {&dump, &dot}) {  // names are escaped: no control byte but the line ends
+    FUZZ_CHECK(std::none_of(text->begin(), text->end(),
+                            [](char ch) { return (static_cast<unsigned char>(ch) < 0x20 && ch != '\n') || ch == 0x7f; }),
+               "a control byte in dump() or to_dot()");
+  }
   int depth = 0;
   bool quoted = false;
   for (std::size_t k = 0; k < dot.size(); ++k) {

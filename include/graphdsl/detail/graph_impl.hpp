@@ -7,9 +7,11 @@
 // names here may change in any release.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -143,7 +145,8 @@ struct KernelData {
   const void* func = nullptr;
   Launch launch;
   const ArgLayout* layout = nullptr;
-  std::uint32_t args = 0;        ///< offset of the packed argument block in GraphImpl::args
+  std::uint64_t args = 0;      ///< offset of the packed argument block in GraphImpl::args (64-bit: the
+                               ///< arena may pass 4 GiB; the struct stays 64 bytes)
   std::uint32_t ph_first = 0;  ///< first entry in GraphImpl::placeholders
   std::uint32_t ph_count = 0;  ///< placeholder arguments (conditions, graph buffers) of this kernel
 };
@@ -260,5 +263,23 @@ struct GraphImpl {
 
 /// True when `g` or a plan it holds places a node on a device or makes a peer copy.
 bool uses_devices(const GraphImpl& g);
+
+/// The largest byte count graphdsl accepts anywhere (PTRDIFF_MAX: no object is larger, and a
+/// negative signed count converted to std::size_t is larger).
+inline constexpr std::size_t max_bytes = static_cast<std::size_t>(PTRDIFF_MAX);
+
+/// `count` elements of `element_size` bytes, in bytes. `what` names the call for the message.
+/// @throws UsageError when `count` or the product is above max_bytes (a negative count converted
+/// to std::size_t, or a product that would wrap around).
+std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what);
+
+/// Refuses a Compare value that is not one of the six comparisons (add_set_condition).
+void check_compare(Compare op);
+
+/// `text` with control characters, backslashes, single quotes and bytes that are not UTF-8
+/// escaped (docs/errors.md, "Names in messages"): what every message, dump and DOT label prints.
+std::string escaped(std::string_view text);
+/// escaped(text) in single quotes: how messages and dumps print a node or graph name.
+std::string quoted(std::string_view text);
 
 }  // namespace graphdsl::detail
