@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 #include "bench_conditional.hpp"
 #include "sample_util.hpp"

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 #include "bench_common.hpp"
 #include "bench_hot.hpp"

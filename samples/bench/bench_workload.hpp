@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 #include "sample_util.hpp"
 

@@ -49,6 +49,7 @@
 #include <fmt/format.h>
 
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 namespace plan_fuzz {
 namespace {

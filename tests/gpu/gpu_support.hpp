@@ -30,6 +30,7 @@
 #include "catch.hpp"
 #include "kernels.hpp"
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 namespace gd = graphdsl;
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 #include "catch.hpp"
 

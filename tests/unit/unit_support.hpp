@@ -12,6 +12,7 @@
 
 #include "catch.hpp"
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 namespace unit {
 
