@@ -2,6 +2,7 @@
 #include <memory>
 
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 #include "catch.hpp"
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
 
 #include "catch.hpp"
 
