@@ -138,13 +138,14 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
                                 "that allocates it)",
                                 quoted(g.name)));
   }
-  check_launch_limits(g, i, ctx, l);
-  check_set_condition(g, i, ctx, k);
+  // The total first: "2048 threads" says more than "x = 2048" when both rules are broken.
   const Count threads = Count{l.block.x}.times(l.block.y).times(l.block.z);
   if (threads.above(1024)) {
     fail(g, i, ctx, fmt::format("block {} has {} threads; CUDA allows at most 1024 threads per block",
                                 dims(l.block), threads.text()));
   }
+  check_launch_limits(g, i, ctx, l);
+  check_set_condition(g, i, ctx, k);
 }
 
 /// Refuses a byte count above max_bytes (`what` says which, e.g. "sets", "copies").
@@ -194,10 +195,10 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   if (p.kind < cudaMemcpyHostToHost || p.kind > cudaMemcpyDefault) {
     fail(g, i, ctx, fmt::format("cudaMemcpyKind {} is not a valid copy direction", static_cast<int>(p.kind)));
   }
-  const bool rows = p.extent.height > 1 || p.extent.depth > 1;
+  const bool multi_row = p.extent.height > 1 || p.extent.depth > 1;
   for (auto [what, ptr, array] : {std::tuple<const char*, cudaPitchedPtr, cudaArray_t>{"source", p.srcPtr, p.srcArray},
                                   {"destination", p.dstPtr, p.dstArray}}) {
-    if (array == nullptr && rows && ptr.pitch < p.extent.width) {
+    if (array == nullptr && multi_row && ptr.pitch < p.extent.width) {
       fail(g, i, ctx, fmt::format("{} pitch {} bytes is smaller than the row width {} bytes", what, ptr.pitch,
                                   p.extent.width));
     }
@@ -226,6 +227,12 @@ static void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const s
                                 "Condition, or one declared by another plan)",
                                 quoted(g.name)));
   }
+}
+
+/// A WHILE whose body holds only empty nodes never ends once its condition is non-zero. Checked
+/// after the body itself, so that a broken body (a cycle, say) is reported as such.
+void check_while_progress(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const ConditionalData& c = g.conditionals[g.nodes[i].payload];
   if (c.type == ConditionalType::while_loop &&
       std::all_of(c.bodies[0]->nodes.begin(), c.bodies[0]->nodes.end(),
                   [](const NodeData& b) { return b.kind == NodeKind::empty; })) {
@@ -523,6 +530,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
         check_body_placement(*cd.bodies[b], body_ctx);
         (void)check_in(*cd.bodies[b], body_ctx, &here, usage);
       }
+      check_while_progress(g, i, ctx);
     }
   }
   std::vector<std::uint32_t> order = creation_order(g, ctx);

@@ -260,20 +260,6 @@ const std::vector<Case>& cases() {
           }).name("outer_loop");
          (void)g.instantiate();
        }},
-      {"materialize", 14, "a block of (1,1,128): z above the device's 64",
-       {cudaErrorInvalidValue, "cudaGraphAddKernelNode", "tall_block", gd::NodeKind::kernel, {"kernel node 'tall_block' (#0)"}},
-       [](Env& env) {
-         gd::Graph g("r14_block_z");
-         g.add_kernel(add_scalar, gd::Launch{1, dim3(1, 1, 128)}, env.d.get(), 1.0f, N).name("tall_block");
-         (void)g.instantiate();
-       }},
-      {"materialize", 14, "a grid of (1,65536,1): y above the device's 65535",
-       {cudaErrorInvalidValue, "cudaGraphAddKernelNode", "wide_grid", gd::NodeKind::kernel, {"kernel node 'wide_grid' (#0)"}},
-       [](Env& env) {
-         gd::Graph g("r14_grid_y");
-         g.add_kernel(add_scalar, gd::Launch{dim3(1, 65536, 1), 32}, env.d.get(), 1.0f, N).name("wide_grid");
-         (void)g.instantiate();
-       }},
       {"materialize", 14, "128 threads for a kernel declared __launch_bounds__(64)",
        {cudaErrorInvalidValue, "cudaGraphAddKernelNode", "bounded", gd::NodeKind::kernel, {"kernel node 'bounded' (#0)"}},
        [](Env& env) {
@@ -617,25 +603,11 @@ const std::vector<Case>& cases() {
            exec.set_launch(k, gd::Launch{1, N, 100u * 1024u});
          });
        }},
-      {"setter", 14, "set_launch with a block of (1,1,128)",
-       {cudaErrorInvalidValue, "cudaGraphExecKernelNodeSetParams", "k", gd::NodeKind::kernel, {"kernel node 'k' (#1)"}},
-       [](Env& env) {
-         change_executable(env, [](gd::Executable& exec, const gd::MemsetNode&, const gd::KernelNode<float*, float, int>& k) {
-           exec.set_launch(k, gd::Launch{1, dim3(1, 1, 128)});
-         });
-       }},
       {"setter", 14, "set_kernel to a __launch_bounds__(64) kernel with 128 threads",
        {cudaErrorInvalidValue, "cudaGraphExecKernelNodeSetParams", "k", gd::NodeKind::kernel, {"kernel node 'k' (#1)"}},
        [](Env& env) {
          change_executable(env, [&](gd::Executable& exec, const gd::MemsetNode&, const gd::KernelNode<float*, float, int>& k) {
            exec.set_kernel(k, bounded_add, gd::Launch{2, 128}, env.d.get(), 1.0f, N);
-         });
-       }},
-      {"setter", 14, "set_launch with a grid of (1,65536,1)",
-       {cudaErrorInvalidValue, "cudaGraphExecKernelNodeSetParams", "k", gd::NodeKind::kernel, {"kernel node 'k' (#1)"}},
-       [](Env& env) {
-         change_executable(env, [](gd::Executable& exec, const gd::MemsetNode&, const gd::KernelNode<float*, float, int>& k) {
-           exec.set_launch(k, gd::Launch{dim3(1, 65536, 1), 32});
          });
        }},
       {"setter", 21, "set_memset into pageable host memory",

@@ -74,7 +74,8 @@ TEST_CASE("a buffer never freed: the second launch needs auto_free_on_launch", "
         plain.launch(s), gd::UsageError,
         message_is("graphdsl: graph 'keeps' allocates memory in mem_alloc node 'kept' (#0) and never frees it, and was "
                    "compiled without auto_free_on_launch: launching it again while the previous launch's allocation "
-                   "is live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, or compile "
+                   "is live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, free the last launch's allocations with "
+                   "Executable::free_graph_memory(stream), or compile "
                    "with InstantiateOptions::auto_free_on_launch()"));
     CHECK(gd::debug::cuda_calls() == calls);
     GPU_REQUIRE(cudaFreeAsync(address, s));  // the user frees the unfreed allocation before dropping it
