@@ -144,7 +144,7 @@ TEST_CASE("to_dot() escapes quotes and backslashes in node and graph names", "[p
         "  rankdir=TB;\n"
         "  node [fontname=\"Helvetica\"];\n"
         "  n0 [label=\"say \\\"hi\\\"\\nempty\", shape=point];\n"
-        "  n1 [label=\"C:\\\\path\\nkernel\", shape=box];\n"
+        "  n1 [label=\"C:\\\\\\\\path\\nkernel\", shape=box];\n"  // the name's \\ escaped, then DOT-escaped
         "  n2 [label=\"#2\\nchild\", shape=box3d];\n"
         "  n0 -> n1;\n"
         "  subgraph cluster_n2 {\n"
@@ -154,11 +154,11 @@ TEST_CASE("to_dot() escapes quotes and backslashes in node and graph names", "[p
         "  }\n"
         "  n2 -> n2_0 [style=dotted, arrowhead=none];\n"
         "}\n");
-  // dump() shows names as given
+  // dump() shows names escaped (docs/errors.md, "Names in messages"): the backslash doubled
   CHECK(g.dump() ==
         "graph 'my \"plan\"': 3 nodes, 1 edges\n"
         "  #0 empty 'say \"hi\"'\n"
-        "  #1 kernel 'C:\\path': grid (1,1,1) block (1,1,1) shared 0 B, 0 args (0 B); after 'say \"hi\"'\n"
+        "  #1 kernel 'C:\\\\path': grid (1,1,1) block (1,1,1) shared 0 B, 0 args (0 B); after 'say \"hi\"'\n"
         "  #2 child: graph 'sub \"x\"', 1 nodes, 0 edges\n"
         "      #0 host\n");
 }
