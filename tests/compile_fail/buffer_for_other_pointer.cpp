@@ -1,5 +1,5 @@
 // A GraphBuffer<float> may be passed for a float* or const float* parameter, not for an int*.
-// expect: graphdsl add_kernel: an argument does not convert
+// expect: graphdsl add_kernel: argument N cannot be converted to the kernel's parameter type
 #include <graphdsl/graph.hpp>
 
 void kernel(int*, int) {}

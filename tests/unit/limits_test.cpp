@@ -34,9 +34,11 @@ TEST_CASE("grid and block dimensions beyond CUDA's limits are refused by validat
   CHECK(kernel_with(gd::Launch{dim3(1), dim3(1, 1, 65)}) ==
         "graphdsl: kernel node 'k' (#0): block (1,1,65) has z = 65; CUDA allows at most 64 in block.z");
   CHECK(kernel_with(gd::Launch{dim3(1), dim3(1025, 1, 1)}) ==
-        "graphdsl: kernel node 'k' (#0): block (1025,1,1) has x = 1025; CUDA allows at most 1024 in block.x");
+        "graphdsl: kernel node 'k' (#0): block (1025,1,1) has 1025 threads; CUDA allows at most 1024 threads per "
+        "block");  // x or y above 1024 always breaks the thread total too, which is checked first
   CHECK(kernel_with(gd::Launch{dim3(1), dim3(1, 2048, 1)}) ==
-        "graphdsl: kernel node 'k' (#0): block (1,2048,1) has y = 2048; CUDA allows at most 1024 in block.y");
+        "graphdsl: kernel node 'k' (#0): block (1,2048,1) has 2048 threads; CUDA allows at most 1024 threads per "
+        "block");
   // The largest shapes CUDA takes validate.
   CHECK(kernel_with(gd::Launch{dim3(2147483647u, 65535, 65535), dim3(1, 1, 64)}) == "<no exception>");
   CHECK(kernel_with(gd::Launch{dim3(1), dim3(16, 1, 64)}) == "<no exception>");
