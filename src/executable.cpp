@@ -349,6 +349,11 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   }
   detail::counters().executables.fetch_add(1);
   x->exec = detail::NativeExec(exec);
+  if (const bool captures = std::any_of(own.nodes.begin(), own.nodes.end(),
+                                        [](const detail::NodeData& n) { return n.kind == NodeKind::captured; });
+      captures) {  // only then: finding them walks the native graph
+    if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
+  }
   return Executable(std::move(x));
 }
 
@@ -375,13 +380,24 @@ bool Executable::has_host_error() const { return impl().sink->pending.load(std::
 void Executable::launch(cudaStream_t stream) {
   rethrow_host_error();
   detail::ExecImpl& x = *impl_;
-  if (x.unfreed && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
-    throw UsageError(fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
-                                 "auto_free_on_launch: launching it again while the previous launch's allocation is "
-                                 "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
-                                 "free the last launch's allocations with Executable::free_graph_memory(stream), or "
-                                 "compile with InstantiateOptions::auto_free_on_launch()",
-                                 detail::quoted(x.plan.impl().name), x.unfreed->describe()));
+  if (x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
+    if (x.unfreed) {
+      throw UsageError(fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
+                                   "auto_free_on_launch: launching it again while the previous launch's allocation is "
+                                   "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
+                                   "free the last launch's allocations with Executable::free_graph_memory(stream), or "
+                                   "compile with InstantiateOptions::auto_free_on_launch()",
+                                   detail::quoted(x.plan.impl().name), x.unfreed->describe()));
+    }
+    if (x.unfreed_captured) {
+      throw UsageError(fmt::format("graph {}: the function of {} allocates memory (cudaMallocAsync) that it never "
+                                   "frees, and the graph was compiled without auto_free_on_launch: launching it again "
+                                   "while the previous launch's allocation is live fails (cudaErrorInvalidValue); free "
+                                   "it in the captured function (cudaFreeAsync), free the last launch's allocations "
+                                   "with Executable::free_graph_memory(stream), or compile with "
+                                   "InstantiateOptions::auto_free_on_launch()",
+                                   detail::quoted(x.plan.impl().name), x.unfreed_captured->describe()));
+    }
   }
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);

@@ -158,6 +158,10 @@ struct ExecImpl {
   NativeGraph handle_owner;
   /// The first allocation never freed in the plan (launching again needs auto_free_on_launch).
   std::optional<NodeInfo> unfreed;
+  /// The first captured node whose function allocates (cudaMallocAsync) without freeing: a relaunch
+  /// is refused before cudaGraphLaunch, which would fail and, with several captures, leak the
+  /// allocations it made before failing (found with compute-sanitizer memcheck).
+  std::optional<NodeInfo> unfreed_captured;
   bool launched = false;
 };
 

@@ -566,28 +566,6 @@ const std::vector<Case>& cases() {
          (void)g.instantiate(gd::InstantiateOptions{}.device_launch());
        }},
       // ---- launch (cudaGraphLaunch / cudaGraphUpload) ---------------------------------------------
-      {"launch", 101, "relaunch while a captured cudaMallocAsync without free is still live",
-       {cudaErrorInvalidValue, "cudaGraphLaunch", "keeps", gd::NodeKind::captured,
-        {"launching graph 'r101_keeps'", "never frees"}},
-       [](Env& env) {
-         void* p = nullptr;
-         gd::Graph g("r101_keeps");
-         auto ok = g.add_memset(env.d.get(), 1.0f, N).name("fill");
-         g.add_captured(allocating(&p, false)).name("keeps").after(ok);
-         gd::Executable exec = g.instantiate();
-         relaunch(exec, &p);
-       }},
-      {"launch", 101, "the same with two captured nodes, the first freeing what it allocates",
-       {cudaErrorInvalidValue, "cudaGraphLaunch", "keeps", gd::NodeKind::captured, {"captured node 'keeps' (#1)"}},
-       [](Env&) {
-         void* balanced = nullptr;
-         void* kept = nullptr;
-         gd::Graph g("r101_two");
-         auto first = g.add_captured(allocating(&balanced, true)).name("balanced");
-         g.add_captured(allocating(&kept, false)).name("keeps").after(first);
-         gd::Executable exec = g.instantiate();
-         relaunch(exec, &kept);
-       }},
       // ---- per-node setters on an executable (the executable keeps its old parameters) ------------
       {"setter", 12, "set_kernel to a host function",
        {cudaErrorInvalidResourceHandle, "cudaGraphExecKernelNodeSetParams", "k", gd::NodeKind::kernel, {"kernel node 'k' (#1)"}},

@@ -213,3 +213,42 @@ TEST_CASE("a setter or update whose child plan's captured function throws change
   exec.synchronize();
   require_equal(d_x.download(), std::vector<float>(N, 1.0f), "the old child still runs");
 }
+
+TEST_CASE("a relaunch while a captured cudaMallocAsync of the last launch is live is refused before cudaGraphLaunch",
+          "[reliability][memory]") {
+  // Before: cudaGraphLaunch failed (cudaErrorInvalidValue) and, with a balanced capture before the
+  // unbalanced one, left 1,024 bytes allocated that nothing could free (compute-sanitizer memcheck).
+  float* balanced = nullptr;
+  float* kept = nullptr;
+  auto allocating = [](float** out, bool free) {
+    return [out, free](cudaStream_t s) {
+      if (cudaMallocAsync(reinterpret_cast<void**>(out), N * sizeof(float), s) != cudaSuccess) return;
+      launch_kernel(rel_fill, dim3(N / 256), dim3(256), 0, s, *out, 2.0f, N);
+      if (free) (void)cudaFreeAsync(*out, s);
+    };
+  };
+  gd::Graph g("r101_two");
+  auto first = g.add_captured(allocating(&balanced, true)).name("balanced");
+  g.add_captured(allocating(&kept, false)).name("keeps").after(first);
+  gd::Executable exec = g.instantiate();
+  exec.launch();
+  exec.synchronize();
+  const auto calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_MATCHES(
+      exec.launch(), gd::UsageError,
+      message_is("graphdsl: graph 'r101_two': the function of captured node 'keeps' (#1) allocates memory "
+                 "(cudaMallocAsync) that it never frees, and the graph was compiled without auto_free_on_launch: "
+                 "launching it again while the previous launch's allocation is live fails (cudaErrorInvalidValue); "
+                 "free it in the captured function (cudaFreeAsync), free the last launch's allocations with "
+                 "Executable::free_graph_memory(stream), or compile with InstantiateOptions::auto_free_on_launch()"));
+  CHECK(gd::debug::cuda_calls() == calls);  // refused before any CUDA call
+  exec.free_graph_memory();
+  exec.launch();  // allowed again, and runs
+  exec.synchronize();
+  std::vector<float> back(N);
+  GPU_REQUIRE(cudaMemcpy(back.data(), kept, N * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(back[0] == 2.0f);
+  CHECK(back[N - 1] == 2.0f);
+  exec.free_graph_memory();
+  exec.synchronize();
+}
