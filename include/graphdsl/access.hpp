@@ -34,9 +34,9 @@ enum class AccessMode : std::uint8_t {
 /// the node touches through it, read or written. Made by graphdsl::reads / graphdsl::writes.
 template <class Target, AccessMode Mode>
 struct Declared {
-  Target target;
-  std::size_t first;
-  std::size_t count;
+  Target target;      ///< the pointer or GraphBuffer the range is in
+  std::size_t first;  ///< the first element touched
+  std::size_t count;  ///< how many elements are touched
 };
 
 /// The node reads elements [p, p + count).

@@ -41,7 +41,7 @@ struct ValidateOptions {
 /// child or conditional node, `via` names the node inside it) and what it does to the memory.
 struct RaceAccess {
   NodeInfo node;      ///< the node, with its context when it is in a child plan or a body
-  AccessMode mode = AccessMode::read;
+  AccessMode mode = AccessMode::read;  ///< read, or write (and perhaps read)
   std::string what;   ///< e.g. "kernel parameter 0 (const T*, extent unknown)", "memcpy destination"
   std::string via;    ///< for a child or conditional node: the node inside it, e.g. "body 0: kernel node 'step' (#1)"
 };
@@ -49,7 +49,7 @@ struct RaceAccess {
 /// Two nodes that touch overlapping memory, at least one writing, with no path between them.
 struct Race {
   RaceAccess first;    ///< the node created first
-  RaceAccess second;
+  RaceAccess second;   ///< the node created second
   std::string memory;  ///< the overlap, e.g. "bytes [0x7f00..., +1024) of address space" or "graph buffer ..."
   /// True when both write; false for a read/write pair.
   bool write_write() const noexcept { return first.mode == AccessMode::write && second.mode == AccessMode::write; }
@@ -59,13 +59,13 @@ struct Race {
 
 /// An edge implied by other edges (`to` is reachable from `from` through another node).
 struct RedundantEdge {
-  NodeInfo from;
-  NodeInfo to;
+  NodeInfo from;  ///< the edge's first node
+  NodeInfo to;    ///< the node that runs after `from`
 };
 
 /// A node whose memory accesses the checker cannot bound, so it is not checked.
 struct UnboundedAccess {
-  NodeInfo node;
+  NodeInfo node;       ///< the node whose accesses are unknown
   std::string reason;  ///< e.g. "a host callback without accesses()"
 };
 
@@ -73,15 +73,16 @@ struct UnboundedAccess {
 /// (by plan, then node index); `unknown_extents` counts kernel pointer parameters checked as the
 /// bytes at the pointer (no gd::reads / gd::writes range).
 struct RaceReport {
-  std::vector<Race> races;
-  std::vector<RedundantEdge> redundant_edges;
-  std::vector<UnboundedAccess> unbounded;
-  std::size_t unknown_extents = 0;
+  std::vector<Race> races;                     ///< the racing pairs (at most max_races)
+  std::vector<RedundantEdge> redundant_edges;  ///< edges implied by other paths
+  std::vector<UnboundedAccess> unbounded;      ///< nodes whose accesses could not be bounded
+  std::size_t unknown_extents = 0;             ///< kernel pointer parameters checked as the bytes at the pointer
   std::size_t races_found = 0;  ///< races before the list was capped (races.size() <= max_races)
-  static constexpr std::size_t max_races = 1000;
+  static constexpr std::size_t max_races = 1000;  ///< the cap on `races`
 
   /// True when no race was found.
   bool ok() const noexcept { return races_found == 0; }
+  /// ok(): true when no race was found.
   explicit operator bool() const noexcept { return ok(); }
   /// A multi-line description: a summary line, then one line per race, redundant edge and
   /// unbounded node.
