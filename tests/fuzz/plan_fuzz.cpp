@@ -1677,7 +1677,9 @@ void check_copy_independent(Slot& src, Slot& dst) {
 /// Handles taken inside body builders (one per body, with its model), after add_conditional
 /// returned: readable, but refused any edit.
 void check_sealed_bodies(const std::vector<std::pair<gd::Node, std::shared_ptr<SPlan>>>& kept) {
-  for (const auto& [h, body] : kept) {
+  for (const auto& entry : kept) {
+    const gd::Node& h = entry.first;  // not a structured binding: C++17 lambdas cannot capture those
+    const std::shared_ptr<SPlan>& body = entry.second;
     FUZZ_CHECK(h.valid() && h.name() == body->nodes[h.index()].name, "a body handle reads another name");
     bool threw = false;
     const std::string msg = usage_error([&] { AnyHandle(h.ref()).name("sealed probe"); }, threw);
