@@ -771,7 +771,7 @@ void check_cycle_text(const SPlan& s, const std::string& message) {
     const std::string ref = message.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
     std::vector<std::uint32_t> cand;
     for (std::uint32_t i = 0; i < s.nodes.size(); ++i) {
-      const std::string mine = s.nodes[i].name.empty() ? fmt::format("#{}", i) : "'" + s.nodes[i].name + "'";
+      const std::string mine = s.nodes[i].name.empty() ? fmt::format("#{}", i) : quoted(s.nodes[i].name);
       if (mine == ref) cand.push_back(i);
     }
     FUZZ_CHECK(!cand.empty(), "cycle names '{}', not a node of the plan: {}", ref, message);
