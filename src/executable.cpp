@@ -349,9 +349,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   }
   detail::counters().executables.fetch_add(1);
   x->exec = detail::NativeExec(exec);
-  if (const bool captures = std::any_of(own.nodes.begin(), own.nodes.end(),
-                                        [](const detail::NodeData& n) { return n.kind == NodeKind::captured; });
-      captures) {  // only then: finding them walks the native graph
+  if (own.holds(NodeKind::captured)) {  // only then: finding them walks the native graph
     if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
   }
   return Executable(std::move(x));

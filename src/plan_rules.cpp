@@ -375,8 +375,6 @@ const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std:
   return *owner;
 }
 
-/// Whether g (or a child plan it embeds, at any depth) holds a node of kind `kind`.
-bool holds(const GraphImpl& g, NodeKind kind) { return (g.held_kinds >> static_cast<unsigned>(kind)) & 1u; }
 
 /// Reachability from up to 64 source nodes at once, one pass over the plan in run order: bit k of
 /// mask[v] is set when v is sources[k] or runs after it (forward), or runs before it (backward).
@@ -501,13 +499,13 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
     } else if (n.kind == NodeKind::child) {
       const GraphImpl& c = *g.children[n.payload];
       for (NodeKind forbidden : {NodeKind::mem_alloc, NodeKind::mem_free}) {
-        if (holds(c, forbidden)) {
+        if (c.holds(forbidden)) {
           fail(g, i, ctx, fmt::format("child plan {} contains a {} node; CUDA cannot embed graph allocations in a "
                                       "child graph by copy (allocate in the enclosing plan instead)",
                                       quoted(c.name), to_string(forbidden)));
         }
       }
-      if (holds(c, NodeKind::conditional)) {
+      if (c.holds(NodeKind::conditional)) {
         fail(g, i, ctx, fmt::format("child plan {} contains a conditional node; CUDA cannot embed conditional nodes "
                                     "in a child graph (add the conditional to the enclosing plan instead)",
                                     quoted(c.name)));

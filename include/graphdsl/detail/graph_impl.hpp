@@ -243,6 +243,8 @@ struct GraphImpl {
   std::uint32_t depth = 0;          ///< nesting levels below this plan (0: it embeds no plan)
   std::uint64_t nested_nodes = 0;   ///< nodes of embedded plans, at every level, each embedding counted
   std::uint32_t held_kinds = 0;     ///< bit k: a node of kind k here or in a child plan (not in bodies)
+  /// Whether this plan (or a child plan it embeds, at any depth; not bodies) holds a node of `kind`.
+  bool holds(NodeKind kind) const noexcept { return (held_kinds >> static_cast<unsigned>(kind)) & 1u; }
 
   /// Records that the plans `inner` are embedded (as child plans when `child`, else as bodies).
   /// @throws UsageError, changing nothing, beyond max_nesting_depth or max_embedded_nodes; `what`
