@@ -437,7 +437,8 @@ cudaGraph_t Executable::native_graph() const { return impl().native.graph.get();
 
 cudaGraphNode_t Executable::native_node(const Node& node) const {
   const detail::ExecImpl& x = impl();
-  if (!node.valid()) throw UsageError("empty node handle (a default-constructed Node was used)");
+  // node.kind() refuses an empty handle and one whose plan is gone, each with its own message
+  // (valid() is false for both, and a check of it here called a destroyed plan's handle "empty").
   return x.native.nodes[detail::exec_index(x, node, node.kind())];
 }
 
