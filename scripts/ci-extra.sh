@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI, after the main suite (.ci/run calls it): the checks that need builds of their own. No GPU.
-#   1. ThreadSanitizer: the unit suite (which makes no CUDA call) built with g++ -fsanitize=thread,
-#      library included; any TSan report fails.
+#   1. ThreadSanitizer: the unit cases that start threads (graphdsl_thread_tests: tests/unit/
+#      threads_test.cpp, no CUDA call) built with g++ -fsanitize=thread, library included; any TSan
+#      report fails. GRAPHDSL_TSAN_TARGET=graphdsl_unit_tests runs the whole unit suite instead.
 #   2. Fuzz smoke: the plan-builder fuzz harness (tests/fuzz) built with clang++, ASan and UBSan;
 #      it replays the seed corpus plus seeded random inputs, then libFuzzer runs for FUZZ_SECONDS.
 #   3. Newest CUDA 13.x (compile only): a toolkit assembled from PyPI's wheels (nvidia-cuda-nvcc,
@@ -64,23 +65,26 @@ run_tsan() {
   # -D_GLIBCXX_ASSERTIONS also stops libstdc++ from declaring std::string's members extern
   # templates, so that string operations are compiled (and instrumented) here instead of running
   # uninstrumented inside libstdc++.so, where TSan would not see a race on a node name.
-  cmake -S "$root" -B "$tsan_build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  # -O1 -g1: TSan's recommended optimisation, line tables for its reports, no full debug info.
+  local target="${GRAPHDSL_TSAN_TARGET:-graphdsl_thread_tests}"
+  cmake -S "$root" -B "$tsan_build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_CUDA_FLAGS_DEBUG=-O0" \
     -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
     "-DCMAKE_CXX_FLAGS=-fsanitize=thread -D_GLIBCXX_ASSERTIONS" \
     "-DCMAKE_CUDA_FLAGS=-Xcompiler=-fsanitize=thread" \
     "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread" >/dev/null
-  cmake --build "$tsan_build" --target graphdsl_unit_tests
-  step "ThreadSanitizer: running the unit suite"
+  cmake --build "$tsan_build" --target "$target" -j "${GRAPHDSL_JOBS:-2}"
+  step "ThreadSanitizer: running $target"
   local log="$tsan_build/tsan-unit.log" rc=0
   TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1 exitcode=66}" \
-    "$tsan_build/tests/graphdsl_unit_tests" >"$log" 2>&1 || rc=$?
+    "$tsan_build/tests/$target" >"$log" 2>&1 || rc=$?
   tail -n 3 "$log"
   local warnings
   warnings=$(grep -c "^WARNING: ThreadSanitizer" "$log" || true)
   echo "ci-extra: ThreadSanitizer warnings: $warnings (log: $log)"
   if [ "$rc" -ne 0 ] || [ "$warnings" -ne 0 ]; then
     grep -A 30 "^WARNING: ThreadSanitizer" "$log" | head -n 120 || true
-    echo "ci-extra: the unit suite under ThreadSanitizer failed (exit status $rc)" >&2
+    echo "ci-extra: $target under ThreadSanitizer failed (exit status $rc)" >&2
     exit 1
   fi
 }

@@ -12,10 +12,17 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   if [ "${CI:-}" = true ] && [ -z "${CUDAARCHS:-}" ]; then
     extra+=(-DCMAKE_CUDA_ARCHITECTURES="${GRAPHDSL_CI_CUDA_ARCH:-90}")
   fi
+  # CI also builds without optimisation or debug information (-O0, asserts on): it times nothing,
+  # and a test TU compiles ~3x faster than at -O3 on CI's two cores. GRAPHDSL_BUILD_TYPE wins.
+  build_type="${GRAPHDSL_BUILD_TYPE:-Release}"
+  if [ "${CI:-}" = true ] && [ -z "${GRAPHDSL_BUILD_TYPE:-}" ]; then
+    build_type=Debug
+    extra+=(-DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_CUDA_FLAGS_DEBUG=-O0)
+  fi
   # ccache, when installed, also serves the packaging tests' two rebuilds of the library
   # (tests/packaging passes the launchers on). GRAPHDSL_CCACHE=0 turns it off.
   if [ "${GRAPHDSL_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
     extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE="${GRAPHDSL_BUILD_TYPE:-Release}" "${extra[@]}"
+  cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE="$build_type" "${extra[@]}"
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building graphdsl needs and is missing (Debian/Ubuntu packages): CMake, Ninja,
-# fmt and Catch2; with CI=true also Doxygen, for the API reference CI builds (.ci/run). The CUDA
+# fmt and Catch2; with CI=true also Doxygen, for the API reference CI builds (.ci/run), and ccache. The CUDA
 # toolkit (12.3 or newer) must already be installed.
 set -euo pipefail
 
@@ -18,8 +18,10 @@ command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 have_header fmt/format.h || need+=(libfmt-dev)
 have_header catch2/catch.hpp catch2/catch_all.hpp || need+=(catch2)
 # CI only: the `docs` target (Doxygen, warnings as errors). The quick start does not need it.
+# ccache lets the packaging tests' two rebuilds of the library reuse the main build's objects.
 if [ "${CI:-}" = true ]; then
   command -v doxygen >/dev/null 2>&1 || need+=(doxygen)
+  command -v ccache >/dev/null 2>&1 || need+=(ccache)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then

@@ -6,6 +6,7 @@
 #   -DGENERATOR=... -DMAKE_PROGRAM=... -DBUILD_TYPE=... -DCONFIG=... -DCXX_COMPILER=...
 #   -DCUDA_COMPILER=... -DCUDA_ARCHITECTURES=... -DCUDATOOLKIT_ROOT=... -DFMT_DIR=...
 #   -DCXX_LAUNCHER=... -DCUDA_LAUNCHER=...   (optional: compiler launchers such as ccache)
+#   -DCXX_FLAGS_<BUILD_TYPE>=... -DCUDA_FLAGS_<BUILD_TYPE>=...   (optional: that build type's flags)
 #
 # package:      `cmake --install` the build tree into WORK_DIR, move the installed tree elsewhere
 #               (the package must be relocatable), then find_package(graphdsl <VERSION> EXACT CONFIG).
@@ -42,6 +43,14 @@ if(MAKE_PROGRAM)
 endif()
 if(BUILD_TYPE)
   list(APPEND cache_args "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
+  # That build type's flags as the calling build has them (CI builds Debug at -O0), so that a
+  # compiler launcher such as ccache finds the library's objects already compiled.
+  string(TOUPPER "${BUILD_TYPE}" _bt)
+  foreach(lang CXX CUDA)
+    if(DEFINED ${lang}_FLAGS_${_bt})
+      list(APPEND cache_args "-DCMAKE_${lang}_FLAGS_${_bt}=${${lang}_FLAGS_${_bt}}")
+    endif()
+  endforeach()
 endif()
 if(CXX_COMPILER)
   list(APPEND cache_args "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}")
