@@ -4,6 +4,7 @@
 //                                    returns the cudaError_t (for destructors and refusal paths)
 //   GRAPHDSL_CHECK(fn, args...)      cuda_try, then throws CudaError naming `fn` on failure
 //   throw_cuda(rc, api, node, hint)  builds and throws the CudaError (message built once, on failure)
+//   driver_entry(symbol, version)    a driver entry point, for a hot path's first attempt only (below)
 #pragma once
 
 #include <optional>
@@ -28,6 +29,14 @@ cudaError_t cuda_try(F fn, A... args) noexcept {
 
 [[noreturn]] void throw_cuda(cudaError_t rc, const char* api, std::optional<NodeInfo> node = std::nullopt,
                              std::string detail = {});
+
+/// The driver's `symbol` of ABI `version` (e.g. 12000), fetched through the runtime
+/// (cudaGetDriverEntryPointByVersion: no link to libcuda), or null when the driver has none. A hot
+/// path (the kernel-node setter, enable/disable) may call it directly, counted with
+/// count_cuda_call(), as a first attempt only: on any failure it repeats the call through the
+/// runtime with cuda_try, so the error reported, its translation and the sticky-error handling stay
+/// the runtime's, on this one path.
+void* driver_entry(const char* symbol, unsigned version) noexcept;
 
 template <class F, class... A>
 void cuda_check(const char* api, F fn, A... args) {

@@ -158,6 +158,20 @@ void count_cuda_call() noexcept { counters().cuda_calls.fetch_add(1, std::memory
 
 void clear_last_error() noexcept { (void)cudaGetLastError(); }
 
+void* driver_entry(const char* symbol, unsigned version) noexcept {
+#if CUDART_VERSION < 12050  // cudaGetDriverEntryPointByVersion is CUDA 12.5's: the runtime path only
+  (void)symbol;
+  (void)version;
+  return nullptr;
+#else
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  const cudaError_t rc = cuda_try(cudaGetDriverEntryPointByVersion, symbol, &fn, version,
+                                  static_cast<unsigned long long>(cudaEnableDefault), &found);
+  return rc == cudaSuccess && found == cudaDriverEntryPointSuccess ? fn : nullptr;
+#endif
+}
+
 void throw_cuda(cudaError_t rc, const char* api, std::optional<NodeInfo> node, std::string detail) {
   throw CudaError(rc, api, std::move(node), std::move(detail));
 }

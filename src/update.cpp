@@ -1,8 +1,10 @@
 // src/update.cpp — the host-side diff, in-place update of executables, per-node setters, fingerprints.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <unordered_map>
 
+#include <cuda.h>
 #include <fmt/format.h>
 
 #include "cuda_call.hpp"
@@ -471,6 +473,47 @@ struct Applied {
   const char* api = "";
 };
 
+/// cudaGraphExecKernelNodeSetParams for the kernel setters. First the driver's entry point with the
+/// kernel's context-free handle (cudaGetKernel; the runtime's own call looks the function up and
+/// converts the parameters on every call), then, on any failure or without that entry point, the
+/// runtime call, whose error is the one reported (cuda_call.hpp, driver_entry).
+cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
+  using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
+  static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
+  if (driver != nullptr && x.setter_func != p.func) {
+    cudaKernel_t kernel = nullptr;
+    if (cuda_try(cudaGetKernel, &kernel, static_cast<const void*>(p.func)) == cudaSuccess) {
+      x.setter_func = p.func;
+      x.setter_kernel = kernel;
+    }
+  }
+  if (driver != nullptr && x.setter_func == p.func) {
+    CUDA_KERNEL_NODE_PARAMS d{};
+    d.kern = x.setter_kernel;  // func and ctx null: the kernel in the current context (the node's)
+    d.gridDimX = p.gridDim.x;
+    d.gridDimY = p.gridDim.y;
+    d.gridDimZ = p.gridDim.z;
+    d.blockDimX = p.blockDim.x;
+    d.blockDimY = p.blockDim.y;
+    d.blockDimZ = p.blockDim.z;
+    d.sharedMemBytes = p.sharedMemBytes;
+    d.kernelParams = p.kernelParams;
+    count_cuda_call();
+    if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return cudaSuccess;
+  }
+  return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
+}
+
+/// Whether `layout` (the setter's) packs exactly like `recorded`.
+bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
+  if (&layout == &recorded) return true;
+  if (layout.count != recorded.count || layout.total != recorded.total) return false;
+  for (std::uint32_t a = 0; a < layout.count; ++a) {
+    if (layout.offsets[a] != recorded.offsets[a] || layout.sizes[a] != recorded.sizes[a]) return false;
+  }
+  return true;
+}
+
 /// Pushes the recorded parameters of plan node i to the executable with one per-node setter.
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
   const GraphImpl& g = x.plan.impl();
@@ -484,7 +527,7 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
       std::vector<unsigned char> block;
       const cudaKernelNodeParams p =
           kernel_params(g, g.kernels[n.payload], HandleScopes{x.native.handles}, x.native.dptrs, block, argv);
-      return {cuda_try(cudaGraphExecKernelNodeSetParams, exec, node, &p), "cudaGraphExecKernelNodeSetParams"};
+      return {exec_kernel_set_params(x, node, p), "cudaGraphExecKernelNodeSetParams"};
     }
     case NodeKind::memset: {
       const cudaMemsetParams p = memset_params(g, i, x.native.dptrs);
@@ -947,6 +990,67 @@ void Executable::replace_node(const Node& target, const Graph& source) {
   }
 }
 
+
+void Executable::set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
+                                   const Launch* launch) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
+  detail::KernelData& k = a.kernels[a.nodes[i].payload];
+  const bool direct = k.ph_count == 0 && k.layout->count <= detail::max_setter_args &&
+                      (args == nullptr || detail::same_layout(*layout, *k.layout));
+  if (!direct) {  // Conditions or GraphBuffers to resolve and compare: the general path
+    Graph one("setter");
+    auto& o = one.impl();
+    const unsigned char* from = args != nullptr ? args : a.args.data() + k.args;
+    const detail::ArgLayout* l = args != nullptr ? layout : k.layout;
+    o.args.assign(from, from + l->total);
+    Launch shape = launch != nullptr ? *launch : k.launch;
+    shape.priority = k.launch.priority;  // CUDA cannot patch a priority per node
+    // A new launch keeps the recorded arguments, Conditions and GraphBuffers included; new
+    // arguments are plain values, which replace_node refuses where the recorded ones are not.
+    std::vector<detail::PlaceholderArg> same;
+    if (args == nullptr) {
+      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+        const detail::KernelPlaceholder& ph = a.placeholders[k.ph_first + c];
+        same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid});
+      }
+    }
+    one.add_kernel_node(k.func, shape, l, 0, same.data(), same.size());
+    replace_node(node, one);
+    return;
+  }
+  // The launch rules first (before any CUDA call), on the recorded kernel with the new shape; the
+  // recorded launch is put back on any failure.
+  struct KeepLaunch {
+    detail::KernelData& k;
+    Launch old;
+    bool done = false;
+    ~KeepLaunch() {
+      if (!done) k.launch = old;
+    }
+  } keep{k, k.launch};
+  if (launch != nullptr) {
+    k.launch = *launch;
+    k.launch.priority = keep.old.priority;
+    detail::check_node(a, i);
+  }
+  const unsigned char* base = args != nullptr ? args : a.args.data() + k.args;
+  std::array<void*, detail::max_setter_args> argv{};
+  for (std::uint32_t j = 0; j < k.layout->count; ++j) argv[j] = const_cast<unsigned char*>(base + k.layout->offsets[j]);
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(k.func);
+  p.gridDim = k.launch.grid;
+  p.blockDim = k.launch.block;
+  p.sharedMemBytes = k.launch.shared_bytes;
+  p.kernelParams = k.layout->count == 0 ? nullptr : argv.data();
+  const detail::DeviceScope device(detail::node_device(a, i, -1));
+  const cudaError_t rc = detail::exec_kernel_set_params(x, x.native.nodes[i], p);
+  if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
+  if (args != nullptr) std::memcpy(a.args.data() + k.args, args, k.layout->total);
+  keep.done = true;
+}
+
 void Executable::set_child(const ChildNode& node, const Graph& child) {
   Graph one("setter");
   one.add_child(child);
@@ -968,6 +1072,13 @@ void Executable::set_event(const EventWaitNode& node, const Event& event) {
 void Executable::set_enabled_node(const Node& node, bool on) {
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  // The driver's entry point first, the runtime's call on any failure (cuda_call.hpp, driver_entry).
+  using SetEnabled = CUresult (*)(CUgraphExec, CUgraphNode, unsigned int);
+  static const auto driver = reinterpret_cast<SetEnabled>(detail::driver_entry("cuGraphNodeSetEnabled", 11060));
+  if (driver != nullptr) {
+    detail::count_cuda_call();
+    if (driver(x.exec.get(), x.native.nodes[i], on ? 1u : 0u) == CUDA_SUCCESS) return;
+  }
   const cudaError_t rc =
       detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));

@@ -170,6 +170,11 @@ class Executable {
   // `node` is a handle from the plan this executable was compiled from (or from the last template
   // it was updated from). Each setter checks the new parameters like validate() does, patches the
   // node with one CUDA exec setter and records the change; on failure nothing changes.
+  // set_kernel_args (plain values), set_launch and set_enabled on a kernel whose arguments hold no
+  // Condition or GraphBuffer take a direct path: the arguments are converted into a block on the
+  // stack and the node is patched through the CUDA driver's entry point (the runtime's call on any
+  // failure, so errors read the same), with no plan built and no heap allocation. Every other setter
+  // builds a one-node plan and patches from it.
   // Setters affect launches made after them; launches already queued keep their parameters, except
   // host callables, which are swapped in place: a queued launch that has not reached the host node
   // yet runs the new callable.
@@ -238,6 +243,12 @@ class Executable {
   const detail::KernelData& recorded_kernel(const Node& node) const;
   /// Replaces the parameters of `target` with those of node #0 of `source` and patches the node.
   void replace_node(const Node& target, const Graph& source);
+  /// set_kernel_args and set_launch: patches kernel node `node` with the packed argument block
+  /// `args` laid out as `layout` (null: the recorded arguments) and `launch` (null: the recorded
+  /// launch). A node whose arguments hold no Condition or GraphBuffer is patched directly (no plan
+  /// built, no heap allocation); any other goes through replace_node with a one-node plan.
+  void set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
+                         const Launch* launch);
   void set_enabled_node(const Node& node, bool on);
   void* buffer_address(std::uint64_t uid) const;
   bool enabled_node(const Node& node) const;

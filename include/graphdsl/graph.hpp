@@ -492,8 +492,24 @@ class Graph {
 
 template <class... P, class... A>
 void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
-  const detail::KernelData& k = recorded_kernel(node);
-  set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), k.launch, std::forward<A>(args)...);
+  // Plain values (no Condition, GraphBuffer or declared range) of a block of at most
+  // max_setter_block bytes are converted and packed on the stack; set_kernel_params patches the
+  // node from there. Anything else takes the general path through a one-node plan.
+  constexpr bool plain = sizeof...(P) == sizeof...(A) &&
+                         !((detail::is_declared_v<A> || detail::is_condition_v<detail::unwrap_declared_t<A>> ||
+                            detail::is_buffer_v<detail::unwrap_declared_t<A>>) ||
+                           ...);
+  using Layout = detail::ArgLayoutOf<P...>;
+  if constexpr (plain && Layout::value.total <= detail::max_setter_block) {
+    detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<A&&...>{});
+    unsigned char block[Layout::value.total + 1];
+    detail::PlaceholderArgs<0> none;
+    detail::ArgPacker<P...>::pack(block, none, std::forward<A>(args)...);
+    set_kernel_params(node, block, &Layout::value, nullptr);
+  } else {
+    const detail::KernelData& k = recorded_kernel(node);
+    set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), k.launch, std::forward<A>(args)...);
+  }
 }
 
 template <class... P, class... A>
@@ -505,14 +521,7 @@ void Executable::set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), 
 
 template <class... P>
 void Executable::set_launch(const KernelNode<P...>& node, const Launch& launch) {
-  const detail::KernelData& k = recorded_kernel(node);
-  Graph one("setter");
-  const auto& g = plan().impl();
-  one.impl().args.insert(one.impl().args.end(), g.args.begin() + k.args, g.args.begin() + k.args + k.layout->total);
-  Launch l = launch;
-  l.priority = k.launch.priority;
-  one.add_kernel_node(k.func, l, k.layout, 0);
-  replace_node(node, one);
+  set_kernel_params(node, nullptr, nullptr, &launch);
 }
 
 template <class T>

@@ -431,3 +431,73 @@ TEST_CASE("update and setters on a moved-from executable are usage errors", "[gp
                       "graphdsl: use of an empty or moved-from Executable");
   CHECK(moved.update(g));
 }
+
+TEST_CASE("set_launch keeps a kernel's GraphBuffer argument; a refused set_launch leaves the node as it was",
+          "[gpu][update][setters]") {
+  constexpr int n = 4096;
+  PinnedBuffer<float> out(n);
+  Stream s;
+  gd::Graph g("buffer launch");
+  auto [alloc, tmp] = g.add_mem_alloc<float>(n);
+  alloc.name("tmp");
+  auto zero = g.add_memset(tmp, 0.0f, n).name("zero").after(alloc);
+  // Half the grid gd::cover(n) would give: elements [0, n/2) get 1, the rest stay 0.
+  auto add = g.add_kernel(add_scalar, gd::Launch{dim3(n / 2 / 128), dim3(128)}, tmp, 1.0f, n).name("add").after(zero);
+  auto dl = g.add_memcpy(out.data(), tmp, n).name("download").after(add);
+  g.add_mem_free(tmp).name("free").after(dl);
+  gd::Executable exec = g.instantiate();
+  auto run_and_count_ones = [&] {
+    std::fill(out.data(), out.data() + n, -1.0f);
+    exec.launch(s);
+    exec.synchronize(s);
+    int ones = 0;
+    for (int i = 0; i < n; ++i) {
+      REQUIRE((out[i] == 1.0f || out[i] == 0.0f));
+      ones += out[i] == 1.0f ? 1 : 0;
+    }
+    return ones;
+  };
+  REQUIRE(run_and_count_ones() == n / 2);
+
+  // The whole grid: the kernel still gets the executable's buffer (it used to be refused as "a
+  // plain value in the setter" for the GraphBuffer argument).
+  exec.set_launch(add, gd::cover(n, 256));
+  CHECK(run_and_count_ones() == n);
+
+  // A refused shape: a UsageError naming the node and the rule, no CUDA call, and the node keeps
+  // the launch it had (the whole grid).
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_MATCHES(exec.set_launch(add, gd::Launch{dim3(1), dim3(64, 32)}), gd::UsageError,
+                         message_is("graphdsl: kernel node 'add' (#2): block (64,32,1) has 2048 threads; CUDA allows "
+                                    "at most 1024 threads per block"));
+  CHECK(gd::debug::cuda_calls() == calls);
+  CHECK(run_and_count_ones() == n);
+}
+
+TEST_CASE("set_kernel_args and set_launch on a plain kernel patch it directly; a refused call changes nothing",
+          "[gpu][update][setters]") {
+  auto gen = rng(106);
+  Buffers b(gen);
+  Stream s;
+  Knobs k;
+  gd::Graph g = plan(b, k);
+  auto k1 = gd::KernelNode<float*, const float*, float, float, int>(g.node(0).ref());
+  gd::Executable exec = g.instantiate();
+
+  // Many calls alternating two values: the last one is what runs (the recorded plan follows, so a
+  // later update diff compares against it).
+  for (int c = 0; c < 100; ++c) exec.set_kernel_args(k1, b.y1.get(), b.x.get(), c % 2 == 0 ? 3.0f : -0.5f, 0.25f, N);
+  k.a = -0.5f;
+  k.b = 0.25f;
+  run(exec, b, s);
+  check(b, k, "set_kernel_args x100");
+  const gd::UpdateResult same = exec.update(plan(b, k));
+  INFO(same.to_string());
+  CHECK(same.changed.empty());
+
+  // CUDA refuses 100 KiB of dynamic shared memory: CudaError naming the node; arguments and launch
+  // stay as they were.
+  REQUIRE_THROWS_AS(exec.set_launch(k1, gd::Launch{dim3((N + 127) / 128), dim3(128), 100u * 1024u}), gd::CudaError);
+  run(exec, b, s);
+  check(b, k, "after a refused set_launch");
+}

@@ -1,18 +1,13 @@
 // tests/support/gpu_session.cpp — what every GPU suite's main does (gpu_session.hpp): the device
-// check that skips with 77, then the Catch2 session. Compiled once, by the host compiler; with
-// Catch2 v2 it also holds Catch's implementation.
+// check that skips with 77, then the Catch2 session (catch_session.cpp). Compiled once, by the
+// host compiler.
 #include "gpu_session.hpp"
 
 #include <cstdio>
 
 #include <cuda_runtime_api.h>
 
-#if __has_include(<catch2/catch_all.hpp>)
-#include <catch2/catch_all.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
+#include "catch_session.hpp"
 
 namespace test_support {
 
@@ -32,7 +27,7 @@ int run_gpu_suite(int argc, char* argv[], int required_gpus) {
     cudaGetDeviceProperties(&prop, d);
     std::printf("GPU suite: device %d is %s (sm_%d%d)\n", d, prop.name, prop.major, prop.minor);
   }
-  return Catch::Session().run(argc, argv);
+  return run_catch(argc, argv);
 }
 
 }  // namespace test_support

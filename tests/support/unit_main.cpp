@@ -1,9 +1,5 @@
-// tests/support/unit_main.cpp — Catch2 entry point for the unit suite (v2 or v3).
-#if __has_include(<catch2/catch_all.hpp>)
-#include <catch2/catch_all.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
-#endif
+// tests/support/unit_main.cpp — entry point of the unit and thread suites (Catch2 v2 or v3; the
+// session is in catch_session.cpp).
+#include "catch_session.hpp"
 
-int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }
+int main(int argc, char* argv[]) { return test_support::run_catch(argc, argv); }

@@ -117,6 +117,11 @@ struct PlaceholderArg {
   std::uint64_t uid;     ///< Condition::id() or GraphBuffer::id()
 };
 
+/// The largest argument block (bytes) Executable::set_kernel_args packs on the stack; a larger one
+/// takes the general path. With max_setter_args: the parameters the direct patch handles.
+inline constexpr std::uint32_t max_setter_block = 1024;
+inline constexpr std::uint32_t max_setter_args = 64;
+
 /// Placeholder arguments of one add_kernel call (at most one per parameter).
 template <std::size_t N>
 struct PlaceholderArgs {
