@@ -8,6 +8,7 @@
 #include "counters.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
+#include "node_params.hpp"
 #include "plan_rules.hpp"
 #include "plan_walk.hpp"
 
@@ -482,14 +483,7 @@ ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& co
 MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
                                  std::size_t height, std::size_t pitch_bytes) {
   auto& g = impl();
-  cudaMemsetParams p{};
-  p.dst = dst;
-  p.value = value;
-  p.elementSize = element_size;
-  p.width = width;
-  p.height = height;
-  p.pitch = pitch_bytes;
-  g.memsets.push_back(p);
+  g.memsets.push_back(detail::memset_node_params(dst, value, element_size, width, height, pitch_bytes));
   g.memset_types.push_back(detail::ScalarType::raw);  // add_memset_2d records a typed value's type
   return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
 }
@@ -500,12 +494,7 @@ MemcpyNode Graph::add_memcpy_bytes(void* dst, const void* src, std::size_t bytes
 
 MemcpyNode Graph::add_memcpy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                                 std::size_t width_bytes, std::size_t height, cudaMemcpyKind kind) {
-  cudaMemcpy3DParms p{};
-  p.dstPtr = cudaPitchedPtr{dst, dst_pitch, width_bytes, height};
-  p.srcPtr = cudaPitchedPtr{const_cast<void*>(src), src_pitch, width_bytes, height};
-  p.extent = cudaExtent{width_bytes, height, 1};
-  p.kind = kind;
-  return add_memcpy_3d(p);
+  return add_memcpy_3d(detail::memcpy_node_params(dst, dst_pitch, src, src_pitch, width_bytes, height, kind));
 }
 
 MemcpyNode Graph::add_memcpy_3d(const cudaMemcpy3DParms& params) {

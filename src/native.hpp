@@ -163,10 +163,10 @@ struct ExecImpl {
   /// allocations it made before failing (found with compute-sanitizer memcheck).
   std::optional<NodeInfo> unfreed_captured;
   bool launched = false;
-  /// The kernel setters' driver path: the last kernel function it resolved (cudaGetKernel), so
-  /// that repeated setters on one kernel look nothing up.
+  /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
+  /// (cudaGetFuncBySymbol), so that repeated setters on one kernel look nothing up.
   const void* setter_func = nullptr;
-  cudaKernel_t setter_kernel = nullptr;
+  cudaFunction_t setter_function = nullptr;
 };
 
 /// Index of `node` in the executable's plan, checking that it is a handle of the plan the

@@ -12,6 +12,7 @@
 #include "graphdsl/graph.hpp"
 #include "graphdsl/update.hpp"
 #include "native.hpp"
+#include "node_params.hpp"
 #include "plan_rules.hpp"
 
 namespace graphdsl {
@@ -473,23 +474,25 @@ struct Applied {
   const char* api = "";
 };
 
-/// cudaGraphExecKernelNodeSetParams for the kernel setters. First the driver's entry point with the
-/// kernel's context-free handle (cudaGetKernel; the runtime's own call looks the function up and
-/// converts the parameters on every call), then, on any failure or without that entry point, the
-/// runtime call, whose error is the one reported (cuda_call.hpp, driver_entry).
+/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates. First the driver's
+/// entry point with the kernel's CUfunction, looked up once per executable and kernel (the
+/// runtime's own call looks it up and converts the parameters on every call), then, on any failure
+/// or without that entry point, the runtime call, whose error is the one reported (cuda_call.hpp,
+/// driver_entry). A failed driver attempt also forgets the function: it may be another context's
+/// (looked up while another device was current), and the next call looks it up again.
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
   if (driver != nullptr && x.setter_func != p.func) {
-    cudaKernel_t kernel = nullptr;
-    if (cuda_try(cudaGetKernel, &kernel, static_cast<const void*>(p.func)) == cudaSuccess) {
+    cudaFunction_t function = nullptr;
+    if (cuda_try(cudaGetFuncBySymbol, &function, static_cast<const void*>(p.func)) == cudaSuccess) {
       x.setter_func = p.func;
-      x.setter_kernel = kernel;
+      x.setter_function = function;
     }
   }
   if (driver != nullptr && x.setter_func == p.func) {
     CUDA_KERNEL_NODE_PARAMS d{};
-    d.kern = x.setter_kernel;  // func and ctx null: the kernel in the current context (the node's)
+    d.func = x.setter_function;
     d.gridDimX = p.gridDim.x;
     d.gridDimY = p.gridDim.y;
     d.gridDimZ = p.gridDim.z;
@@ -500,6 +503,7 @@ cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
     d.kernelParams = p.kernelParams;
     count_cuda_call();
     if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return cudaSuccess;
+    x.setter_func = nullptr;
   }
   return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
 }
@@ -1051,6 +1055,76 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   keep.done = true;
 }
 
+namespace detail {
+namespace {
+
+/// Whether memset or memcpy node i of g sets or copies a GraphBuffer.
+bool uses_buffer(const GraphImpl& g, std::uint32_t i) {
+  return std::any_of(g.buffer_uses.begin(), g.buffer_uses.end(), [&](const BufferUse& u) { return u.node == i; });
+}
+
+/// The direct setters of memset and memcpy nodes: writes `now` into the recorded `slot` of node i,
+/// checks the node's rules, and patches the node with `set(exec, node, &slot)` (`api` names it);
+/// on any failure puts the old parameters back (`also_restore` restores what else was written)
+/// and rethrows.
+template <class Params, class Set, class Restore>
+void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& now, Set set, const char* api,
+                    Restore also_restore) {
+  GraphImpl& a = x.plan.impl();
+  const Params old = slot;
+  slot = now;
+  try {
+    check_node(a, i);
+    const DeviceScope device(node_device(a, i, -1));
+    const cudaError_t rc = cuda_try(set, x.exec.get(), x.native.nodes[i], static_cast<const Params*>(&slot));
+    if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
+  } catch (...) {
+    slot = old;
+    also_restore();
+    throw;
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+void Executable::set_memset_raw(const Node& node, void* dst, unsigned int value, unsigned int element_size,
+                                std::size_t count, detail::ScalarType type) {
+  const std::size_t bytes = detail::checked_bytes(count, element_size, "add_memset");
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::memset);
+  if (detail::uses_buffer(a, i)) {  // replace_node says why a raw pointer cannot stand for the buffer
+    Graph one("setter");
+    one.add_memset_raw(dst, value, element_size, count, 1, bytes);
+    one.impl().memset_types.back() = type;
+    replace_node(node, one);
+    return;
+  }
+  const std::uint32_t slot = a.nodes[i].payload;
+  const detail::ScalarType old_type = a.memset_types[slot];
+  a.memset_types[slot] = type;
+  detail::patch_recorded(x, i, a.memsets[slot], detail::memset_node_params(dst, value, element_size, count, 1, bytes),
+                         cudaGraphExecMemsetNodeSetParams, "cudaGraphExecMemsetNodeSetParams",
+                         [&] { a.memset_types[slot] = old_type; });
+}
+
+void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes,
+                                  cudaMemcpyKind kind) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::memcpy);
+  if (detail::uses_buffer(a, i)) {
+    Graph one("setter");
+    one.add_memcpy_bytes(dst, src, bytes, kind);
+    replace_node(node, one);
+    return;
+  }
+  detail::patch_recorded(x, i, a.memcpys[a.nodes[i].payload],
+                         detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
+                         cudaGraphExecMemcpyNodeSetParams, "cudaGraphExecMemcpyNodeSetParams", [] {});
+}
+
 void Executable::set_child(const ChildNode& node, const Graph& child) {
   Graph one("setter");
   one.add_child(child);
@@ -1072,13 +1146,6 @@ void Executable::set_event(const EventWaitNode& node, const Event& event) {
 void Executable::set_enabled_node(const Node& node, bool on) {
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, node.kind());
-  // The driver's entry point first, the runtime's call on any failure (cuda_call.hpp, driver_entry).
-  using SetEnabled = CUresult (*)(CUgraphExec, CUgraphNode, unsigned int);
-  static const auto driver = reinterpret_cast<SetEnabled>(detail::driver_entry("cuGraphNodeSetEnabled", 11060));
-  if (driver != nullptr) {
-    detail::count_cuda_call();
-    if (driver(x.exec.get(), x.native.nodes[i], on ? 1u : 0u) == CUDA_SUCCESS) return;
-  }
   const cudaError_t rc =
       detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));

@@ -34,6 +34,7 @@ class Graph;
 namespace detail {
 struct ExecImpl;
 struct KernelData;
+enum class ScalarType : std::uint8_t;
 }
 
 /// Graph memory of a compiled plan and of its device (Executable::memory_report()).
@@ -170,11 +171,12 @@ class Executable {
   // `node` is a handle from the plan this executable was compiled from (or from the last template
   // it was updated from). Each setter checks the new parameters like validate() does, patches the
   // node with one CUDA exec setter and records the change; on failure nothing changes.
-  // set_kernel_args (plain values), set_launch and set_enabled on a kernel whose arguments hold no
-  // Condition or GraphBuffer take a direct path: the arguments are converted into a block on the
-  // stack and the node is patched through the CUDA driver's entry point (the runtime's call on any
-  // failure, so errors read the same), with no plan built and no heap allocation. Every other setter
-  // builds a one-node plan and patches from it.
+  // set_kernel_args (plain values) and set_launch on a kernel whose arguments hold no Condition or
+  // GraphBuffer, and set_memset / set_memcpy with raw pointers on a node that has them, take a
+  // direct path: no plan is built and nothing is allocated on the heap (kernel arguments are
+  // converted into a block on the stack, and the kernel node is patched through the CUDA driver's
+  // entry point, the runtime's call on any failure so that errors read the same). The other setters
+  // build a one-node plan and patch from it.
   // Setters affect launches made after them; launches already queued keep their parameters, except
   // host callables, which are swapped in place: a queued launch that has not reached the host node
   // yet runs the new callable.
@@ -249,6 +251,12 @@ class Executable {
   /// built, no heap allocation); any other goes through replace_node with a one-node plan.
   void set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
                          const Launch* launch);
+  /// set_memset and set_memcpy with raw pointers: a node that sets or copies raw pointers is
+  /// patched directly (no plan built, no heap allocation); one that uses a GraphBuffer goes through
+  /// replace_node, which refuses the raw pointer.
+  void set_memset_raw(const Node& node, void* dst, unsigned int value, unsigned int element_size, std::size_t count,
+                      detail::ScalarType type);
+  void set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
   void set_enabled_node(const Node& node, bool on);
   void* buffer_address(std::uint64_t uid) const;
   bool enabled_node(const Node& node) const;

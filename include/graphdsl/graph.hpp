@@ -140,12 +140,7 @@ class Graph {
   /// Adds a 2-D memset node: `height` rows of `width` elements, rows `pitch_bytes` apart.
   template <class T, class V = T>
   MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, V value, std::size_t width, std::size_t height) {
-    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
-                  "graphdsl add_memset: the element type must be 1, 2 or 4 bytes wide");
-    static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_memset: the element type must be trivially copyable");
-    static_assert(detail::value_accepted<T, V>,
-                  "graphdsl add_memset: the value is neither of the element type nor an integer: write it as the "
-                  "element type (e.g. 0.5f, not 0.5, for a float element)");
+    check_memset_types<T, V>();
     const T v = detail::exact_value<T>(value, "add_memset", "the element type");
     const MemsetNode n = add_memset_raw(dst, bit_pattern(v), sizeof(T), width, height, pitch_bytes);
     impl().memset_types.back() = detail::scalar_type_of<T>();
@@ -161,9 +156,7 @@ class Graph {
   /// inferred from the pointers, the safe choice with unified addressing).
   template <class D, class S>
   MemcpyNode add_memcpy(D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
-                  "graphdsl add_memcpy: source and destination element types differ (use add_memcpy_bytes for raw bytes)");
-    static_assert(!std::is_const_v<D>, "graphdsl add_memcpy: the destination is const");
+    check_memcpy_types<D, S>();
     return add_memcpy_bytes(dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
   }
   /// Adds a 1-D memcpy node copying `bytes` bytes.
@@ -447,6 +440,23 @@ class Graph {
   CapturedNode add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode);
 
  private:
+  /// The compile-time rules of add_memset and Executable::set_memset.
+  template <class T, class V>
+  static constexpr void check_memset_types() {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                  "graphdsl add_memset: the element type must be 1, 2 or 4 bytes wide");
+    static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_memset: the element type must be trivially copyable");
+    static_assert(detail::value_accepted<T, V>,
+                  "graphdsl add_memset: the value is neither of the element type nor an integer: write it as the "
+                  "element type (e.g. 0.5f, not 0.5, for a float element)");
+  }
+  /// The compile-time rules of add_memcpy and Executable::set_memcpy.
+  template <class D, class S>
+  static constexpr void check_memcpy_types() {
+    static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
+                  "graphdsl add_memcpy: source and destination element types differ (use add_memcpy_bytes for raw bytes)");
+    static_assert(!std::is_const_v<D>, "graphdsl add_memcpy: the destination is const");
+  }
   template <class T>
   static unsigned int bit_pattern(T value) {
     if constexpr (sizeof(T) == 1) {
@@ -526,9 +536,8 @@ void Executable::set_launch(const KernelNode<P...>& node, const Launch& launch) 
 
 template <class T>
 void Executable::set_memset(const MemsetNode& node, T* dst, T value, std::size_t count) {
-  Graph one("setter");
-  one.add_memset(dst, value, count);
-  replace_node(node, one);
+  Graph::check_memset_types<T, T>();
+  set_memset_raw(node, dst, Graph::bit_pattern(value), sizeof(T), count, detail::scalar_type_of<T>());
 }
 
 template <class T>
@@ -540,9 +549,8 @@ void Executable::set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T
 
 template <class D, class S>
 void Executable::set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
-  Graph one("setter");
-  one.add_memcpy(dst, src, count, kind);
-  replace_node(node, one);
+  Graph::check_memcpy_types<D, S>();
+  set_memcpy_bytes(node, dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
 }
 
 template <class T>

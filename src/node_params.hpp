@@ -1,0 +1,35 @@
+// src/node_params.hpp — the CUDA parameter structs of memset and memcpy nodes, built in one place
+// for Graph::add_memset_raw / add_memcpy_2d and the executable's direct setters (update.cpp).
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+namespace graphdsl::detail {
+
+/// A memset of `height` rows of `width` elements of `element_size` bytes, rows `pitch` bytes apart.
+inline cudaMemsetParams memset_node_params(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                                           std::size_t height, std::size_t pitch) {
+  cudaMemsetParams p{};
+  p.dst = dst;
+  p.value = value;
+  p.elementSize = element_size;
+  p.width = width;
+  p.height = height;
+  p.pitch = pitch;
+  return p;
+}
+
+/// A copy of `height` rows of `width_bytes` bytes between pitched pointers.
+inline cudaMemcpy3DParms memcpy_node_params(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                                            std::size_t width_bytes, std::size_t height, cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p{};
+  p.dstPtr = cudaPitchedPtr{dst, dst_pitch, width_bytes, height};
+  p.srcPtr = cudaPitchedPtr{const_cast<void*>(src), src_pitch, width_bytes, height};
+  p.extent = cudaExtent{width_bytes, height, 1};
+  p.kind = kind;
+  return p;
+}
+
+}  // namespace graphdsl::detail
