@@ -36,10 +36,12 @@ TEST_CASE("capture() returns a one-node plan", "[capture]") {
 
 TEST_CASE("an unknown capture mode is refused by validate()", "[capture][errors]") {
   gd::Graph g("c");
-  g.add_captured([](cudaStream_t) {}, static_cast<cudaStreamCaptureMode>(9)).name("odd");
+  // 3 is inside the enum's range (0..3) but not a mode; a value outside that range cannot be made
+  // without undefined behaviour (UBSan reports the load).
+  g.add_captured([](cudaStream_t) {}, static_cast<cudaStreamCaptureMode>(3)).name("odd");
   const auto calls = gd::debug::cuda_calls();
   REQUIRE_THROWS_MATCHES(g.validate(), gd::UsageError,
-                         message_is("graphdsl: captured node 'odd' (#0): cudaStreamCaptureMode 9 is not a capture mode"));
+                         message_is("graphdsl: captured node 'odd' (#0): cudaStreamCaptureMode 3 is not a capture mode"));
   CHECK(gd::debug::cuda_calls() == calls);
 }
 
