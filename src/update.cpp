@@ -1058,9 +1058,11 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
 namespace detail {
 namespace {
 
-/// Whether memset or memcpy node i of g sets or copies a GraphBuffer.
+/// Whether memset or memcpy node i of g sets or copies a GraphBuffer (buffer_uses is in node order).
 bool uses_buffer(const GraphImpl& g, std::uint32_t i) {
-  return std::any_of(g.buffer_uses.begin(), g.buffer_uses.end(), [&](const BufferUse& u) { return u.node == i; });
+  const auto it = std::lower_bound(g.buffer_uses.begin(), g.buffer_uses.end(), i,
+                                   [](const BufferUse& u, std::uint32_t n) { return u.node < n; });
+  return it != g.buffer_uses.end() && it->node == i;
 }
 
 /// The direct setters of memset and memcpy nodes: writes `now` into the recorded `slot` of node i,

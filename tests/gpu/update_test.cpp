@@ -501,3 +501,46 @@ TEST_CASE("set_kernel_args and set_launch on a plain kernel patch it directly; a
   run(exec, b, s);
   check(b, k, "after a refused set_launch");
 }
+
+TEST_CASE("set_memcpy patches a copy between raw pointers; a refused one changes nothing", "[gpu][update][setters]") {
+  auto gen = rng(107);
+  Buffers b(gen);
+  Stream s;
+  Knobs k;
+  gd::Graph g = plan(b, k);
+  auto download = gd::MemcpyNode(g.node(3).ref());
+  gd::Executable exec = g.instantiate();
+  PinnedBuffer<float> other(N);
+  auto other_holds_y2 = [&](const char* what) {
+    INFO(what);
+    for (int i = 0; i < N; ++i) REQUIRE(other[i] == k.c * b.hx[i] + k.d);
+  };
+
+  // 'download' copies y2 (c*x+d) into `other` instead of y1 into out.
+  std::fill(other.data(), other.data() + N, -1.0f);
+  exec.set_memcpy(download, other.data(), static_cast<const float*>(b.y2.get()), N);
+  run(exec, b, s);
+  other_holds_y2("after set_memcpy");
+
+  // Refused before any CUDA call, naming the node and the rule; the node keeps its copy.
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_MATCHES(exec.set_memcpy(download, b.out.data(), static_cast<const float*>(nullptr), N),
+                         gd::UsageError, message_is("graphdsl: memcpy node 'download' (#3): the source pointer is null"));
+  CHECK(gd::debug::cuda_calls() == calls);
+  std::fill(other.data(), other.data() + N, -1.0f);
+  run(exec, b, s);
+  other_holds_y2("after a refused set_memcpy");
+
+  // The recorded plan follows the setter: a template with the same copy differs in nothing.
+  Knobs same = k;
+  same.download_to = other.data();
+  gd::Graph templ("update");
+  auto k1 = templ.add_kernel(axpb, gd::cover(N), b.y1.get(), b.x.get(), same.a, same.b, N).name("k1");
+  templ.add_kernel(axpb, gd::cover(N), b.y2.get(), b.x.get(), same.c, same.d, N).name("k2");
+  templ.add_memset(b.z.get(), same.fill, N).name("fill");
+  templ.add_memcpy(other.data(), static_cast<const float*>(b.y2.get()), N).name("download").after(k1);
+  const gd::UpdateResult r = gd::diff(exec.plan(), templ);
+  INFO(r.to_string());
+  CHECK(r);
+  CHECK(r.changed.empty());
+}
