@@ -972,6 +972,19 @@ void Executable::replace_node(const Node& target, const Graph& source) {
       throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
     }
   }
+  if (s.nodes[0].kind == NodeKind::kernel) {
+    // A KernelNode made from a NodeRef is not checked against the kernel it names (node_cast is):
+    // an argument block of another layout would overrun the recorded one or leave the kernel
+    // reading past the arguments given.
+    const detail::ArgLayout& now = *a.kernels[a.nodes[i].payload].layout;
+    const detail::ArgLayout& given = *s.kernels[s.nodes[0].payload].layout;
+    if (!detail::same_layout(given, now)) {
+      throw UsageError(fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
+                                   "the node launches ({} parameters, {} bytes): a KernelNode handle of another "
+                                   "signature (node_cast checks it; KernelNodeOf<decltype(kernel)> names it)",
+                                   a.info(i).describe(), given.count, given.total, now.count, now.total));
+    }
+  }
   detail::check_placeholders(a, i, s);
   const detail::SavedParams old = detail::SavedParams::save(a, i);
   detail::SavedParams::save(s, 0, true).restore(a, i);

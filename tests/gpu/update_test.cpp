@@ -544,3 +544,25 @@ TEST_CASE("set_memcpy patches a copy between raw pointers; a refused one changes
   CHECK(r);
   CHECK(r.changed.empty());
 }
+
+TEST_CASE("a kernel setter through a handle of another signature is refused before any CUDA call",
+          "[gpu][update][setters][reliability]") {
+  auto gen = rng(108);
+  Buffers b(gen);
+  Stream s;
+  Knobs k;
+  gd::Graph g = plan(b, k);
+  gd::Executable exec = g.instantiate();
+  // 'k1' launches axpb(float*, const float*, float, float, int): 5 parameters, 28 bytes. A handle
+  // made from a NodeRef is not checked against it (node_cast is); the setter checks the layout.
+  const auto wrong = gd::KernelNode<float*, int>(g.node(0).ref());
+  const std::string message =
+      "graphdsl: kernel node 'k1' (#0): the setter's kernel arguments (2 parameters, 12 bytes) do not match the kernel "
+      "the node launches (5 parameters, 28 bytes): a KernelNode handle of another signature (node_cast checks it; "
+      "KernelNodeOf<decltype(kernel)> names it)";
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_MATCHES(exec.set_kernel_args(wrong, b.y1.get(), 1), gd::UsageError, message_is(message));
+  CHECK(gd::debug::cuda_calls() == calls);
+  run(exec, b, s);
+  check(b, k, "after the refused setters");
+}
