@@ -19,6 +19,10 @@ struct Buffers {
     GPU_REQUIRE(cudaMemset(y1.get(), 0xff, y1.bytes()));
     GPU_REQUIRE(cudaMemset(y2.get(), 0xff, y2.bytes()));
     GPU_REQUIRE(cudaMemset(z.get(), 0xff, z.bytes()));
+    // cudaMemset runs on the legacy default stream, which the tests' non-blocking streams do not
+    // wait for: without this the graph could run before the poison lands (seen once: y2 and z
+    // poisoned after a correct launch).
+    GPU_REQUIRE(cudaDeviceSynchronize());
   }
 };
 
