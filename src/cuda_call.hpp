@@ -32,7 +32,7 @@ cudaError_t cuda_try(F fn, A... args) noexcept {
 
 /// The driver's `symbol` of ABI `version` (e.g. 12000), fetched through the runtime
 /// (cudaGetDriverEntryPointByVersion: no link to libcuda), or null when the driver has none. A hot
-/// path (the kernel-node setter, enable/disable) may call it directly, counted with
+/// path (the kernel-node setter and per-node update) may call it directly, counted with
 /// count_cuda_call(), as a first attempt only: on any failure it repeats the call through the
 /// runtime with cuda_try, so the error reported, its translation and the sticky-error handling stay
 /// the runtime's, on this one path.

@@ -8,6 +8,7 @@
 #include "cuda_call.hpp"
 #include "device_rules.hpp"
 #include "native.hpp"
+#include "node_params.hpp"
 #include "plan_rules.hpp"
 #include "reaper.hpp"
 
@@ -95,14 +96,7 @@ cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, cons
     base = block.data();
   }
   argv.resize(k.layout->count);
-  for (std::uint32_t a = 0; a < k.layout->count; ++a) argv[a] = const_cast<unsigned char*>(base + k.layout->offsets[a]);
-  cudaKernelNodeParams p{};
-  p.func = const_cast<void*>(k.func);
-  p.gridDim = k.launch.grid;
-  p.blockDim = k.launch.block;
-  p.sharedMemBytes = k.launch.shared_bytes;
-  p.kernelParams = argv.empty() ? nullptr : argv.data();
-  return p;
+  return kernel_node_params(k, base, argv.data());
 }
 
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {

@@ -1,12 +1,28 @@
-// src/node_params.hpp — the CUDA parameter structs of memset and memcpy nodes, built in one place
-// for Graph::add_memset_raw / add_memcpy_2d and the executable's direct setters (update.cpp).
+// src/node_params.hpp — the CUDA parameter structs of kernel, memset and memcpy nodes, built in one
+// place for materialization (kernel_params), Graph::add_memset_raw / add_memcpy_2d and the
+// executable's direct setters (update.cpp).
 #pragma once
 
 #include <cstddef>
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/detail/graph_impl.hpp"
+
 namespace graphdsl::detail {
+
+/// The launch of kernel `k` with its arguments packed at `block` (k's layout); `argv` (room for the
+/// kernel's parameter count) receives the address of each argument.
+inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const unsigned char* block, void** argv) {
+  for (std::uint32_t a = 0; a < k.layout->count; ++a) argv[a] = const_cast<unsigned char*>(block + k.layout->offsets[a]);
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(k.func);
+  p.gridDim = k.launch.grid;
+  p.blockDim = k.launch.block;
+  p.sharedMemBytes = k.launch.shared_bytes;
+  p.kernelParams = k.layout->count == 0 ? nullptr : argv;
+  return p;
+}
 
 /// A memset of `height` rows of `width` elements of `element_size` bytes, rows `pitch` bytes apart.
 inline cudaMemsetParams memset_node_params(void* dst, unsigned int value, unsigned int element_size, std::size_t width,

@@ -14,6 +14,15 @@
 
 namespace graphdsl::detail {
 
+BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i) {
+  const BufferUse* const end = g.buffer_uses.data() + g.buffer_uses.size();
+  const BufferUse* const first = std::lower_bound(g.buffer_uses.data(), end, i,
+                                                  [](const BufferUse& u, std::uint32_t n) { return u.node < n; });
+  const BufferUse* last = first;
+  while (last != end && last->node == i) ++last;
+  return BufferUses{first, last};
+}
+
 namespace {
 
 [[noreturn]] void fail(const GraphImpl& g, std::uint32_t i, const std::string& context, const std::string& rule) {
@@ -49,12 +58,10 @@ struct Count {
   }
 };
 
-/// The buffer use of node i for `field`, or nullptr (buffer_uses are in node order).
+/// The buffer use of node i for `field`, or nullptr.
 const BufferUse* buffer_use(const GraphImpl& g, std::uint32_t i, BufferField field) {
-  auto it = std::lower_bound(g.buffer_uses.begin(), g.buffer_uses.end(), i,
-                             [](const BufferUse& u, std::uint32_t n) { return u.node < n; });
-  for (; it != g.buffer_uses.end() && it->node == i; ++it) {
-    if (it->field == field) return &*it;
+  for (const BufferUse& u : buffer_uses_of(g, i)) {
+    if (u.field == field) return &u;
   }
   return nullptr;
 }
@@ -374,7 +381,6 @@ const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std:
   }
   return *owner;
 }
-
 
 /// Reachability from up to 64 source nodes at once, one pass over the plan in run order: bit k of
 /// mask[v] is set when v is sources[k] or runs after it (forward), or runs before it (backward).

@@ -23,6 +23,16 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
 /// @throws UsageError naming the node and the rule.
 void check_node(const GraphImpl& g, std::uint32_t i, const std::string& context = {});
 
+/// The GraphBuffer uses of node i of g (a view into g.buffer_uses, which is in node order).
+struct BufferUses {
+  const BufferUse* first;
+  const BufferUse* last;
+  const BufferUse* begin() const { return first; }
+  const BufferUse* end() const { return last; }
+  bool empty() const { return first == last; }
+};
+BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i);
+
 /// Short ref of node i: 'name' or #i.
 std::string node_ref(const GraphImpl& g, std::uint32_t i);
 

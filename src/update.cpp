@@ -1052,15 +1052,9 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     k.launch.priority = keep.old.priority;
     detail::check_node(a, i);
   }
-  const unsigned char* base = args != nullptr ? args : a.args.data() + k.args;
   std::array<void*, detail::max_setter_args> argv{};
-  for (std::uint32_t j = 0; j < k.layout->count; ++j) argv[j] = const_cast<unsigned char*>(base + k.layout->offsets[j]);
-  cudaKernelNodeParams p{};
-  p.func = const_cast<void*>(k.func);
-  p.gridDim = k.launch.grid;
-  p.blockDim = k.launch.block;
-  p.sharedMemBytes = k.launch.shared_bytes;
-  p.kernelParams = k.layout->count == 0 ? nullptr : argv.data();
+  const cudaKernelNodeParams p =
+      detail::kernel_node_params(k, args != nullptr ? args : a.args.data() + k.args, argv.data());
   const detail::DeviceScope device(detail::node_device(a, i, -1));
   const cudaError_t rc = detail::exec_kernel_set_params(x, x.native.nodes[i], p);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
@@ -1070,13 +1064,6 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
 
 namespace detail {
 namespace {
-
-/// Whether memset or memcpy node i of g sets or copies a GraphBuffer (buffer_uses is in node order).
-bool uses_buffer(const GraphImpl& g, std::uint32_t i) {
-  const auto it = std::lower_bound(g.buffer_uses.begin(), g.buffer_uses.end(), i,
-                                   [](const BufferUse& u, std::uint32_t n) { return u.node < n; });
-  return it != g.buffer_uses.end() && it->node == i;
-}
 
 /// The direct setters of memset and memcpy nodes: writes `now` into the recorded `slot` of node i,
 /// checks the node's rules, and patches the node with `set(exec, node, &slot)` (`api` names it);
@@ -1109,7 +1096,7 @@ void Executable::set_memset_raw(const Node& node, void* dst, unsigned int value,
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::memset);
-  if (detail::uses_buffer(a, i)) {  // replace_node says why a raw pointer cannot stand for the buffer
+  if (!detail::buffer_uses_of(a, i).empty()) {  // replace_node says why a raw pointer cannot stand for the buffer
     Graph one("setter");
     one.add_memset_raw(dst, value, element_size, count, 1, bytes);
     one.impl().memset_types.back() = type;
@@ -1129,7 +1116,7 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::memcpy);
-  if (detail::uses_buffer(a, i)) {
+  if (!detail::buffer_uses_of(a, i).empty()) {
     Graph one("setter");
     one.add_memcpy_bytes(dst, src, bytes, kind);
     replace_node(node, one);
