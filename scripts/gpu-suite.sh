@@ -71,7 +71,15 @@ if [ -x "$build/tests/graphdsl_multi_gpu_tests" ]; then
     fi
   fi
 fi
-for sample in quickstart pipeline graph_update_experiments conditional_while switch_dispatch cublas_capture multi_gpu ${GPU_SUITE_BENCH-bench}; do
+# One process of a multi-process NCCL job, alone (one GPU): a world of one rank (joined, adopted),
+# and a peer that never joins (NcclError within the timeout). Two processes: the multi-GPU suite.
+if [ -x "$build/tests/graphdsl_mp_rank" ]; then
+  for mode_world in ok:1 adopt:1 alone:2; do
+    rm -f "$logs/nccl_${mode_world%:*}.id"
+    run "nccl_${mode_world%:*}" "$build/tests/graphdsl_mp_rank" "${mode_world%:*}" 0 "${mode_world#*:}" 0 "$logs/nccl_${mode_world%:*}.id"
+  done
+fi
+for sample in quickstart pipeline graph_update_experiments conditional_while switch_dispatch cublas_capture multi_gpu multi_process ${GPU_SUITE_BENCH-bench}; do
   [ -x "$build/samples/$sample" ] && run "$sample" "$build/samples/$sample"
 done
 if [ $soak -eq 1 ]; then

@@ -45,6 +45,7 @@
 #include <graphdsl/graphdsl.hpp>
 #include <graphdsl/nccl.hpp>
 
+#include "host_nccl.hpp"
 #include "sample_util.hpp"
 
 namespace gd = graphdsl;
@@ -121,36 +122,6 @@ Plan build_plan(const Shards& s, std::size_t count, const Weights& w, const AddA
 
 // ---- the baseline: NCCL called from the host -------------------------------------------------
 
-/// The NCCL functions the baseline calls, looked up in the library graphdsl::nccl has loaded: the
-/// file named by GRAPHDSL_NCCL_LIBRARY, else libnccl.so.2 (RTLD_NOLOAD: no second copy is loaded).
-struct HostNccl {
-  decltype(&::ncclGroupStart) group_start = nullptr;
-  decltype(&::ncclGroupEnd) group_end = nullptr;
-  decltype(&::ncclAllReduce) all_reduce = nullptr;
-  decltype(&::ncclGetErrorString) error_string = nullptr;
-
-  HostNccl() {
-    const char* env = std::getenv("GRAPHDSL_NCCL_LIBRARY");
-    void* lib = dlopen(env != nullptr && *env != '\0' ? env : "libnccl.so.2", RTLD_NOW | RTLD_NOLOAD);
-    if (lib == nullptr) throw std::runtime_error("the NCCL library graphdsl loaded cannot be opened again");
-    bind(lib, "ncclGroupStart", group_start);
-    bind(lib, "ncclGroupEnd", group_end);
-    bind(lib, "ncclAllReduce", all_reduce);
-    bind(lib, "ncclGetErrorString", error_string);
-  }
-
-  void check(ncclResult_t rc, const char* call) const {
-    if (rc != ncclSuccess) throw std::runtime_error(fmt::format("{} failed: {}", call, error_string(rc)));
-  }
-
- private:
-  template <class F>
-  static void bind(void* lib, const char* symbol, F& slot) {
-    slot = reinterpret_cast<F>(dlsym(lib, symbol));
-    if (slot == nullptr) throw std::runtime_error(fmt::format("{} not found in the NCCL library", symbol));
-  }
-};
-
 /// One stream per GPU (stream d on device d); the graph is launched on stream 0.
 class Streams {
  public:
@@ -203,7 +174,7 @@ class Streams {
 /// The plan's work without a graph: on each GPU's stream the scatter copy and the kernel, then the
 /// all-reduce called from the host over the same communicators, then the gather copies.
 void issue_on_streams(const Shards& s, std::size_t count, const Streams& streams, const gd::nccl::Communicators& comms,
-                      const HostNccl& nccl) {
+                      const sample::HostNccl& nccl) {
   const gd::Launch grid = gd::cover(count);
   const std::size_t bytes = count * sizeof(float);
   for (int d = 0; d < gpus; ++d) {
@@ -298,7 +269,7 @@ struct Figures {
 };
 
 Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& comms, Streams& streams,
-                const HostNccl& nccl, bool print_plan) {
+                const sample::HostNccl& nccl, bool print_plan) {
   Figures f;
   f.count = size.count;
   f.launches = size.launches;
@@ -424,7 +395,7 @@ int run(bool dot_only) {
   CUDA_CHECK(cudaSetDevice(0));
 
   // ---- 3. buffers, streams; then each size (the first compile creates the communicators) -------
-  const HostNccl nccl;
+  const sample::HostNccl nccl;
   Memory mem(sizes[std::size(sizes) - 1].count);  // the largest size; smaller ones use the start
   Streams streams;
   std::vector<Figures> all;

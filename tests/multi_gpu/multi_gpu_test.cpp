@@ -347,7 +347,7 @@ TEST_CASE("NCCL errors: buffers on the wrong device, wrong buffer count, bad dev
     const auto calls = gd::debug::cuda_calls();
     REQUIRE_THROWS_MATCHES(gd::nccl::add_all_reduce<float>(g, comms, {{a0->get(), a0->get()}}, n), gd::UsageError,
                            message_is("graphdsl: nccl all_reduce added to graph 'g': 1 buffer pair for 2 communicators "
-                                      "(devices 0,1); give one per rank"));
+                                      "(devices 0,1); give one per rank of this process"));
     CHECK(gd::debug::cuda_calls() == calls);
     CHECK(g.node_count() == 0);
   }
