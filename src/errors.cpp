@@ -38,6 +38,17 @@ const char* to_string(ConditionalType type) noexcept {
   return "unknown";
 }
 
+const char* to_string(MemSyncDomain d) noexcept { return d == MemSyncDomain::remote ? "remote" : "default"; }
+
+const char* to_string(L2Access a) noexcept {
+  switch (a) {
+    case L2Access::normal: return "normal";
+    case L2Access::streaming: return "streaming";
+    case L2Access::persisting: return "persisting";
+  }
+  return "unknown";
+}
+
 const char* to_string(Compare op) noexcept {
   switch (op) {
     case Compare::equal: return "==";

@@ -93,6 +93,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       nodes(o.nodes),
       edge_count(o.edge_count),
       kernels(o.kernels),
+      kernel_attributes(o.kernel_attributes),
       args(o.args),
       memsets(o.memsets),
       memset_types(o.memset_types),
@@ -398,10 +399,52 @@ detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, c
     }
     g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
   }
-  g.kernels.push_back(detail::KernelData{func, launch, layout, std::uint64_t{args_offset}, first,
+  g.kernels.push_back(detail::KernelData{func, detail::LaunchShape{}, layout, std::uint64_t{args_offset}, first,
                                          static_cast<std::uint32_t>(count)});
+  detail::store_launch(g, static_cast<std::uint32_t>(g.kernels.size() - 1), launch);
   return g.push(NodeKind::kernel, g.kernels.size() - 1);
 }
+
+namespace detail {
+
+const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept {
+  if (g.kernel_attributes.empty()) return nullptr;
+  const auto it = std::lower_bound(g.kernel_attributes.begin(), g.kernel_attributes.end(), kernel,
+                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
+  return it != g.kernel_attributes.end() && it->kernel == kernel ? &*it : nullptr;
+}
+
+Launch launch_of(const GraphImpl& g, std::uint32_t kernel) {
+  const LaunchShape& s = g.kernels[kernel].launch;
+  Launch l(s.grid, s.block, s.shared_bytes, s.priority);
+  if (const KernelAttributes* a = attributes_of(g, kernel)) {
+    l.cluster = a->cluster;
+    l.cooperative = a->cooperative;
+    l.sync_domain = a->sync_domain;
+    l.l2 = a->l2;
+  }
+  return l;
+}
+
+void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l) {
+  g.kernels[kernel].launch = LaunchShape{l.grid, l.block, l.shared_bytes, l.priority};
+  auto& all = g.kernel_attributes;
+  const auto it = std::lower_bound(all.begin(), all.end(), kernel,
+                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
+  const bool present = it != all.end() && it->kernel == kernel;
+  if (!l.has_attributes()) {
+    if (present) all.erase(it);
+    return;
+  }
+  const KernelAttributes a{kernel, l.cluster, l.cooperative, l.sync_domain, l.l2};
+  if (present) {
+    *it = a;
+  } else {
+    all.insert(it, a);
+  }
+}
+
+}  // namespace detail
 
 std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options) {
   static std::atomic<std::uint64_t> next{1};
@@ -630,6 +673,11 @@ std::vector<Node> Graph::successors(const Node& node) const {
 const detail::KernelData& Graph::kernel_data(const Node& node) const {
   auto& g = impl();
   return g.kernels[g.nodes[own_index(g, node)].payload];
+}
+
+Launch Graph::kernel_launch(const Node& node) const {
+  auto& g = impl();
+  return detail::launch_of(g, g.nodes[own_index(g, node)].payload);
 }
 
 Graph Graph::child_plan(const ChildNode& node) const {

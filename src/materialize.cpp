@@ -232,15 +232,11 @@ class Builder {
       case NodeKind::kernel: {
         const KernelData& k = g.kernels[n.payload];
         const cudaKernelNodeParams p = kernel_params(g, k, scopes_, dptrs_, block_, argv_);
+        const KernelAttributes* attributes = attributes_of(g, n.payload);
+        if (attributes != nullptr) check_attributes_on_device(g, i, k, launch_of(g, n.payload));
         api = "cudaGraphAddKernelNode";
         rc = cuda_try(cudaGraphAddKernelNode, &node, graph, d, nd, static_cast<const cudaKernelNodeParams*>(&p));
-        if (rc == cudaSuccess && k.launch.priority != 0) {
-          cudaKernelNodeAttrValue v{};
-          v.priority = k.launch.priority;
-          api = "cudaGraphKernelNodeSetAttribute";
-          rc = cuda_try(cudaGraphKernelNodeSetAttribute, node, cudaKernelNodeAttributePriority,
-                        static_cast<const cudaKernelNodeAttrValue*>(&v));
-        }
+        if (rc == cudaSuccess) rc = set_attributes(node, k.launch.priority, attributes, api);
         if (rc != cudaSuccess) hint = kernel_hint(rc, k);
         break;
       }
@@ -449,6 +445,106 @@ class Builder {
     GRAPHDSL_CHECK(cudaStreamCreateWithFlags, &s, static_cast<unsigned>(cudaStreamNonBlocking));
     streams_.emplace_back(device, NativeStream(s));
     return s;
+  }
+
+  /// The launch attributes against the device the node is created on (the current one): a cluster
+  /// needs compute capability 9.0 and, above 8 blocks, a kernel that allows a non-portable size; a
+  /// cooperative grid must fit on the device at once; an L2 window is at most the device's largest.
+  /// @throws UsageError naming the node; CudaError when a query fails.
+  void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const KernelData& k, const Launch& l) const {
+    int device = 0;
+    GRAPHDSL_CHECK(cudaGetDevice, &device);
+    auto attribute = [device](cudaDeviceAttr a) {
+      int v = 0;
+      GRAPHDSL_CHECK(cudaDeviceGetAttribute, &v, a, device);
+      return v;
+    };
+    auto refuse = [&](const std::string& rule) { throw UsageError(fmt::format("{}: {}", info(g, i).describe(), rule)); };
+    const unsigned long long cluster_blocks = 1ull * l.cluster.x * l.cluster.y * l.cluster.z;
+    if (cluster_blocks != 0) {
+      const int major = attribute(cudaDevAttrComputeCapabilityMajor);
+      if (major < 9) {
+        refuse(fmt::format("thread-block clusters need compute capability 9.0 or newer; device {} has {}.{}", device,
+                           major, attribute(cudaDevAttrComputeCapabilityMinor)));
+      }
+      if (cluster_blocks > 8) {
+        cudaFuncAttributes fa{};
+        GRAPHDSL_CHECK(cudaFuncGetAttributes, &fa, k.func);
+        if (fa.nonPortableClusterSizeAllowed == 0) {
+          refuse(fmt::format("a cluster of {} blocks is above CUDA's portable size of 8; allow it with "
+                             "cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)",
+                             cluster_blocks));
+        }
+      }
+    }
+    if (l.cooperative) {
+      if (attribute(cudaDevAttrCooperativeLaunch) == 0) {
+        refuse(fmt::format("device {} does not support cooperative launches", device));
+      }
+      int per_sm = 0;
+      GRAPHDSL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, k.func,
+                     static_cast<int>(l.block.x * l.block.y * l.block.z), static_cast<std::size_t>(l.shared_bytes));
+      const int sms = attribute(cudaDevAttrMultiProcessorCount);
+      const unsigned long long blocks = 1ull * l.grid.x * l.grid.y * l.grid.z;
+      const unsigned long long most = 1ull * static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
+      if (blocks > most) {
+        refuse(fmt::format("a cooperative launch of {} blocks, but device {} runs at most {} blocks of this kernel at "
+                           "once ({} per multiprocessor x {} multiprocessors, for {} threads and {} B of dynamic "
+                           "shared memory per block); every block of a cooperative grid must be resident",
+                           blocks, device, most, per_sm, sms, l.block.x * l.block.y * l.block.z, l.shared_bytes));
+      }
+    }
+    if (l.l2.bytes != 0) {
+      const auto most = static_cast<std::size_t>(attribute(cudaDevAttrMaxAccessPolicyWindowSize));
+      if (l.l2.bytes > most) {
+        refuse(fmt::format("its L2 window of {} bytes is larger than device {}'s largest, {} bytes "
+                           "(cudaDevAttrMaxAccessPolicyWindowSize)",
+                           l.l2.bytes, device, most));
+      }
+    }
+  }
+
+  /// Sets the node's priority and launch attributes (those not at their defaults).
+  static cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttributes* l, const char*& api) {
+    cudaError_t rc = cudaSuccess;
+    auto set = [&](cudaLaunchAttributeID id, const cudaLaunchAttributeValue& v) {
+      if (rc != cudaSuccess) return;
+      api = "cudaGraphKernelNodeSetAttribute";
+      rc = cuda_try(cudaGraphKernelNodeSetAttribute, node, id, &v);
+    };
+    cudaLaunchAttributeValue v{};
+    if (priority != 0) {
+      v.priority = priority;
+      set(cudaLaunchAttributePriority, v);
+    }
+    if (l == nullptr) return rc;
+    if (l->cluster.x != 0) {
+      v = cudaLaunchAttributeValue{};
+      v.clusterDim.x = l->cluster.x;
+      v.clusterDim.y = l->cluster.y;
+      v.clusterDim.z = l->cluster.z;
+      set(cudaLaunchAttributeClusterDimension, v);
+    }
+    if (l->cooperative) {
+      v = cudaLaunchAttributeValue{};
+      v.cooperative = 1;
+      set(cudaLaunchAttributeCooperative, v);
+    }
+    if (l->sync_domain != MemSyncDomain::default_domain) {
+      v = cudaLaunchAttributeValue{};
+      v.memSyncDomain = cudaLaunchMemSyncDomainRemote;
+      set(cudaLaunchAttributeMemSyncDomain, v);
+    }
+    if (l->l2.bytes != 0) {
+      v = cudaLaunchAttributeValue{};
+      v.accessPolicyWindow.base_ptr = const_cast<void*>(l->l2.base);
+      v.accessPolicyWindow.num_bytes = l->l2.bytes;
+      v.accessPolicyWindow.hitRatio = l->l2.hit_ratio;
+      v.accessPolicyWindow.hitProp = static_cast<cudaAccessProperty>(l->l2.hit);
+      v.accessPolicyWindow.missProp = static_cast<cudaAccessProperty>(l->l2.miss);
+      set(cudaLaunchAttributeAccessPolicyWindow, v);
+    }
+    return rc;
   }
 
   NodeInfo info(const GraphImpl& g, std::uint32_t i) const {

@@ -89,7 +89,7 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
 
 /// CUDA's per-dimension limits of grid and block (the same on every device graphdsl supports);
 /// threads per block and dynamic shared memory are checked elsewhere.
-void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
+void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const LaunchShape& l) {
   struct Limit {
     const char* what;
     char axis;
@@ -103,6 +103,49 @@ void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string&
     if (m.value > m.most) {
       fail(g, i, ctx, fmt::format("{} {} has {} = {}; CUDA allows at most {} in {}.{}", m.what,
                                   dims(m.what[0] == 'g' ? l.grid : l.block), m.axis, m.value, m.most, m.what, m.axis));
+    }
+  }
+}
+
+/// The launch attributes' rules that need no CUDA call (the device's own limits are checked when
+/// the plan is compiled: materialize.cpp, check_attributes_on_device).
+void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
+  const dim3& c = l.cluster;
+  if (c.x != 0 || c.y != 0 || c.z != 0) {
+    if (c.x == 0 || c.y == 0 || c.z == 0) {
+      fail(g, i, ctx, fmt::format("cluster {} has a zero dimension; every dimension must be at least 1 (or all 0 for "
+                                  "no cluster)",
+                                  dims(c)));
+    }
+    const std::pair<char, std::pair<unsigned, unsigned>> axes[] = {
+        {'x', {l.grid.x, c.x}}, {'y', {l.grid.y, c.y}}, {'z', {l.grid.z, c.z}}};
+    for (const auto& [axis, gc] : axes) {
+      if (gc.first % gc.second != 0) {
+        fail(g, i, ctx, fmt::format("grid {} is not a whole number of clusters {}: {} blocks in {} do not divide into "
+                                    "clusters of {}",
+                                    dims(l.grid), dims(c), gc.first, axis, gc.second));
+      }
+    }
+    const Count blocks = Count{c.x}.times(c.y).times(c.z);
+    if (blocks.above(16)) {
+      fail(g, i, ctx, fmt::format("cluster {} has {} blocks; CUDA allows at most 8 blocks per cluster (16 with "
+                                  "cudaFuncAttributeNonPortableClusterSizeAllowed)",
+                                  dims(c), blocks.text()));
+    }
+  }
+  if (l.l2.bytes != 0) {
+    if (l.l2.base == nullptr) fail(g, i, ctx, fmt::format("its L2 window of {} bytes starts at a null pointer", l.l2.bytes));
+    if (!(l.l2.hit_ratio >= 0.0f && l.l2.hit_ratio <= 1.0f)) {
+      fail(g, i, ctx, fmt::format("its L2 window's hit ratio is {}; it must be in [0, 1]", l.l2.hit_ratio));
+    }
+  }
+  const auto domain = static_cast<unsigned>(l.sync_domain);
+  if (domain > 1) fail(g, i, ctx, fmt::format("memory sync domain {} is not a MemSyncDomain (default or remote)", domain));
+  for (auto [which, a] : {std::pair<const char*, L2Access>{"hit", l.l2.hit}, {"miss", l.l2.miss}}) {
+    if (static_cast<unsigned>(a) > 2) {
+      fail(g, i, ctx, fmt::format("its L2 window's {} property {} is not an L2Access (normal, streaming or "
+                                  "persisting)",
+                                  which, static_cast<unsigned>(a)));
     }
   }
 }
@@ -127,7 +170,7 @@ void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string&
 void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const KernelData& k = g.kernels[g.nodes[i].payload];
   if (k.func == nullptr) fail(g, i, ctx, "the kernel function is null");
-  const Launch& l = k.launch;
+  const LaunchShape& l = k.launch;
   for (auto [what, d] : {std::pair<const char*, dim3>{"grid", l.grid}, {"block", l.block}}) {
     if (d.x == 0 || d.y == 0 || d.z == 0) {
       fail(g, i, ctx, fmt::format("{} {} has a zero dimension; every dimension must be at least 1", what, dims(d)));
@@ -152,6 +195,9 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
                                 dims(l.block), threads.text()));
   }
   check_launch_limits(g, i, ctx, l);
+  if (attributes_of(g, g.nodes[i].payload) != nullptr) {
+    check_launch_attributes(g, i, ctx, launch_of(g, g.nodes[i].payload));
+  }
   check_set_condition(g, i, ctx, k);
 }
 

@@ -61,6 +61,20 @@ std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelData
   return fmt::format(", argument {}: buffer of {}", arg + 1, g.info(p.ref.index).ref());
 }
 
+/// A kernel's launch attributes for dumps and DOT labels: ", cluster (2,1,1), cooperative, ...";
+/// empty when it has none.
+std::string attributes_text(const Launch& l) {
+  std::string s;
+  if (l.cluster.x != 0) s += fmt::format(", cluster {}", dims(l.cluster));
+  if (l.cooperative) s += ", cooperative";
+  if (l.sync_domain != MemSyncDomain::default_domain) s += fmt::format(", sync domain {}", to_string(l.sync_domain));
+  if (l.l2.bytes != 0) {
+    s += fmt::format(", L2 window {} B hit {:g} {}/{}", l.l2.bytes, l.l2.hit_ratio, to_string(l.l2.hit),
+                     to_string(l.l2.miss));
+  }
+  return s;
+}
+
 /// What a node does, in a few words.
 std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
   const detail::NodeData& n = g.nodes[i];
@@ -71,7 +85,7 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
                                   dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
       for (std::uint32_t c = 0; c < k.ph_count; ++c) s += placeholder_arg(g, k, g.placeholders[k.ph_first + c]);
       if (k.launch.priority != 0) s += fmt::format(", priority {}", k.launch.priority);
-      return s;
+      return detail::attributes_of(g, n.payload) != nullptr ? s + attributes_text(detail::launch_of(g, n.payload)) : s;
     }
     case NodeKind::memset: {
       const auto& p = g.memsets[n.payload];
@@ -196,6 +210,9 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
     if (n.kind == NodeKind::captured) {
       const std::string what = g.captures[n.payload].fn->describe();
       if (!what.empty()) where += "\\n" + dot_escape(what);
+    }
+    if (n.kind == NodeKind::kernel && detail::attributes_of(g, n.payload) != nullptr) {
+      where += "\\n" + dot_escape(attributes_text(detail::launch_of(g, n.payload)).substr(2));
     }
     out += fmt::format("{}{}{} [label=\"{}\\n{}{}\", shape={}];\n", indent, prefix, i, dot_escape(label),
                        to_string(n.kind), where, dot_shape(n.kind));

@@ -109,7 +109,7 @@ std::optional<UpdateResult> missing_edge(const GraphImpl& has, const char* has_n
 }
 
 bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i);
-bool same_kernel(const GraphImpl& a, const KernelData& x, const GraphImpl& b, const KernelData& y);
+bool same_kernel(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb);
 
 /// What a diff finds besides refusals: nodes whose parameters or names differ.
 struct DiffOut {
@@ -183,7 +183,7 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       const KernelData& kx = a.kernels[x.payload];
       const KernelData& ky = b.kernels[y.payload];
       if (kx.func == ky.func && (kx.ph_count | ky.ph_count) == 0) {
-        if (!same_kernel(a, kx, b, ky)) out->changed->push_back(i);
+        if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
         if (x.name != y.name) out->renamed->push_back(i);
         continue;
       }
@@ -269,17 +269,55 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
 
 bool same_dims(const dim3& x, const dim3& y) { return x.x == y.x && x.y == y.y && x.z == y.z; }
 
-bool same_launch(const Launch& x, const Launch& y) {
-  return same_dims(x.grid, y.grid) && same_dims(x.block, y.block) && x.shared_bytes == y.shared_bytes &&
-         x.priority == y.priority;
+/// Priority and launch attributes: what per-node setters cannot patch.
+bool same_attributes(const Launch& x, const Launch& y) {
+  return x.priority == y.priority && same_dims(x.cluster, y.cluster) && x.cooperative == y.cooperative &&
+         x.sync_domain == y.sync_domain && x.l2.bytes == y.l2.bytes &&
+         (x.l2.bytes == 0 || (x.l2.base == y.l2.base && x.l2.hit_ratio == y.l2.hit_ratio && x.l2.hit == y.l2.hit &&
+                              x.l2.miss == y.l2.miss));
+}
+
+/// A setter's launch keeps the node's launch attributes: CUDA patches a kernel node's grid, block,
+/// shared memory and arguments, not its attributes. @throws UsageError naming the node.
+void check_setter_attributes(const GraphImpl& a, std::uint32_t i, const Launch& recorded, const Launch& given) {
+  Launch with_priority = given;
+  with_priority.priority = recorded.priority;  // a setter's priority is ignored (documented)
+  if (!same_attributes(recorded, with_priority)) {
+    throw UsageError(fmt::format("{}: a setter's launch has other launch attributes (cluster, cooperative, sync "
+                                 "domain, L2 window) than the node's; CUDA cannot patch them on one node: give the "
+                                 "node's own attributes, or update the executable from a plan (whole graph)",
+                                 a.info(i).describe()));
+  }
+}
+
+/// "cluster (2,1,1), cooperative" / "no cluster, not cooperative" (update refusals).
+std::string launch_attributes_text(const Launch& l) {
+  return fmt::format("{}, {}",
+                     l.cluster.x != 0 ? fmt::format("cluster ({},{},{})", l.cluster.x, l.cluster.y, l.cluster.z)
+                                      : std::string("no cluster"),
+                     l.cooperative ? "cooperative" : "not cooperative");
+}
+
+/// Same shape and attributes (the attributes looked up only when a plan has any).
+bool same_launch(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb) {
+  const LaunchShape& x = a.kernels[ka].launch;
+  const LaunchShape& y = b.kernels[kb].launch;
+  if (!(same_dims(x.grid, y.grid) && same_dims(x.block, y.block) && x.shared_bytes == y.shared_bytes &&
+        x.priority == y.priority)) {
+    return false;
+  }
+  if (a.kernel_attributes.empty() && b.kernel_attributes.empty()) return true;
+  return same_attributes(launch_of(a, ka), launch_of(b, kb));
 }
 
 /// Same launch shape and argument bytes (the function is compared as structure). A kernel without
 /// parameters compares no bytes: its plan's argument block may be empty (data() null, which
 /// memcmp must not be given even for 0 bytes).
-bool same_kernel(const GraphImpl& a, const KernelData& x, const GraphImpl& b, const KernelData& y) {
+bool same_kernel(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb) {
+  const KernelData& x = a.kernels[ka];
+  const KernelData& y = b.kernels[kb];
   const std::size_t bytes = x.layout->total;
-  return same_launch(x.launch, y.launch) &&
+  return same_launch(a, ka, b, kb) &&
          (bytes == 0 || std::memcmp(a.args.data() + x.args, b.args.data() + y.args, bytes) == 0);
 }
 
@@ -303,7 +341,7 @@ bool same_memcpy(const cudaMemcpy3DParms& x, const cudaMemcpy3DParms& y) {
 bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
   const std::uint32_t pa = a.nodes[i].payload, pb = b.nodes[i].payload;
   switch (a.nodes[i].kind) {
-    case NodeKind::kernel: return same_kernel(a, a.kernels[pa], b, b.kernels[pb]);
+    case NodeKind::kernel: return same_kernel(a, pa, b, pb);
     case NodeKind::memset: return same_memset(a.memsets[pa], b.memsets[pb]);
     case NodeKind::memcpy: return same_memcpy(a.memcpys[pa], b.memcpys[pb]);
     case NodeKind::host: return a.hosts[pa] == b.hosts[pb];
@@ -394,6 +432,7 @@ void take_nested_names(GraphImpl& a, const GraphImpl& t, std::uint32_t i) {
 struct SavedParams {
   NodeKind kind = NodeKind::empty;
   KernelData kernel;
+  Launch launch;  ///< the kernel's whole launch (its attributes are not in the record)
   std::vector<unsigned char> args;
   cudaMemsetParams memset{};
   ScalarType memset_type = ScalarType::raw;
@@ -413,6 +452,7 @@ struct SavedParams {
     switch (n.kind) {
       case NodeKind::kernel:
         s.kernel = g.kernels[n.payload];
+        s.launch = launch_of(g, n.payload);
         s.args.assign(g.args.begin() + s.kernel.args, g.args.begin() + s.kernel.args + s.kernel.layout->total);
         break;
       case NodeKind::memset:
@@ -447,6 +487,7 @@ struct SavedParams {
         k.args = mine.args;
         k.ph_first = mine.ph_first;
         k.ph_count = mine.ph_count;
+        store_launch(g, n.payload, launch);
         const std::size_t offset = k.args;
         std::copy(args.begin(), args.end(), g.args.begin() + offset);
         break;
@@ -766,8 +807,8 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   UpdateResult result = detail::plan_diff(a, t, &renamed, &conditions_changed);
   if (!result) return result;
   const std::vector<std::uint32_t>& changed = result.changed;
-  // Changes per-node setters cannot make: a kernel's priority (an attribute) and multi-dimensional
-  // copies (cudaGraphExecMemcpyNodeSetParams takes 1-D operands only).
+  // Changes per-node setters cannot make: a kernel's priority and launch attributes, and
+  // multi-dimensional copies (cudaGraphExecMemcpyNodeSetParams takes 1-D operands only).
   bool priority_changed = false;
   bool multi_dim_copy = false;
   bool nested_change = conditions_changed;  // condition defaults and conditional bodies: cudaGraphExecUpdate only
@@ -775,7 +816,18 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     const std::uint32_t pa = a.nodes[i].payload, pt = t.nodes[i].payload;
     nested_change |= a.nodes[i].kind == NodeKind::conditional || a.nodes[i].kind == NodeKind::captured;
     if (a.nodes[i].kind == NodeKind::kernel) {
-      priority_changed |= a.kernels[pa].launch.priority != t.kernels[pt].launch.priority;
+      const Launch la = detail::launch_of(a, pa);
+      const Launch lt = detail::launch_of(t, pt);
+      // cudaGraphExecUpdate accepts a new cluster shape, but the node then faults when launched
+      // (cudaErrorLaunchFailure, H200, driver 580): refused, as a change of cooperative launch.
+      if (!detail::same_dims(la.cluster, lt.cluster) || la.cooperative != lt.cooperative) {
+        return detail::refusal(UpdateStatus::attributes_changed, a.info(i),
+                               fmt::format("{}: its cluster or cooperative launch changed ({} to {}), which CUDA "
+                                           "cannot patch in an executable; compile the new plan instead",
+                                           a.info(i).describe(), detail::launch_attributes_text(la),
+                                           detail::launch_attributes_text(lt)));
+      }
+      priority_changed |= !detail::same_attributes(la, lt);
     } else if (a.nodes[i].kind == NodeKind::memcpy) {
       for (const cudaMemcpy3DParms* p : {&std::as_const(a.memcpys[pa]), &t.memcpys[pt]}) {
         multi_dim_copy |= p->extent.height > 1 || p->extent.depth > 1 || p->srcArray || p->dstArray;
@@ -803,8 +855,8 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     }
     if (!whole && priority_changed) {
       return detail::refusal(UpdateStatus::attributes_changed, std::nullopt,
-                             "a kernel node's priority changed, which per-node setters cannot patch; use "
-                             "UpdatePolicy::whole_graph or automatic");
+                             "a kernel node's priority or launch attributes changed, which per-node setters cannot "
+                             "patch; use UpdatePolicy::whole_graph or automatic");
     }
     if (whole) {
       detail::Materialized m;
@@ -961,6 +1013,12 @@ const detail::KernelData& Executable::recorded_kernel(const Node& node) const {
   return a.kernels[a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload];
 }
 
+Launch Executable::recorded_launch(const Node& node) const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& a = x.plan.impl();
+  return detail::launch_of(a, a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload);
+}
+
 void Executable::replace_node(const Node& target, const Graph& source) {
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
@@ -1022,8 +1080,10 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     const unsigned char* from = args != nullptr ? args : a.args.data() + k.args;
     const detail::ArgLayout* l = args != nullptr ? layout : k.layout;
     o.args.assign(from, from + l->total);
-    Launch shape = launch != nullptr ? *launch : k.launch;
-    shape.priority = k.launch.priority;  // CUDA cannot patch a priority per node
+    const Launch recorded = detail::launch_of(a, a.nodes[i].payload);
+    if (launch != nullptr) detail::check_setter_attributes(a, i, recorded, *launch);
+    Launch shape = launch != nullptr ? *launch : recorded;
+    shape.priority = recorded.priority;  // CUDA cannot patch a priority per node
     // A new launch keeps the recorded arguments, Conditions and GraphBuffers included; new
     // arguments are plain values, which replace_node refuses where the recorded ones are not.
     std::vector<detail::PlaceholderArg> same;
@@ -1039,17 +1099,22 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   }
   // The launch rules first (before any CUDA call), on the recorded kernel with the new shape; the
   // recorded launch is put back on any failure.
+  // (The attributes are the recorded ones, so only the record's shape changes.)
   struct KeepLaunch {
     detail::KernelData& k;
-    Launch old;
+    detail::LaunchShape old;
     bool done = false;
     ~KeepLaunch() {
       if (!done) k.launch = old;
     }
   } keep{k, k.launch};
   if (launch != nullptr) {
-    k.launch = *launch;
-    k.launch.priority = keep.old.priority;
+    if (!a.kernel_attributes.empty()) {
+      detail::check_setter_attributes(a, i, detail::launch_of(a, a.nodes[i].payload), *launch);
+    } else if (launch->has_attributes()) {
+      detail::check_setter_attributes(a, i, Launch{}, *launch);
+    }
+    k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
     detail::check_node(a, i);
   }
   std::array<void*, detail::max_setter_args> argv{};

@@ -243,6 +243,8 @@ class Executable {
   detail::ExecImpl& impl() const;
   /// The recorded kernel of `node` (checks that the node belongs to this executable).
   const detail::KernelData& recorded_kernel(const Node& node) const;
+  /// Internal: the recorded Launch of a kernel node (shape and attributes).
+  Launch recorded_launch(const Node& node) const;
   /// Replaces the parameters of `target` with those of node #0 of `source` and patches the node.
   void replace_node(const Node& target, const Graph& source);
   /// set_kernel_args and set_launch: patches kernel node `node` with the packed argument block

@@ -377,10 +377,10 @@ class Graph {
   std::vector<Node> predecessors(const Node& node) const;
   /// Nodes that run after `node`, in index order.
   std::vector<Node> successors(const Node& node) const;
-  /// The launch shape of a kernel node.
+  /// The launch of a kernel node: shape and attributes.
   template <class... P>
-  const Launch& launch_of(const KernelNode<P...>& node) const {
-    return kernel_data(node).launch;
+  Launch launch_of(const KernelNode<P...>& node) const {
+    return kernel_launch(node);
   }
   /// The plan embedded by a child node.
   Graph child_plan(const ChildNode& node) const;
@@ -483,6 +483,8 @@ class Graph {
   MemFreeNode add_mem_free_node(std::uint64_t uid);
   void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);
   const detail::KernelData& kernel_data(const Node& node) const;
+  /// Internal: the whole Launch of a kernel node.
+  Launch kernel_launch(const Node& node) const;
   /// Stores the ranges of the gd::reads / gd::writes arguments of kernel node `node`.
   template <std::size_t... I, class... A>
   void declare_kernel_ranges(const Node& node, std::index_sequence<I...>, const A&... args) {
@@ -518,7 +520,8 @@ void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
     set_kernel_params(node, block, &Layout::value, nullptr);
   } else {
     const detail::KernelData& k = recorded_kernel(node);
-    set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), k.launch, std::forward<A>(args)...);
+    set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), recorded_launch(node),
+               std::forward<A>(args)...);
   }
 }
 

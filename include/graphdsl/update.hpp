@@ -48,7 +48,8 @@ enum class UpdateStrategy : std::uint8_t {
 /// Which strategy update() may use.
 enum class UpdatePolicy : std::uint8_t {
   automatic,   ///< per-node setters (measured cheaper at every k <= N), whole-graph only for changes they
-               ///< cannot make: priorities, 2-D/3-D copies, condition defaults, conditional bodies
+               ///< cannot make: priorities and launch attributes (sync domain, L2 window), 2-D/3-D
+               ///< copies, condition defaults, conditional bodies
   per_node,    ///< always per-node setters
   whole_graph  ///< always cudaGraphExecUpdate
 };

@@ -141,9 +141,29 @@ struct CaptureData {
   cudaStreamCaptureMode mode;
 };
 
+/// What a kernel record keeps of its Launch: grid, block, dynamic shared memory and priority (32
+/// bytes, so that KernelData stays 64). The launch attributes (cluster, cooperative, sync domain, L2
+/// window), which few kernels have, live in GraphImpl::kernel_attributes: launch_of() and
+/// store_launch() put the two together.
+struct LaunchShape {
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  unsigned int shared_bytes = 0;
+  int priority = 0;
+};
+
+/// The launch attributes of one kernel (its index in GraphImpl::kernels).
+struct KernelAttributes {
+  std::uint32_t kernel = 0;
+  dim3 cluster{0, 0, 0};
+  bool cooperative = false;
+  MemSyncDomain sync_domain = MemSyncDomain::default_domain;
+  L2Window l2{};
+};
+
 struct KernelData {
   const void* func = nullptr;
-  Launch launch;
+  LaunchShape launch;
   const ArgLayout* layout = nullptr;
   std::uint64_t args = 0;      ///< offset of the packed argument block in GraphImpl::args (64-bit: the
                                ///< arena may pass 4 GiB; the struct stays 64 bytes)
@@ -218,6 +238,7 @@ struct GraphImpl {
   std::size_t edge_count = 0;
 
   std::vector<KernelData> kernels;
+  std::vector<KernelAttributes> kernel_attributes;  ///< sorted by kernel; only kernels that have attributes
   std::vector<unsigned char> args;
   std::vector<cudaMemsetParams> memsets;
   std::vector<ScalarType> memset_types;  ///< per memset: the element type of its value (for dumps)
@@ -265,6 +286,13 @@ struct GraphImpl {
 
 /// True when `g` or a plan it holds places a node on a device or makes a peer copy.
 bool uses_devices(const GraphImpl& g);
+
+/// The launch attributes of kernel `kernel` (an index into g.kernels), or nullptr when it has none.
+const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept;
+/// The whole Launch of kernel `kernel`: its shape and its attributes.
+Launch launch_of(const GraphImpl& g, std::uint32_t kernel);
+/// Stores `l` as kernel `kernel`'s launch: the shape in the record, the attributes aside.
+void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l);
 
 /// The largest byte count graphdsl accepts anywhere (PTRDIFF_MAX: no object is larger, and a
 /// negative signed count converted to std::size_t is larger).
