@@ -38,6 +38,15 @@ const char* to_string(ConditionalType type) noexcept {
   return "unknown";
 }
 
+const char* to_string(EdgeKind kind) noexcept {
+  switch (kind) {
+    case EdgeKind::full: return "full";
+    case EdgeKind::programmatic: return "programmatic";
+    case EdgeKind::launch_completion: return "launch_completion";
+  }
+  return "unknown";
+}
+
 const char* to_string(MemSyncDomain d) noexcept { return d == MemSyncDomain::remote ? "remote" : "default"; }
 
 const char* to_string(L2Access a) noexcept {

@@ -204,10 +204,19 @@ class Builder {
     scopes_.push_back(std::move(handles));
     out.assign(g.nodes.size(), nullptr);
     std::vector<cudaGraphNode_t> deps;
+    std::vector<std::uint32_t> kinded;  // predecessors over edges that are not full ones
     for (std::uint32_t i : order) {
       deps.clear();
-      for (std::uint32_t p : g.nodes[i].preds) deps.push_back(out[p]);
+      kinded.clear();
+      for (std::uint32_t p : g.nodes[i].preds) {
+        if (!g.edge_kinds.empty() && edge_kind(g, p, i) != EdgeKind::full) {
+          kinded.push_back(p);
+        } else {
+          deps.push_back(out[p]);
+        }
+      }
       out[i] = add(g, i, graph, deps);
+      for (std::uint32_t p : kinded) add_kinded_edge(g, p, i, graph, out[p], out[i]);
     }
     scopes_.pop_back();
   }
@@ -501,6 +510,29 @@ class Builder {
                            "(cudaDevAttrMaxAccessPolicyWindowSize)",
                            l.l2.bytes, device, most));
       }
+    }
+  }
+
+  /// Adds the edge from -> to with its kind's edge data (programmatic: the kernel's programmatic
+  /// port; launch completion: its launch-completion port). @throws CudaError naming the node.
+  void add_kinded_edge(const GraphImpl& g, std::uint32_t from, std::uint32_t to, cudaGraph_t graph,
+                       cudaGraphNode_t native_from, cudaGraphNode_t native_to) const {
+    cudaGraphEdgeData e{};
+    e.from_port = edge_kind(g, from, to) == EdgeKind::programmatic ? cudaGraphKernelNodePortProgrammatic
+                                                                   : cudaGraphKernelNodePortLaunchCompletion;
+    e.type = cudaGraphDependencyTypeProgrammatic;
+#if CUDART_VERSION >= 13000
+    const cudaError_t rc = cuda_try(cudaGraphAddDependencies, graph, &native_from, &native_to,
+                                    static_cast<const cudaGraphEdgeData*>(&e), std::size_t{1});
+    const char* api = "cudaGraphAddDependencies";
+#else
+    const cudaError_t rc = cuda_try(cudaGraphAddDependencies_v2, graph, &native_from, &native_to,
+                                    static_cast<const cudaGraphEdgeData*>(&e), std::size_t{1});
+    const char* api = "cudaGraphAddDependencies_v2";
+#endif
+    if (rc != cudaSuccess) {
+      throw_cuda(rc, api, info(g, to),
+                 fmt::format("the {} edge from {}", to_string(edge_kind(g, from, to)), g.info(from).describe()));
     }
   }
 

@@ -201,6 +201,23 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   check_set_condition(g, i, ctx, k);
 }
 
+/// Edges into node i that are not full ones join two kernels (CUDA's rule for programmatic and
+/// launch-completion edges).
+void check_edge_kinds(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  for (const EdgeKindData& e : g.edge_kinds) {
+    if (e.to != i) continue;
+    const NodeKind from = g.nodes[e.from].kind;
+    if (from != NodeKind::kernel || g.nodes[i].kind != NodeKind::kernel) {
+      fail(g, i, ctx, fmt::format("its {} edge from {}: CUDA allows {} edges between kernel nodes only", to_string(e.kind),
+                                  g.info(e.from).describe(), to_string(e.kind)));
+    }
+    if (static_cast<unsigned>(e.kind) > 2) {
+      fail(g, i, ctx, fmt::format("its edge from {} has kind {}, which is not an EdgeKind", g.info(e.from).describe(),
+                                  static_cast<unsigned>(e.kind)));
+    }
+  }
+}
+
 /// Refuses a byte count above max_bytes (`what` says which, e.g. "sets", "copies").
 void check_size(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const char* what, const Count& bytes) {
   if (bytes.too_large()) {
@@ -330,6 +347,7 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     case NodeKind::child:  // the child plan is checked by check_plan, with its scope
     case NodeKind::empty: break;
   }
+  if (!g.edge_kinds.empty()) check_edge_kinds(g, i, ctx);
   check_placement(g, i, ctx);
 }
 

@@ -155,6 +155,8 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
       out += "; after ";
       for (std::size_t k = 0; k < n.preds.size(); ++k) {
         out += (k ? ", " : "") + g.info(n.preds[k]).ref();
+        const EdgeKind kind = detail::edge_kind(g, n.preds[k], i);
+        if (kind != EdgeKind::full) out += fmt::format(" ({})", to_string(kind));
       }
     }
     out += '\n';
@@ -218,7 +220,12 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
                        to_string(n.kind), where, dot_shape(n.kind));
   }
   for (std::uint32_t to = 0; to < g.nodes.size(); ++to) {
-    for (std::uint32_t from : g.nodes[to].preds) out += fmt::format("{}{}{} -> {}{};\n", indent, prefix, from, prefix, to);
+    for (std::uint32_t from : g.nodes[to].preds) {
+      const EdgeKind kind = detail::edge_kind(g, from, to);
+      out += fmt::format("{}{}{} -> {}{}{};\n", indent, prefix, from, prefix, to,
+                         kind == EdgeKind::full ? std::string()
+                                                : fmt::format(" [style=dashed, label=\"{}\"]", to_string(kind)));
+    }
   }
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];

@@ -262,6 +262,23 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       if (x.name != y.name) out->renamed->push_back(i);
     }
   }
+  // The same edges (checked above); now the same kinds of edge (programmatic, launch completion).
+  if (a.edge_kinds.size() != b.edge_kinds.size() ||
+      !std::equal(a.edge_kinds.begin(), a.edge_kinds.end(), b.edge_kinds.begin(),
+                  [](const EdgeKindData& p, const EdgeKindData& q) {
+                    return p.from == q.from && p.to == q.to && p.kind == q.kind;
+                  })) {
+    for (const GraphImpl* g : {&a, &b}) {
+      for (const EdgeKindData& e : g->edge_kinds) {
+        const EdgeKind in_a = edge_kind(a, e.from, e.to), in_b = edge_kind(b, e.from, e.to);
+        if (in_a == in_b) continue;
+        return refusal(UpdateStatus::topology_changed, b.info(e.to),
+                       fmt::format("{}edge {} -> {} is {} in the executable but {} in the template; CUDA cannot "
+                                   "change the kind of an edge in place",
+                                   ctx, b.info(e.from).ref(), b.info(e.to).ref(), to_string(in_a), to_string(in_b)));
+      }
+    }
+  }
   return std::nullopt;
 }
 
@@ -732,6 +749,11 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo)
     f.add(p.node);
     f.add(p.src_device);
     f.add(p.dst_device);
+  }
+  for (const auto& e : g.edge_kinds) {
+    f.add(e.from);
+    f.add(e.to);
+    f.add(e.kind);
   }
   std::vector<std::uint32_t> preds;
   for (const auto& n : g.nodes) {

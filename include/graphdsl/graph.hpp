@@ -64,6 +64,7 @@ inline constexpr std::uint64_t max_embedded_nodes = detail::max_embedded_nodes;
 struct Edge {
   Node from;  ///< the node that runs first
   Node to;    ///< the node that runs after `from`
+  EdgeKind kind = EdgeKind::full;  ///< what `to` waits for
 };
 
 /// The plan: nodes, their parameters and the dependency edges between them, held on the host.

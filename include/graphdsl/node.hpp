@@ -33,6 +33,24 @@ namespace graphdsl {
 class Graph;
 class Node;
 
+/// What an edge waits for (cudaGraphEdgeData). Only kernel -> kernel edges can be other than full.
+enum class EdgeKind : std::uint8_t {
+  full = 0,          ///< the successor starts after the predecessor finished, its memory visible
+  programmatic = 1,  ///< programmatic dependent launch: the successor may start once every block of
+                     ///< the predecessor called cudaTriggerProgrammaticLaunchCompletion() (or exited),
+                     ///< and must call cudaGridDependencySynchronize() before it reads the
+                     ///< predecessor's results (cudaGraphKernelNodePortProgrammatic)
+  launch_completion = 2  ///< the successor may start once every block of the predecessor has started
+                         ///< (cudaGraphKernelNodePortLaunchCompletion); also with
+                         ///< cudaGridDependencySynchronize() before reading its results
+};
+/// `b.after(a, gd::programmatic)`: a programmatic dependent launch edge a -> b (kernels only).
+inline constexpr EdgeKind programmatic = EdgeKind::programmatic;
+/// `b.after(a, gd::launch_completion)`: b may start once all of a's blocks have started (kernels only).
+inline constexpr EdgeKind launch_completion = EdgeKind::launch_completion;
+/// "full", "programmatic", "launch_completion".
+const char* to_string(EdgeKind kind) noexcept;
+
 namespace detail {
 struct GraphImpl;
 struct ArgLayout;
@@ -56,6 +74,8 @@ struct PlanToken {
 void name_node(const Node& node, std::string_view name);
 void place_node(const Node& node, int device);
 void add_edge(const Node& from, const Node& to);
+/// Adds from -> to as an edge of `kind` (a full edge added again with another kind takes it).
+void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind);
 /// Adds from[k] -> to for every k; checks all first (a failing call adds nothing); duplicates are
 /// removed in O(count + nodes) for long lists.
 void add_edges(const Node* from, std::size_t count, const Node& to);
@@ -183,6 +203,16 @@ class NodeHandle : public Node {
       (detail::for_each_node(preds, [&all](const Node& p) { all.push_back(p); }), ...);
       detail::add_edges(all.data(), all.size(), *this);
     }
+    return self();
+  }
+
+  /// Adds the edge pred -> this of `kind` (gd::programmatic, gd::launch_completion, EdgeKind::full):
+  /// with a programmatic edge this kernel may start before `pred` has finished (programmatic
+  /// dependent launch, sm_90+). validate() checks that both ends are kernel nodes.
+  /// @throws UsageError for a self edge, an empty handle or a node of another plan.
+  template <class N, class = std::enable_if_t<std::is_base_of_v<Node, N>>>
+  Self after(const N& pred, EdgeKind kind) const {
+    detail::add_edge_of_kind(pred, *this, kind);
     return self();
   }
 

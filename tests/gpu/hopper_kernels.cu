@@ -34,4 +34,15 @@ __global__ void grid_sync_probe(int* scratch, int* out) {
   if (threadIdx.x == 0) out[blockIdx.x] = scratch[(blockIdx.x + 1) % gridDim.x];
 }
 
+__global__ void pdl_step(float* x, float add, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  if (i < n) x[i] = x[i] * 0.5f + add;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
 }  // namespace gpu_test

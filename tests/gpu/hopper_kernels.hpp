@@ -15,4 +15,9 @@ GPU_KERNEL void cluster_probe(int* out);
 /// writes out[b] = scratch[(b + 1) % blocks] (what another block wrote before the grid sync).
 GPU_KERNEL void grid_sync_probe(int* scratch, int* out);
 
+/// One link of a programmatic chain: waits for the predecessor grid (cudaGridDependencySynchronize),
+/// x[i] = x[i] * 0.5 + add, then lets the successor start (cudaTriggerProgrammaticLaunchCompletion).
+/// Plain edges work too (the calls then return at once). sm_90; elsewhere the same without them.
+GPU_KERNEL void pdl_step(float* x, float add, int n);
+
 }  // namespace gpu_test

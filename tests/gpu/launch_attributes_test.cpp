@@ -209,3 +209,67 @@ TEST_CASE("launch attributes: the memory sync domain and the L2 window reach the
                                                 "(cudaDevAttrMaxAccessPolicyWindowSize)",
                                                 window + 1, device, window)));
 }
+
+TEST_CASE("programmatic edges: a chain of dependent kernels overlaps launches and computes what plain edges do",
+          "[gpu][attributes][pdl]") {
+  if (!hopper()) {
+    WARN("skipped: programmatic dependent launch needs compute capability 9.0");
+    return;
+  }
+  constexpr int n = 1 << 14;
+  constexpr int links = 64;
+  std::vector<float> start(n);
+  for (int i = 0; i < n; ++i) start[static_cast<std::size_t>(i)] = static_cast<float>(i % 97);
+  std::vector<float> want = start;
+  for (int k = 0; k < links; ++k) {
+    for (float& v : want) v = v * 0.5f + static_cast<float>(k);
+  }
+  auto build = [&](float* x, gd::EdgeKind kind) {
+    gd::Graph g("pdl");
+    gd::KernelNodeOf<decltype(gpu_test::pdl_step)> prev;
+    for (int k = 0; k < links; ++k) {
+      auto node = g.add_kernel(gpu_test::pdl_step, gd::cover(n), x, static_cast<float>(k), n).name("step" + std::to_string(k));
+      if (k > 0) node.after(prev, kind);
+      prev = node;
+    }
+    return g;
+  };
+  for (gd::EdgeKind kind : {gd::EdgeKind::full, gd::EdgeKind::programmatic, gd::EdgeKind::launch_completion}) {
+    INFO("edge kind " << gd::to_string(kind));
+    DeviceBuffer<float> x(start);
+    gd::Graph g = build(x.get(), kind);
+    gd::Executable exec = g.instantiate();
+    // The driver holds the edge with its data.
+    cudaGraphNode_t deps[2] = {};
+    cudaGraphEdgeData data[2] = {};
+    std::size_t count = 2;
+    GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*g.find("step1")), deps, data, &count));
+    REQUIRE(count == 1);
+    CHECK(deps[0] == exec.native_node(*g.find("step0")));
+    CHECK(data[0].type == (kind == gd::EdgeKind::full ? cudaGraphDependencyTypeDefault : cudaGraphDependencyTypeProgrammatic));
+    CHECK(data[0].from_port == (kind == gd::EdgeKind::full           ? cudaGraphKernelNodePortDefault
+                                : kind == gd::EdgeKind::programmatic ? cudaGraphKernelNodePortProgrammatic
+                                                                     : cudaGraphKernelNodePortLaunchCompletion));
+    Stream s;
+    for (int round = 0; round < 3; ++round) {
+      x.upload(start);
+      exec.launch(s);
+      exec.synchronize(s);
+      CHECK(x.download() == want);
+    }
+    // New arguments, same edges: patched node by node; another edge kind: refused, left as it was.
+    DeviceBuffer<float> y(start);
+    const gd::UpdateResult same = exec.update(build(y.get(), kind));
+    CHECK(same.status == gd::UpdateStatus::success);
+    exec.launch(s);
+    exec.synchronize(s);
+    CHECK(y.download() == want);
+    const gd::EdgeKind other = kind == gd::EdgeKind::full ? gd::EdgeKind::programmatic : gd::EdgeKind::full;
+    const gd::UpdateResult refused = exec.update(build(x.get(), other));
+    CHECK(refused.status == gd::UpdateStatus::topology_changed);
+    y.upload(start);
+    exec.launch(s);
+    exec.synchronize(s);
+    CHECK(y.download() == want);
+  }
+}

@@ -152,6 +152,13 @@ struct LaunchShape {
   int priority = 0;
 };
 
+/// An edge that is not a full one (programmatic, launch completion): GraphImpl::edge_kinds.
+struct EdgeKindData {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  EdgeKind kind = EdgeKind::full;
+};
+
 /// The launch attributes of one kernel (its index in GraphImpl::kernels).
 struct KernelAttributes {
   std::uint32_t kernel = 0;
@@ -239,6 +246,7 @@ struct GraphImpl {
 
   std::vector<KernelData> kernels;
   std::vector<KernelAttributes> kernel_attributes;  ///< sorted by kernel; only kernels that have attributes
+  std::vector<EdgeKindData> edge_kinds;  ///< sorted by (to, from); only edges that are not full (the edge is in preds too)
   std::vector<unsigned char> args;
   std::vector<cudaMemsetParams> memsets;
   std::vector<ScalarType> memset_types;  ///< per memset: the element type of its value (for dumps)
@@ -286,6 +294,9 @@ struct GraphImpl {
 
 /// True when `g` or a plan it holds places a node on a device or makes a peer copy.
 bool uses_devices(const GraphImpl& g);
+
+/// The kind of edge from -> to (full when it is not in g.edge_kinds).
+EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noexcept;
 
 /// The launch attributes of kernel `kernel` (an index into g.kernels), or nullptr when it has none.
 const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept;
