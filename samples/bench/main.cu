@@ -21,6 +21,7 @@
 //   hbuild     issue 15: build + instantiate vs raw, and host heap per node of an instantiated graph
 //   hreplay    issue 15: 20 launches + synchronize at N = 100, 1000, 10000
 //   launch     issue 15: Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
+//   pdl        issue 16: a chain of 1,000 dependent kernels, programmatic vs full edges, graphdsl and raw
 //
 // Usage: bench [--quick] [--csv FILE] [section...]   (bench --help lists the sections)
 //
@@ -44,6 +45,7 @@
 #include "bench_common.hpp"
 #include "bench_conditional.hpp"
 #include "bench_hot.hpp"
+#include "bench_pdl.hpp"
 #include "bench_workload.hpp"
 #include "sample_util.hpp"
 
@@ -849,13 +851,14 @@ void update_bench(Bench& bench) {
 }
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
-                                    "setters", "hupdate", "hbuild", "hreplay", "launch"};
+                                    "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
                "usage: bench [--quick] [--csv FILE] [section...]\n"
                "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
                "            setters hupdate hbuild hreplay launch (issue 15's hot paths; 'hot' = all five)\n"
+               "            pdl (issue 16: programmatic edges vs full edges, graphdsl and raw)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -921,6 +924,7 @@ int run(int argc, char** argv) {
   if (on("update")) update_bench(bench);
   if (on("setters")) bench::setters_bench(bench);
   if (on("hupdate")) bench::hot_update_bench(bench);
+  if (on("pdl")) bench::pdl_bench(bench);
   if (on("hbuild")) bench::hot_build_bench(bench);
   if (on("hreplay")) bench::hot_replay_bench(bench);
   if (on("launch")) bench::launch_bench(bench);
