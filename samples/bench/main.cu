@@ -21,6 +21,8 @@
 //   hbuild     issue 15: build + instantiate vs raw, and host heap per node of an instantiated graph
 //   hreplay    issue 15: 20 launches + synchronize at N = 100, 1000, 10000
 //   launch     issue 15: Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
+//   params     issue 17: one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
+//              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
 // Usage: bench [--quick] [--csv FILE] [section...]   (bench --help lists the sections)
 //
@@ -44,6 +46,7 @@
 #include "bench_common.hpp"
 #include "bench_conditional.hpp"
 #include "bench_hot.hpp"
+#include "bench_param.hpp"
 #include "bench_workload.hpp"
 #include "sample_util.hpp"
 
@@ -849,13 +852,14 @@ void update_bench(Bench& bench) {
 }
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
-                                    "setters", "hupdate", "hbuild", "hreplay", "launch"};
+                                    "setters", "hupdate", "hbuild", "hreplay", "launch", "params"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
                "usage: bench [--quick] [--csv FILE] [section...]\n"
                "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
                "            setters hupdate hbuild hreplay launch (issue 15's hot paths; 'hot' = all five)\n"
+               "            params (issue 17: one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -924,6 +928,7 @@ int run(int argc, char** argv) {
   if (on("hbuild")) bench::hot_build_bench(bench);
   if (on("hreplay")) bench::hot_replay_bench(bench);
   if (on("launch")) bench::launch_bench(bench);
+  if (on("params")) bench::params_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());
