@@ -94,10 +94,11 @@ std::string param_value(const detail::ParamType& t, const unsigned char* v) {
   return fmt::format("({} bytes)", t.size);
 }
 
-/// A parameter as dumps and DOT labels name it: its name, or "parameter #k" when unnamed.
+/// A parameter as dumps and DOT labels name it: its name, or "parameter #k" when unnamed (raw:
+/// the dump escapes it with escaped(), DOT with dot_escape()).
 std::string param_label(const detail::GraphImpl& g, std::uint32_t k) {
   const auto& name = g.params[k].name;
-  return name.empty() ? fmt::format("parameter #{}", k) : detail::escaped(name);
+  return name.empty() ? fmt::format("parameter #{}", k) : name;
 }
 
 /// The uses of parameters by one node: (parameter index, use), for the node being printed.
@@ -145,13 +146,13 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
       std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid),
                                   dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
       for (std::uint32_t c = 0; c < k.ph_count; ++c) s += placeholder_arg(g, k, g.placeholders[k.ph_first + c]);
-      for (const auto& [p, u] : params) s += fmt::format(", argument {}: {}", u.position, param_use_text(g, p, u));
+      for (const auto& [p, u] : params) s += fmt::format(", argument {}: {}", u.position, detail::escaped(param_use_text(g, p, u)));
       if (k.launch.priority != 0) s += fmt::format(", priority {}", k.launch.priority);
       return s;
     }
     case NodeKind::memset: {
       const auto& p = g.memsets[n.payload];
-      const std::string param = params.empty() ? std::string() : param_label(g, params[0].first) + "=";
+      const std::string param = params.empty() ? std::string() : detail::escaped(param_label(g, params[0].first)) + "=";
       return fmt::format("value {}{}, {}-byte elements, {} x {}", param, memset_value(p.value, g.memset_types[n.payload]),
                          p.elementSize, p.width, p.height);
     }

@@ -170,16 +170,12 @@ class ParameterSet {
 
 namespace detail {
 template <class A>
-struct ParameterValue {
-  using type = void;
-};
+struct IsParameter : std::false_type {};
 template <class T>
-struct ParameterValue<Parameter<T>> {
-  using type = T;
-};
+struct IsParameter<Parameter<T>> : std::true_type {};
 /// True for a graphdsl::Parameter argument.
 template <class A>
-inline constexpr bool is_parameter_v = !std::is_void_v<typename ParameterValue<std::decay_t<A>>::type>;
+inline constexpr bool is_parameter_v = IsParameter<std::decay_t<A>>::value;
 }  // namespace detail
 
 }  // namespace graphdsl

@@ -28,6 +28,17 @@ gd::Graph plan(Buffers& b, float lr_value, gd::Parameter<float>* lr_out = nullpt
   return g;
 }
 
+/// plan(b, 2.0f) compiled, with random x (`salt`), a stream and the parameter's handle.
+struct Compiled {
+  std::mt19937 gen;
+  Buffers b;
+  Stream s;
+  gd::Parameter<float> lr;
+  gd::Graph g;
+  gd::Executable exec;
+  explicit Compiled(unsigned salt) : gen(rng(salt)), b(gen), g(plan(b, 2.0f, &lr)), exec(g.instantiate()) {}
+};
+
 void run(gd::Executable& exec, Stream& s) {
   exec.launch(s);
   exec.synchronize(s);
@@ -51,12 +62,12 @@ void check(Buffers& b, float lr, const char* what) {
 }  // namespace
 
 TEST_CASE("set patches every kernel argument and memset value that uses the parameter", "[gpu][parameter]") {
-  auto gen = rng(1701);
-  Buffers b(gen);
-  Stream s;
-  gd::Parameter<float> lr;
-  const gd::Graph g = plan(b, 2.0f, &lr);
-  gd::Executable exec = g.instantiate();
+  Compiled c(1701);
+  Buffers& b = c.b;
+  Stream& s = c.s;
+  const gd::Parameter<float>& lr = c.lr;
+  const gd::Graph& g = c.g;
+  gd::Executable& exec = c.exec;
   run(exec, s);
   check(b, 2.0f, "as compiled");
 
@@ -82,12 +93,11 @@ TEST_CASE("set patches every kernel argument and memset value that uses the para
 }
 
 TEST_CASE("update(plan) after set diffs against the value set, and set works after update", "[gpu][parameter][update]") {
-  auto gen = rng(1702);
-  Buffers b(gen);
-  Stream s;
-  gd::Parameter<float> lr;
-  const gd::Graph g = plan(b, 2.0f, &lr);
-  gd::Executable exec = g.instantiate();
+  Compiled c(1702);
+  Buffers& b = c.b;
+  Stream& s = c.s;
+  const gd::Parameter<float>& lr = c.lr;
+  gd::Executable& exec = c.exec;
   (void)exec.set(lr, 4.0f);
   gd::UpdateResult r = exec.update(plan(b, 2.0f));  // back to 2.0 in the three nodes that use lr
   INFO(r.to_string());
@@ -111,12 +121,12 @@ TEST_CASE("update(plan) after set diffs against the value set, and set works aft
 }
 
 TEST_CASE("a refused set changes nothing: wrong type, another plan's parameter", "[gpu][parameter][refusal]") {
-  auto gen = rng(1703);
-  Buffers b(gen);
-  Stream s;
-  gd::Parameter<float> lr;
-  const gd::Graph g = plan(b, 2.0f, &lr);
-  gd::Executable exec = g.instantiate();
+  Compiled c(1703);
+  Buffers& b = c.b;
+  Stream& s = c.s;
+  const gd::Parameter<float>& lr = c.lr;
+  const gd::Graph& g = c.g;
+  gd::Executable& exec = c.exec;
   (void)exec.set(lr, 3.0f);
   const std::string before = exec.plan().dump();
 
