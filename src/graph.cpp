@@ -111,6 +111,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       buffer_uses(o.buffer_uses),
       peer_copies(o.peer_copies),
       declared(o.declared),
+      params(o.params),
       default_device(o.default_device),
       token(std::make_shared<PlanToken>(PlanToken{this, id, name})),
       depth(o.depth),
@@ -604,7 +605,15 @@ CapturedNode Graph::add_captured_node(std::shared_ptr<detail::StreamClosure> fn,
 }
 
 ChildNode Graph::add_child(const Graph& child) {
-  auto copy = std::make_shared<const detail::GraphImpl>(child.impl());  // before embed: `child` may be this plan
+  const auto& c = child.impl();
+  if (!c.params.empty()) {
+    throw UsageError(fmt::format("add_child: graph {} declares {} parameter{} (the first: {}); a child plan cannot hold "
+                                 "parameters: Executable::set patches nodes of the top-level plan only (graphdsl's "
+                                 "per-node setters do not reach the nodes of a child graph)",
+                                 detail::quoted(c.name), c.params.size(), c.params.size() == 1 ? "" : "s",
+                                 c.param_ref(0)));
+  }
+  auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
   auto& g = impl();
   g.embed({copy.get()}, true, "add_child");
   g.children.push_back(std::move(copy));
@@ -753,6 +762,11 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
            g.placeholders.capacity() * sizeof(detail::KernelPlaceholder) +
            g.conditionals.capacity() * sizeof(detail::ConditionalData);
   for (const auto& c : g.conditionals) bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
+  bytes += g.params.capacity() * sizeof(detail::ParamData);
+  for (const auto& p : g.params) {
+    if (p.name.capacity() > 15) bytes += p.name.capacity() + 1;
+    bytes += p.uses.capacity() * sizeof(detail::ParamUse);
+  }
   return bytes;
 }
 }  // namespace

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include <cuda_runtime_api.h>
 
@@ -35,6 +37,16 @@ inline cudaMemsetParams memset_node_params(void* dst, unsigned int value, unsign
   p.height = height;
   p.pitch = pitch;
   return p;
+}
+
+/// The memset value of a 1-, 2- or 4-byte element whose bytes are at `value` (as Graph::bit_pattern
+/// reads a typed value): what a Parameter used as a memset value puts in cudaMemsetParams::value.
+inline unsigned int memset_bits(const unsigned char* value, std::uint32_t size) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, value, size < sizeof bits ? size : sizeof bits);
+  if (size == 1) bits &= 0xffu;
+  if (size == 2) bits &= 0xffffu;
+  return bits;
 }
 
 /// A copy of `height` rows of `width_bytes` bytes between pitched pointers.

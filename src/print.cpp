@@ -2,7 +2,9 @@
 //
 // Both are deterministic functions of the plan: pointer values are left out (they differ between
 // runs), everything else that shapes the graph is shown.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -75,8 +77,82 @@ std::string attributes_text(const Launch& l) {
   return s;
 }
 
+/// A parameter value of type `t` whose bytes are at `v`: "0.01", "-3", "true"; pointers are left
+/// out like every pointer of a dump ("(pointer)").
+std::string param_value(const detail::ParamType& t, const unsigned char* v) {
+  auto as = [v](auto x) {
+    std::memcpy(&x, v, sizeof x);
+    return fmt::format("{}", x);
+  };
+  switch (t.kind) {
+    case detail::ParamValueKind::floating:
+      if (t.size == sizeof(float)) return as(0.0f);
+      if (t.size == sizeof(double)) return as(0.0);
+      break;
+    case detail::ParamValueKind::signed_int:
+      if (t.size == 1) return as(std::int8_t{});
+      if (t.size == 2) return as(std::int16_t{});
+      if (t.size == 4) return as(std::int32_t{});
+      if (t.size == 8) return as(std::int64_t{});
+      break;
+    case detail::ParamValueKind::unsigned_int:
+      if (t.size == 1) return as(std::uint8_t{});
+      if (t.size == 2) return as(std::uint16_t{});
+      if (t.size == 4) return as(std::uint32_t{});
+      if (t.size == 8) return as(std::uint64_t{});
+      break;
+    case detail::ParamValueKind::boolean: return v[0] != 0 ? "true" : "false";
+    case detail::ParamValueKind::pointer: return "(pointer)";
+    case detail::ParamValueKind::other: break;
+  }
+  return fmt::format("({} bytes)", t.size);
+}
+
+/// A parameter as dumps and DOT labels name it: its name, or "parameter #k" when unnamed (raw:
+/// the dump escapes it with escaped(), DOT with dot_escape()).
+std::string param_label(const detail::GraphImpl& g, std::uint32_t k) {
+  const auto& name = g.params[k].name;
+  return name.empty() ? fmt::format("parameter #{}", k) : name;
+}
+
+/// The uses of parameters by one node: (parameter index, use), for the node being printed.
+using NodeParams = std::vector<std::pair<std::uint32_t, detail::ParamUse>>;
+
+/// Every parameter use of plan g, sorted by node (for a walk in node order).
+NodeParams all_param_uses(const detail::GraphImpl& g) {
+  NodeParams all;
+  for (std::uint32_t k = 0; k < g.params.size(); ++k) {
+    for (const auto& u : g.params[k].uses) all.emplace_back(k, u);
+  }
+  std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.second.node < y.second.node; });
+  return all;
+}
+
+/// The uses of node i in `all` (sorted by node), starting at `*cursor`, which moves past them.
+NodeParams uses_of(const NodeParams& all, std::size_t* cursor, std::uint32_t i) {
+  NodeParams out;
+  while (*cursor < all.size() && all[*cursor].second.node < i) ++*cursor;
+  while (*cursor < all.size() && all[*cursor].second.node == i) out.push_back(all[(*cursor)++]);
+  return out;
+}
+
+/// "lr=0.01": parameter k as node i uses it (the value the node holds: a per-node setter may have
+/// written another one over the parameter's).
+std::string param_use_text(const detail::GraphImpl& g, std::uint32_t k, const detail::ParamUse& u) {
+  const detail::NodeData& n = g.nodes[u.node];
+  const detail::ParamType& t = *g.params[k].type;
+  unsigned char bytes[detail::max_parameter_bytes] = {};
+  if (u.position == 0) {
+    const unsigned int bits = g.memsets[n.payload].value;
+    std::memcpy(bytes, &bits, sizeof bits < t.size ? sizeof bits : t.size);
+  } else {
+    std::memcpy(bytes, g.args.data() + g.kernels[n.payload].args + u.offset, t.size);
+  }
+  return fmt::format("{}={}", param_label(g, k), param_value(t, bytes));
+}
+
 /// What a node does, in a few words.
-std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams& params) {
   const detail::NodeData& n = g.nodes[i];
   switch (n.kind) {
     case NodeKind::kernel: {
@@ -84,12 +160,14 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i) {
       std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid),
                                   dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
       for (std::uint32_t c = 0; c < k.ph_count; ++c) s += placeholder_arg(g, k, g.placeholders[k.ph_first + c]);
+      for (const auto& [p, u] : params) s += fmt::format(", argument {}: {}", u.position, detail::escaped(param_use_text(g, p, u)));
       if (k.launch.priority != 0) s += fmt::format(", priority {}", k.launch.priority);
       return detail::attributes_of(g, n.payload) != nullptr ? s + attributes_text(detail::launch_of(g, n.payload)) : s;
     }
     case NodeKind::memset: {
       const auto& p = g.memsets[n.payload];
-      return fmt::format("value {}, {}-byte elements, {} x {}", memset_value(p.value, g.memset_types[n.payload]),
+      const std::string param = params.empty() ? std::string() : detail::escaped(param_label(g, params[0].first)) + "=";
+      return fmt::format("value {}{}, {}-byte elements, {} x {}", param, memset_value(p.value, g.memset_types[n.payload]),
                          p.elementSize, p.width, p.height);
     }
     case NodeKind::memcpy: {
@@ -144,11 +222,18 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
     out += fmt::format("{}condition #{}: default {}{}\n", indent, k, c.default_value,
                        c.assign_default ? " (assigned at each launch)" : " (set upstream)");
   }
+  for (std::uint32_t k = 0; k < g.params.size(); ++k) {
+    const auto& p = g.params[k];
+    out += fmt::format("{}parameter #{}{}: {} = {}, {} use{}\n", indent, k, p.name.empty() ? "" : " " + detail::quoted(p.name),
+                       p.type->name, param_value(*p.type, p.value.data()), p.uses.size(), p.uses.size() == 1 ? "" : "s");
+  }
+  const NodeParams all = all_param_uses(g);
+  std::size_t cursor = 0;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
     out += fmt::format("{}#{} {}", indent, i, to_string(n.kind));
     if (!n.name.empty()) out += " " + detail::quoted(n.name);
-    const std::string s = summary(g, i);
+    const std::string s = summary(g, i, uses_of(all, &cursor, i));
     if (!s.empty()) out += ": " + s;
     if (n.device >= 0) out += fmt::format("{}on device {}", s.empty() ? ": " : ", ", n.device);
     if (!n.preds.empty()) {
@@ -205,10 +290,13 @@ void dot_cluster(std::string& out, const detail::GraphImpl& c, const std::string
                  const std::string& indent);
 
 void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& prefix, const std::string& indent) {
+  const NodeParams all = all_param_uses(g);
+  std::size_t cursor = 0;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
     const std::string label = n.name.empty() ? fmt::format("#{}", i) : n.name;
     std::string where = n.device >= 0 ? fmt::format(" @ gpu {}", n.device) : std::string();
+    for (const auto& [p, u] : uses_of(all, &cursor, i)) where += "\\n" + dot_escape(param_use_text(g, p, u));
     if (n.kind == NodeKind::captured) {
       const std::string what = g.captures[n.payload].fn->describe();
       if (!what.empty()) where += "\\n" + dot_escape(what);

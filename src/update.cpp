@@ -120,6 +120,51 @@ struct DiffOut {
 
 bool same_ref(const ConditionRef& x, const ConditionRef& y) { return x.levels == y.levels && x.index == y.index; }
 
+/// What parameter use `u` of plan `g` is, in words: "argument 2 of kernel node 'k' (#1)".
+std::string param_use(const GraphImpl& g, const ParamUse& u) {
+  return u.position == 0 ? fmt::format("the value of {}", g.info(u.node).describe())
+                         : fmt::format("argument {} of {}", u.position, g.info(u.node).describe());
+}
+
+/// Parameters are structure: the same parameters (by position and type) used at the same places.
+/// Their values are compared as the nodes' parameters (the argument bytes and memset values).
+std::optional<UpdateResult> compare_parameters(const GraphImpl& a, const GraphImpl& b, const std::string& ctx) {
+  if (a.params.size() != b.params.size()) {
+    return refusal(UpdateStatus::topology_changed, std::nullopt,
+                   fmt::format("{}graph {} declares {} parameters in the template, {} in the executable", ctx,
+                               quoted(b.name), b.params.size(), a.params.size()));
+  }
+  for (std::uint32_t k = 0; k < a.params.size(); ++k) {
+    const ParamData& x = a.params[k];
+    const ParamData& y = b.params[k];
+    if (*x.type->info != *y.type->info) {
+      return refusal(UpdateStatus::topology_changed, std::nullopt,
+                     fmt::format("{}parameter {} is of type {} in the executable but parameter {} is of type {} in the "
+                                 "template",
+                                 ctx, a.param_ref(k), x.type->name, b.param_ref(k), y.type->name));
+    }
+    const std::size_t n = std::min(x.uses.size(), y.uses.size());
+    for (std::size_t u = 0; u <= n; ++u) {
+      const bool ex = u < x.uses.size(), ey = u < y.uses.size();
+      if (!ex && !ey) break;
+      if (ex && ey && x.uses[u].node == y.uses[u].node && x.uses[u].offset == y.uses[u].offset &&
+          x.uses[u].position == y.uses[u].position) {
+        continue;
+      }
+      // The first use one plan has and the other lacks.
+      const bool in_executable = ex && (!ey || x.uses[u].node <= y.uses[u].node);
+      const ParamUse& use = in_executable ? x.uses[u] : y.uses[u];
+      const GraphImpl& g = in_executable ? a : b;
+      UpdateResult r = refusal(UpdateStatus::topology_changed, b.info(use.node),
+                               fmt::format("{}{} is parameter {} in the {} but not in the {}", ctx, param_use(g, use),
+                                           g.param_ref(k), in_executable ? "executable" : "template",
+                                           in_executable ? "template" : "executable"));
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
 /// Compares the structure of `a` (the executable's plan) and `b` (the template). With `out`, the
 /// same pass also lists the nodes whose parameters or names differ (one pass over both plans).
 std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b, const std::string& ctx,
@@ -152,6 +197,7 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                                "template; CUDA cannot move a copy to other devices",
                                ctx, quoted(b.name)));
   }
+  if (auto r = compare_parameters(a, b, ctx)) return r;
   if (a.conditions.size() != b.conditions.size()) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
                    fmt::format("{}graph {} declares {} conditions in the template, {} in the executable", ctx, quoted(b.name),
@@ -576,6 +622,19 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
   return true;
 }
 
+/// Whether kernel `k` can be patched from a plain argument block (kernel_direct): no Condition or
+/// GraphBuffer argument to resolve, and few enough arguments for the argument array on the stack.
+bool direct_kernel(const KernelData& k) { return k.ph_count == 0 && k.layout->count <= max_setter_args; }
+
+/// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
+/// setters' direct path, with no plan built and no heap allocation.
+cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block) {
+  std::array<void*, max_setter_args> argv{};
+  const cudaKernelNodeParams p = kernel_node_params(k, block, argv.data());
+  const DeviceScope device(node_device(x.plan.impl(), i, -1));
+  return exec_kernel_set_params(x, x.native.nodes[i], p);
+}
+
 /// Pushes the recorded parameters of plan node i to the executable with one per-node setter.
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
   const GraphImpl& g = x.plan.impl();
@@ -754,6 +813,16 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo)
     f.add(e.from);
     f.add(e.to);
     f.add(e.kind);
+  }
+  f.add(g.params.size());
+  for (const auto& p : g.params) {  // which places are parameters (structure), not values or names
+    f.add(p.type->size);
+    f.add(p.uses.size());
+    for (const auto& u : p.uses) {
+      f.add(u.node);
+      f.add(u.offset);
+      f.add(u.position);
+    }
   }
   std::vector<std::uint32_t> preds;
   for (const auto& n : g.nodes) {
@@ -955,6 +1024,10 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     }
   }
   for (std::uint32_t i : renamed) a.nodes[i].name = t.nodes[i].name;
+  for (std::size_t k = 0; k < a.params.size(); ++k) {  // the shapes matched: same count and types
+    a.params[k].value = t.params[k].value;
+    a.params[k].name = t.params[k].name;
+  }
   for (std::uint32_t i = 0; i < a.nodes.size(); ++i) detail::take_nested_names(a, t, i);
   result.patched = changed.size();
   x.last_template_id = t.id;
@@ -1094,8 +1167,7 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
   detail::KernelData& k = a.kernels[a.nodes[i].payload];
-  const bool direct = k.ph_count == 0 && k.layout->count <= detail::max_setter_args &&
-                      (args == nullptr || detail::same_layout(*layout, *k.layout));
+  const bool direct = detail::direct_kernel(k) && (args == nullptr || detail::same_layout(*layout, *k.layout));
   if (!direct) {  // Conditions or GraphBuffers to resolve and compare: the general path
     Graph one("setter");
     auto& o = one.impl();
@@ -1139,11 +1211,7 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
     detail::check_node(a, i);
   }
-  std::array<void*, detail::max_setter_args> argv{};
-  const cudaKernelNodeParams p =
-      detail::kernel_node_params(k, args != nullptr ? args : a.args.data() + k.args, argv.data());
-  const detail::DeviceScope device(detail::node_device(a, i, -1));
-  const cudaError_t rc = detail::exec_kernel_set_params(x, x.native.nodes[i], p);
+  const cudaError_t rc = detail::kernel_direct(x, i, k, args != nullptr ? args : a.args.data() + k.args);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
   if (args != nullptr) std::memcpy(a.args.data() + k.args, args, k.layout->total);
   keep.done = true;
@@ -1212,6 +1280,105 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
   detail::patch_recorded(x, i, a.memcpys[a.nodes[i].payload],
                          detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
                          cudaGraphExecMemcpyNodeSetParams, "cudaGraphExecMemcpyNodeSetParams", [] {});
+}
+
+// ---- Executable::set (parameters) --------------------------------------------------------------
+
+namespace detail {
+namespace {
+
+/// The index, in the executable's plan, of the parameter a Parameter handle names: its own
+/// (compiled from its plan or a copy: same id), or one of the last update template's, by position.
+/// @throws UsageError naming the parameter and both plans.
+std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+  const GraphImpl& a = x.plan.impl();
+  if (!plan || uid == 0) throw UsageError("Executable::set: an empty Parameter (default-constructed) was given");
+  if (const std::uint32_t k = a.param_index(uid); k != ConditionRef::unresolved) return k;
+  const GraphImpl* owner = plan->plan;
+  const std::uint32_t t = owner != nullptr ? owner->param_index(uid) : ConditionRef::unresolved;
+  if (plan->id == x.last_template_id && t != ConditionRef::unresolved && t < a.params.size()) return t;
+  const std::string which =
+      t != ConditionRef::unresolved
+          ? fmt::format("parameter {} of graph {} (plan id {})", owner->param_ref(t), quoted(owner->name), owner->id)
+          : fmt::format("parameter id {} of graph {} (plan id {}, destroyed)", uid, quoted(plan->name), plan->id);
+  throw UsageError(fmt::format("Executable::set: {} is not a parameter of this executable, compiled from graph {} (plan "
+                               "id {}); a parameter is set on executables compiled from the plan that declares it (or "
+                               "a copy of that plan)",
+                               which, quoted(a.name), x.origin_id));
+}
+
+/// Writes `value` (parameter d's bytes) into every place of the recorded plan `a` that uses d.
+void write_param(GraphImpl& a, const ParamData& d, const unsigned char* value) {
+  for (const ParamUse& u : d.uses) {
+    const NodeData& n = a.nodes[u.node];
+    if (u.position == 0) {
+      a.memsets[n.payload].value = memset_bits(value, d.type->size);
+    } else {
+      std::memcpy(a.args.data() + a.kernels[n.payload].args + u.offset, value, d.type->size);
+    }
+  }
+}
+
+/// Patches node i from the recorded plan: the direct kernel path where it applies (no allocation),
+/// else apply_node (a kernel with Condition or GraphBuffer arguments; memsets allocate nothing).
+Applied patch_param_node(ExecImpl& x, std::uint32_t i) {
+  const GraphImpl& a = x.plan.impl();
+  const NodeData& n = a.nodes[i];
+  if (n.kind == NodeKind::kernel && direct_kernel(a.kernels[n.payload])) {
+    const KernelData& k = a.kernels[n.payload];
+    return {kernel_direct(x, i, k, a.args.data() + k.args), "cudaGraphExecKernelNodeSetParams"};
+  }
+  return apply_node(x, i);
+}
+
+}  // namespace
+}  // namespace detail
+
+std::vector<std::uint32_t> ParameterSet::nodes() const {
+  std::vector<std::uint32_t> out;
+  for (const detail::ParamUse* u = first; u != last; ++u) {
+    if (out.empty() || out.back() != u->node) out.push_back(u->node);
+  }
+  return out;
+}
+
+ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>& plan, std::uint64_t uid,
+                                       const detail::ParamType& type, const void* value) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t k = detail::exec_param(x, plan, uid);
+  detail::ParamData& d = a.params[k];
+  if (value == nullptr || *type.info != *d.type->info) {
+    throw UsageError(fmt::format("Executable::set: parameter {} of graph {} is of type {}, the value given is of type "
+                                 "{}; a parameter's value is never converted: pass a {}",
+                                 a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
+  }
+  const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;
+  std::memcpy(d.value.data(), value, d.type->size);
+  detail::write_param(a, d, d.value.data());
+  // One driver call per node, after its last use was written (uses are in node order).
+  auto last_use = [&](std::size_t u) { return u + 1 == d.uses.size() || d.uses[u + 1].node != d.uses[u].node; };
+  ParameterSet result;
+  for (std::size_t u = 0; u < d.uses.size(); ++u) {
+    if (!last_use(u)) continue;
+    const detail::Applied applied = detail::patch_param_node(x, d.uses[u].node);
+    if (applied.rc == cudaSuccess) {
+      ++result.patched;
+      continue;
+    }
+    // Put the old value back in the recorded plan and in the nodes already patched.
+    d.value = old;
+    detail::write_param(a, d, d.value.data());
+    for (std::size_t v = 0; v < u; ++v) {
+      if (!last_use(v)) continue;
+      const detail::Applied back = detail::patch_param_node(x, d.uses[v].node);
+      if (back.rc != cudaSuccess) detail::throw_cuda(back.rc, back.api, a.info(d.uses[v].node), "rolling back Executable::set");
+    }
+    detail::throw_cuda(applied.rc, applied.api, a.info(d.uses[u].node));
+  }
+  result.first = d.uses.data();
+  result.last = d.uses.data() + d.uses.size();
+  return result;
 }
 
 void Executable::set_child(const ChildNode& node, const Graph& child) {

@@ -24,6 +24,7 @@
 #include "graphdsl/buffer.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
+#include "graphdsl/parameter.hpp"
 #include "graphdsl/update.hpp"
 
 namespace graphdsl {
@@ -214,6 +215,16 @@ class Executable {
   template <class T>
   void set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>& src, std::size_t count,
                   cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// Sets parameter `param` (Graph::parameter) to `value` in every node of this executable that
+  /// uses it — kernel arguments and memset values — with one per-node CUDA setter each: O(uses), no
+  /// diff, and no heap allocation (a kernel that also takes a Condition or GraphBuffer is patched
+  /// through its recorded plan, which allocates). The recorded plan (plan()) takes the value, so
+  /// dumps and later update() calls see it. `value` must be a T (for a pointer parameter, anything
+  /// that converts to T). On a CUDA failure the nodes already patched are put back and nothing
+  /// changes. @throws UsageError for a value of another type, a parameter of another plan, or an
+  /// empty executable (before any CUDA call); CudaError naming the node CUDA refused.
+  template <class T, class V>
+  ParameterSet set(const Parameter<T>& param, const V& value);
   /// A new host callable. No CUDA call: the executable's slot for the node takes the callable.
   template <class F>
   void set_host(const HostNode& node, F&& fn);
@@ -260,6 +271,9 @@ class Executable {
                       detail::ScalarType type);
   void set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
   void set_enabled_node(const Node& node, bool on);
+  /// set(param, value): `value` (null: a value of another type than `type`) of type `type`.
+  ParameterSet set_parameter(const std::shared_ptr<detail::PlanToken>& plan, std::uint64_t uid,
+                             const detail::ParamType& type, const void* value);
   void* buffer_address(std::uint64_t uid) const;
   bool enabled_node(const Node& node) const;
   std::unique_ptr<detail::ExecImpl> impl_;

@@ -47,6 +47,7 @@
 #include "graphdsl/executable.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
+#include "graphdsl/parameter.hpp"
 #include "graphdsl/races.hpp"
 
 namespace graphdsl {
@@ -119,11 +120,14 @@ class Graph {
     const auto& layout = detail::ArgLayoutOf<P...>::value;
     const std::size_t offset = g.args.size();
     g.args.resize(offset + layout.total);
+    constexpr std::size_t parameters = (std::size_t{detail::is_parameter_v<A>} + ... + 0);
     detail::PlaceholderArgs<(std::size_t{detail::is_condition_v<detail::unwrap_declared_t<A>> ||
                                          detail::is_buffer_v<detail::unwrap_declared_t<A>>} +
-                             ... + 0)>
+                             ... + 0),
+                            parameters>
         conds;
     detail::ArgPacker<P...>::pack(g.args.data() + offset, conds, detail::unwrap_declared(std::forward<A>(args))...);
+    if constexpr (parameters > 0) bind_kernel_parameters(offset, conds.params.data(), conds.param_count);
     KernelNode<P...> node(
         add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset, conds.list.data(), conds.count));
     if constexpr ((detail::is_declared_v<A> || ...)) declare_kernel_ranges(node, std::index_sequence_for<A...>{}, args...);
@@ -137,6 +141,13 @@ class Graph {
   template <class T, class V = T>
   MemsetNode add_memset(T* dst, V value, std::size_t count) {
     return add_memset_2d(dst, detail::checked_bytes(count, sizeof(T), "add_memset"), value, count, 1);
+  }
+  /// Adds a 1-D memset node whose value is parameter `value` (Graph::parameter): U must be T (a
+  /// UsageError naming the node otherwise); Executable::set(value, v) patches the node.
+  template <class T, class U>
+  MemsetNode add_memset(T* dst, const Parameter<U>& value, std::size_t count) {
+    check_memset_types<T, T>();
+    return add_memset_parameter(dst, value.template arg<T>(0, 0), sizeof(T), count, detail::scalar_type_of<T>());
   }
   /// Adds a 2-D memset node: `height` rows of `width` elements, rows `pitch_bytes` apart.
   template <class T, class V = T>
@@ -206,6 +217,22 @@ class Graph {
   EventRecordNode add_event_record(const Event& event);
   /// Adds a node that waits for `event`.
   EventWaitNode add_event_wait(const Event& event);
+
+  // ---- parameters ---------------------------------------------------------------------------
+
+  /// Declares a parameter of type T with value `initial` (graphdsl/parameter.hpp): pass it to
+  /// add_kernel for an argument of type T (or const U* when T is U*) and to add_memset as the value,
+  /// then patch every node that uses it with Executable::set(param, value). Name it with .name().
+  /// Makes no CUDA call. @throws UsageError in a conditional body's builder (parameters live in
+  /// top-level plans) or on a recorded plan.
+  template <class T>
+  Parameter<T> parameter(T initial) {
+    static_assert(std::is_trivially_copyable_v<T> && !std::is_reference_v<T>,
+                  "graphdsl parameter<T>: T must be trivially copyable (a kernel argument type)");
+    static_assert(sizeof(T) <= detail::max_parameter_bytes, "graphdsl parameter<T>: T is larger than 32 bytes");
+    const std::uint64_t uid = add_parameter(detail::param_type<T>(), &initial);
+    return Parameter<T>(impl().token, uid);
+  }
 
   // ---- graph memory -------------------------------------------------------------------------
 
@@ -480,6 +507,13 @@ class Graph {
                                   std::size_t args_offset, const detail::PlaceholderArg* placeholders = nullptr,
                                   std::size_t count = 0);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
+  std::uint64_t add_parameter(const detail::ParamType& type, const void* initial);
+  /// Checks the Parameter arguments of the kernel node add_kernel is adding (its block packed at
+  /// `args_offset`), writes their values into the block and records the uses; on a UsageError the
+  /// block is removed again.
+  void bind_kernel_parameters(std::size_t args_offset, const detail::ParamArg* list, std::size_t count);
+  MemsetNode add_memset_parameter(void* dst, const detail::ParamArg& p, unsigned int element_size, std::size_t count,
+                                  detail::ScalarType type);
   std::pair<MemAllocNode, std::uint64_t> add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options);
   MemFreeNode add_mem_free_node(std::uint64_t uid);
   void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);
@@ -505,6 +539,8 @@ class Graph {
 
 template <class... P, class... A>
 void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
+  static_assert(!(detail::is_parameter_v<A> || ...),
+                "graphdsl setters take values, not Parameters: patch a parameter with Executable::set(param, value)");
   // Plain values (no Condition, GraphBuffer or declared range) of a block of at most
   // max_setter_block bytes are converted and packed on the stack; set_kernel_params patches the
   // node from there. Anything else takes the general path through a one-node plan.
@@ -528,6 +564,8 @@ void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
 
 template <class... P, class... A>
 void Executable::set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args) {
+  static_assert(!(detail::is_parameter_v<A> || ...),
+                "graphdsl setters take values, not Parameters: patch a parameter with Executable::set(param, value)");
   Graph one("setter");
   one.add_kernel(kernel, launch, std::forward<A>(args)...);
   replace_node(node, one);
@@ -571,6 +609,18 @@ void Executable::set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>
   Graph one("setter");
   one.add_memcpy(dst, src, count, kind);
   replace_node(node, one);
+}
+
+template <class T, class V>
+ParameterSet Executable::set(const Parameter<T>& param, const V& value) {
+  // Exactly T (a pointer parameter also takes what converts to its pointer type, nullptr included):
+  // anything else reaches set_parameter as a value of another type, which it refuses by name.
+  if constexpr (std::is_same_v<V, T> || (std::is_pointer_v<T> && std::is_convertible_v<const V&, T>)) {
+    const T v = value;
+    return set_parameter(param.plan_token(), param.id(), detail::param_type<T>(), &v);
+  } else {
+    return set_parameter(param.plan_token(), param.id(), detail::param_type<V>(), nullptr);
+  }
 }
 
 template <class F>

@@ -11,6 +11,7 @@
 //   device_value.hpp DeviceValue<T> (a device scalar with a fixed address)
 //   condition.hpp   Condition, ConditionalType, Compare
 //   buffer.hpp      GraphBuffer<T>, MemAllocOptions (graph memory)
+//   parameter.hpp   Parameter<T> (shared parameters), ParameterSet
 //   graph.hpp       Graph (the plan)
 //   executable.hpp  Executable, InstantiateOptions
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
@@ -31,6 +32,7 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/parameter.hpp"
 #include "graphdsl/races.hpp"
 #include "graphdsl/update.hpp"
 #include "graphdsl/version.hpp"

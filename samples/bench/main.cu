@@ -22,6 +22,8 @@
 //   hreplay    issue 15: 20 launches + synchronize at N = 100, 1000, 10000
 //   launch     issue 15: Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
 //   pdl        issue 16: a chain of 1,000 dependent kernels, programmatic vs full edges, graphdsl and raw
+//   params     issue 17: one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
+//              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
 // Usage: bench [--quick] [--csv FILE] [section...]   (bench --help lists the sections)
 //
@@ -46,6 +48,7 @@
 #include "bench_conditional.hpp"
 #include "bench_hot.hpp"
 #include "bench_pdl.hpp"
+#include "bench_param.hpp"
 #include "bench_workload.hpp"
 #include "sample_util.hpp"
 
@@ -851,7 +854,8 @@ void update_bench(Bench& bench) {
 }
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
-                                    "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl"};
+                                    "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl",
+                                    "params"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -859,6 +863,7 @@ void usage(std::FILE* to) {
                "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
                "            setters hupdate hbuild hreplay launch (issue 15's hot paths; 'hot' = all five)\n"
                "            pdl (issue 16: programmatic edges vs full edges, graphdsl and raw)\n"
+               "            params (issue 17: one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -928,6 +933,7 @@ int run(int argc, char** argv) {
   if (on("hbuild")) bench::hot_build_bench(bench);
   if (on("hreplay")) bench::hot_replay_bench(bench);
   if (on("launch")) bench::launch_bench(bench);
+  if (on("params")) bench::params_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());

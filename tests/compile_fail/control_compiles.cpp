@@ -58,8 +58,13 @@ void correct(gd::Graph& g, gd::Executable& exec, int* ip, float* fp, const float
   auto use = g.add_kernel(kernel_float_buffer, launch, alloc.buffer, alloc.buffer, 16).after(alloc.node);
   g.add_mem_free(alloc.buffer).after(use);
 
+  const gd::Parameter<float> lr = g.parameter<float>(0.5f).name("lr");
+  g.add_kernel(kernel2, launch, ip, lr);                            // a parameter for a float
+  g.add_memset(fp, lr, 16);                                         // ... and as a memset value
+
   exec.set_kernel_args(k, ip, 2.0f);
   exec.set_kernel(k, kernel2, launch, ip, 2.0f);
+  (void)exec.set(lr, 0.25f);                                        // a float for Parameter<float>
   exec.set_enabled(k, false);
   exec.set_enabled(m, false);
   exec.set_enabled(c, true);

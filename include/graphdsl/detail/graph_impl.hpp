@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/parameter.hpp"
 
 namespace graphdsl::detail {
 
@@ -168,6 +170,23 @@ struct KernelAttributes {
   L2Window l2{};
 };
 
+/// Where a parameter is used: a kernel argument (its byte offset in the kernel's block, position
+/// counting from 1) or a memset value (position 0).
+struct ParamUse {
+  std::uint32_t node;
+  std::uint32_t offset = 0;
+  std::uint32_t position = 0;  ///< 0: the value of memset node `node`
+};
+
+/// A parameter declared by Graph::parameter(): its type, name, current value and uses (in node order).
+struct ParamData {
+  std::uint64_t uid;
+  const ParamType* type;
+  std::string name;
+  std::array<unsigned char, max_parameter_bytes> value{};
+  std::vector<ParamUse> uses;
+};
+
 struct KernelData {
   const void* func = nullptr;
   LaunchShape launch;
@@ -263,6 +282,7 @@ struct GraphImpl {
   std::vector<BufferUse> buffer_uses;
   std::vector<PeerCopy> peer_copies;  ///< memcpy nodes made by add_memcpy_peer, in node order
   std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
+  std::vector<ParamData> params;         ///< declared here (Graph::parameter), in declaration order
   int default_device = -1;            ///< the device new nodes are placed on (Graph::set_default_device)
   /// While a body is being built: the link to the plan it belongs to. Not copied.
   std::shared_ptr<ParentLink> parent;
@@ -288,6 +308,10 @@ struct GraphImpl {
   ConditionRef resolve(const Condition& c) const;
   /// The mem_alloc node of graph buffer `uid` in this plan, or ConditionRef::unresolved.
   std::uint32_t alloc_node(std::uint64_t uid) const;
+  /// The index of parameter `uid` in `params`, or ConditionRef::unresolved.
+  std::uint32_t param_index(std::uint64_t uid) const;
+  /// "'lr'" (quoted) or "#0" for an unnamed parameter: how messages and dumps name parameter k.
+  std::string param_ref(std::uint32_t k) const;
   /// The peer-copy record of memcpy node `index`, or nullptr.
   const PeerCopy* peer_copy(std::uint32_t index) const;
 };

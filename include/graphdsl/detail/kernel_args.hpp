@@ -18,6 +18,7 @@
 
 #include "graphdsl/buffer.hpp"
 #include "graphdsl/condition.hpp"
+#include "graphdsl/parameter.hpp"
 
 namespace graphdsl::detail {
 
@@ -95,10 +96,13 @@ constexpr bool placeholder_fits() {
   }
 }
 
-/// An argument converts to its parameter, or is a placeholder that fits it.
+/// An argument converts to its parameter, or is a placeholder that fits it. A Parameter is
+/// accepted here and checked when the plan records it (Graph::add_kernel: a UsageError naming the
+/// node, the argument and the rule).
 template <class A, class P>
 struct ArgConvertible
-    : std::bool_constant<(is_condition_v<A> || is_buffer_v<A>) ? placeholder_fits<A, P>() : std::is_convertible_v<A, P>> {};
+    : std::bool_constant<is_parameter_v<A> ||
+                         ((is_condition_v<A> || is_buffer_v<A>) ? placeholder_fits<A, P>() : std::is_convertible_v<A, P>)> {};
 
 /// True when both lists have the same length and each A converts to its P.
 template <class Params, class Args, class = void>
@@ -122,15 +126,19 @@ struct PlaceholderArg {
 inline constexpr std::uint32_t max_setter_block = 1024;
 inline constexpr std::uint32_t max_setter_args = 64;
 
-/// Placeholder arguments of one add_kernel call (at most one per parameter).
-template <std::size_t N>
+/// Placeholder arguments (N) and Parameter arguments (M) of one add_kernel call (at most one per
+/// kernel parameter).
+template <std::size_t N, std::size_t M = 0>
 struct PlaceholderArgs {
   std::array<PlaceholderArg, N == 0 ? 1 : N> list{};
   std::size_t count = 0;
+  std::array<ParamArg, M == 0 ? 1 : M> params{};
+  std::size_t param_count = 0;
 };
 
 /// Converts each argument to its parameter type and copies the bytes into `block`.
-/// Condition arguments are stored as their id and listed in `conds`.
+/// Condition and GraphBuffer arguments are stored as zeros and listed in `conds.list`; Parameter
+/// arguments as zeros listed in `conds.params` (the plan writes their value).
 template <class... P>
 struct ArgPacker {
   template <class Conds, class... A>
@@ -141,11 +149,16 @@ struct ArgPacker {
  private:
   template <class Conds, std::size_t... I, class... A>
   static void pack_each(unsigned char* block, Conds& conds, std::index_sequence<I...>, A&&... args) {
-    (store<P>(block, ArgLayoutOf<P...>::offsets[I], conds, std::forward<A>(args)), ...);
+    (store<P>(block, ArgLayoutOf<P...>::offsets[I], static_cast<std::uint32_t>(I + 1), conds, std::forward<A>(args)),
+     ...);
   }
   template <class T, class Conds, class A>
-  static void store(unsigned char* block, std::uint32_t offset, Conds& conds, A&& arg) {
-    if constexpr (is_condition_v<A> || is_buffer_v<A>) {
+  static void store(unsigned char* block, std::uint32_t offset, [[maybe_unused]] std::uint32_t position, Conds& conds,
+                    A&& arg) {
+    if constexpr (is_parameter_v<A>) {
+      std::memset(block + offset, 0, sizeof(T));  // the plan writes the parameter's value
+      conds.params[conds.param_count++] = arg.template arg<T>(offset, position);
+    } else if constexpr (is_condition_v<A> || is_buffer_v<A>) {
       std::memset(block + offset, 0, sizeof(T));  // the handle or address is written at materialization
       conds.list[conds.count++] =
           PlaceholderArg{offset, is_condition_v<A> ? PlaceholderKind::condition : PlaceholderKind::buffer, arg.id()};

@@ -1,0 +1,12 @@
+// tests/gpu/parameter_kernels.hpp — the kernels of tests/gpu/parameter_test.cpp, defined in
+// parameter_kernels.cu (the elementwise kernels of kernels.hpp serve the float parameters).
+#pragma once
+
+#include "kernels.hpp"
+
+namespace gpu_test {
+
+/// out[i] = scale * i + offset (8-byte parameters: a double and a long long)
+GPU_KERNEL void index_affine(double* out, double scale, long long offset, int n);
+
+}  // namespace gpu_test

@@ -1,0 +1,227 @@
+// Shared parameters (Graph::parameter, graphdsl/parameter.hpp) on the host: declaration, the type
+// and ownership rules with their exact messages, and how dumps, DOT, fingerprints and diffs show
+// them. Executable::set needs a device: tests/gpu/parameter_test.cpp.
+#include <cstdint>
+#include <string>
+
+#include "unit_support.hpp"
+
+namespace gd = graphdsl;
+
+namespace {
+
+const gd::Launch one_block{dim3(1), dim3(256)};
+
+void scale_d(float*, double, int) {}
+void fill_i(int*, int, int) {}
+
+/// 'a' x *= lr ; 'b' y *= lr ; 'zero' z = lr (memset) ; 'c' x *= 3
+gd::Graph lr_plan(unit::Buffers& b, float lr_value, const char* name = "train") {
+  gd::Graph g(name);
+  auto lr = g.parameter<float>(lr_value).name("lr");
+  auto a = g.add_kernel(unit::scale, one_block, b.x, lr, 256).name("a");
+  g.add_kernel(unit::scale, one_block, b.y, lr, 256).name("b").after(a);
+  g.add_memset(b.z, lr, 256).name("zero");
+  g.add_kernel(unit::scale, one_block, b.x, 3.0f, 256).name("c").after(a);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("parameter declares a named, typed value on the plan", "[parameter]") {
+  gd::Graph g("train");
+  auto lr = g.parameter<float>(0.25f).name("lr");
+  auto steps = g.parameter<int>(-3);
+  CHECK(lr.valid());
+  CHECK_FALSE(gd::Parameter<float>().valid());
+  CHECK(lr.name() == "lr");
+  CHECK(steps.name().empty());
+  CHECK(lr.value() == 0.25f);
+  CHECK(steps.value() == -3);
+  CHECK(lr.id() != steps.id());
+  CHECK(g.node_count() == 0);
+  CHECK(g.dump() ==
+        "graph 'train': 0 nodes, 0 edges\n"
+        "  parameter #0 'lr': float = 0.25, 0 uses\n"
+        "  parameter #1: int32 = -3, 0 uses\n");
+}
+
+TEST_CASE("a parameter stands for kernel arguments and memset values, shown by name in dumps", "[parameter]") {
+  unit::Buffers b;
+  CHECK_NO_CUDA_CALL(lr_plan(b, 0.25f));
+  const gd::Graph g = lr_plan(b, 0.25f);
+  CHECK(g.dump() ==
+        "graph 'train': 4 nodes, 2 edges\n"
+        "  parameter #0 'lr': float = 0.25, 3 uses\n"
+        "  #0 kernel 'a': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B), argument 2: lr=0.25\n"
+        "  #1 kernel 'b': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B), argument 2: lr=0.25; after 'a'\n"
+        "  #2 memset 'zero': value lr=0.25 (float), 4-byte elements, 256 x 1\n"
+        "  #3 kernel 'c': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B); after 'a'\n");
+  const std::string dot = g.to_dot();
+  CHECK(dot.find("n0 [label=\"a\\nkernel\\nlr=0.25\", shape=box];") != std::string::npos);
+  CHECK(dot.find("n2 [label=\"zero\\nmemset\\nlr=0.25\", shape=cds];") != std::string::npos);
+  CHECK(dot.find("n3 [label=\"c\\nkernel\", shape=box];") != std::string::npos);
+}
+
+TEST_CASE("a pointer parameter fits T* and const T* kernel parameters, and the race checker sees it", "[parameter]") {
+  unit::Buffers b;
+  gd::Graph g("ping");
+  auto buf = g.parameter<float*>(b.x).name("buf");
+  g.add_kernel(unit::saxpy, one_block, buf, buf, 2.0f, 256).name("self");
+  g.add_kernel(unit::scale, one_block, buf, 0.5f, 256).name("other");
+  CHECK(g.dump() ==
+        "graph 'ping': 2 nodes, 0 edges\n"
+        "  parameter #0 'buf': float* = (pointer), 3 uses\n"
+        "  #0 kernel 'self': grid (1,1,1) block (256,1,1) shared 0 B, 4 args (24 B), argument 1: buf=(pointer), "
+        "argument 2: buf=(pointer)\n"
+        "  #1 kernel 'other': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B), argument 1: buf=(pointer)\n");
+  // Both kernels write b.x through the parameter and no edge orders them.
+  const gd::RaceReport r = g.check_races();
+  REQUIRE(r.races.size() == 1);
+  CHECK(r.races[0].first.node.name == "self");
+  CHECK(r.races[0].second.node.name == "other");
+}
+
+TEST_CASE("a parameter of another type is refused with the node, the argument and the rule", "[parameter]") {
+  unit::Buffers b;
+  gd::Graph g("train");
+  g.add_empty();
+  auto lr = g.parameter<double>(0.5).name("lr");
+  auto count = g.parameter<int>(3).name("count");
+  const std::string before = g.dump();
+  CHECK_USAGE_ERROR(g.add_kernel(unit::scale, one_block, b.x, lr, 256),
+                    "graphdsl: add_kernel: argument 2 of kernel node #1 of graph 'train' is parameter 'lr' of type "
+                    "double, but the kernel's parameter 2 is of type float: a parameter is passed as it is, never "
+                    "converted, so its type must be the kernel parameter's type (a Parameter<U*> also fits a const U* "
+                    "parameter)");
+  CHECK_USAGE_ERROR(g.add_kernel(scale_d, one_block, b.x, count, 256),
+                    "graphdsl: add_kernel: argument 2 of kernel node #1 of graph 'train' is parameter 'count' of type "
+                    "int32, but the kernel's parameter 2 is of type double: a parameter is passed as it is, never "
+                    "converted, so its type must be the kernel parameter's type (a Parameter<U*> also fits a const U* "
+                    "parameter)");
+  CHECK_USAGE_ERROR(g.add_memset(b.x, count, 256),
+                    "graphdsl: add_memset: the value of memset node #1 of graph 'train' is parameter 'count' of type "
+                    "int32, but the memset's element is of type float: a parameter is passed as it is, never "
+                    "converted, so its type must be the memset's element type");
+  auto cptr = g.parameter<const float*>(b.x).name("cptr");
+  CHECK_USAGE_ERROR(g.add_kernel(unit::scale, one_block, cptr, 1.0f, 256),
+                    "graphdsl: add_kernel: argument 1 of kernel node #1 of graph 'train' is parameter 'cptr' of type "
+                    "const float*, but the kernel's parameter 1 is of type float*: a parameter is passed as it is, "
+                    "never converted, so its type must be the kernel parameter's type (a Parameter<U*> also fits a "
+                    "const U* parameter)");
+  // The refused calls left the plan as it was: no node, no use, no argument bytes.
+  CHECK(g.dump() ==
+        "graph 'train': 1 nodes, 0 edges\n"
+        "  parameter #0 'lr': double = 0.5, 0 uses\n"
+        "  parameter #1 'count': int32 = 3, 0 uses\n"
+        "  parameter #2 'cptr': const float* = (pointer), 0 uses\n"
+        "  #0 empty\n");
+  CHECK(before.find("cptr") == std::string::npos);
+  CHECK(g.node_count() == 1);
+  g.add_kernel(fill_i, one_block, b.flags, count, 64).name("fill");
+  CHECK(g.dump().find("#1 kernel 'fill': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B), argument 2: "
+                      "count=3\n") != std::string::npos);
+}
+
+TEST_CASE("a parameter of another plan, an empty one, or one in a body or child plan is refused", "[parameter]") {
+  unit::Buffers b;
+  gd::Graph other("other");
+  auto lr = other.parameter<float>(1.0f).name("lr");
+  gd::Graph g("train");
+  CHECK_USAGE_ERROR(g.add_kernel(unit::scale, one_block, b.x, lr, 256),
+                    "graphdsl: add_kernel: argument 2 of kernel node #0 of graph 'train' is parameter 'lr' of graph "
+                    "'other' (plan id " + std::to_string(other.id()) + "), not of graph 'train'; a parameter is used "
+                    "only in the plan that declares it (or a copy of that plan): child plans and conditional bodies "
+                    "cannot use one");
+  CHECK_USAGE_ERROR(g.add_memset(b.x, gd::Parameter<float>(), 256),
+                    "graphdsl: add_memset: the value of memset node #0 of graph 'train' is an empty Parameter "
+                    "(default-constructed); pass one made by Graph::parameter()");
+  CHECK(g.node_count() == 0);
+
+  // A copy of the declaring plan keeps its parameters: the handle works there too.
+  gd::Graph copy = other;
+  copy.add_kernel(unit::scale, one_block, b.x, lr, 256).name("k");
+  CHECK(copy.dump().find("argument 2: lr=1\n") != std::string::npos);
+  CHECK(other.node_count() == 0);
+
+  // Conditional bodies cannot declare or use parameters.
+  auto mine = g.parameter<float>(2.0f).name("mine");
+  auto cond = g.add_condition(1);
+  CHECK_USAGE_ERROR(g.add_while(cond, [&](gd::Graph& body) { body.add_kernel(unit::scale, one_block, b.x, mine, 256); }),
+                    "graphdsl: add_kernel: argument 2 of kernel node #0 of graph 'while body' is parameter 'mine' of "
+                    "graph 'train' (plan id " + std::to_string(g.id()) + "), not of graph 'while body' (a conditional "
+                    "body being built); a parameter is used only in the plan that declares it (or a copy of that "
+                    "plan): child plans and conditional bodies cannot use one");
+  CHECK_USAGE_ERROR(g.add_while(cond, [&](gd::Graph& body) { (void)body.parameter<float>(1.0f); }),
+                    "graphdsl: parameter<float>: graph 'while body' is a conditional body or a recorded plan; "
+                    "parameters are declared on top-level plans only (Executable::set patches top-level nodes)");
+  // Child plans cannot hold them.
+  CHECK_USAGE_ERROR(g.add_child(other),
+                    "graphdsl: add_child: graph 'other' declares 1 parameter (the first: 'lr'); a child plan cannot "
+                    "hold parameters: Executable::set patches nodes of the top-level plan only (graphdsl's per-node "
+                    "setters do not reach the nodes of a child graph)");
+  CHECK(g.node_count() == 0);
+}
+
+TEST_CASE("a parameter handle outliving its plan, and setting one on an empty executable, are refused", "[parameter]") {
+  gd::Parameter<float> lr;
+  std::uint64_t plan_id = 0;
+  {
+    gd::Graph g("gone");
+    lr = g.parameter<float>(1.0f).name("lr");
+    plan_id = g.id();
+  }
+  CHECK_USAGE_ERROR(lr.name(),
+                    "graphdsl: a parameter (id " + std::to_string(lr.id()) + ") of graph 'gone' (plan id " +
+                        std::to_string(plan_id) + ") was used after its plan was destroyed; a Parameter handle is "
+                        "usable only while its plan is alive");
+  gd::Executable empty;
+  CHECK_USAGE_ERROR(empty.set(lr, 2.0f), "graphdsl: use of an empty or moved-from Executable");
+}
+
+TEST_CASE("fingerprints count which arguments are parameters, not their values or names", "[parameter][update]") {
+  unit::Buffers b;
+  const gd::Graph p1 = lr_plan(b, 0.25f);
+  const gd::Graph p2 = lr_plan(b, 0.5f, "other name");
+  CHECK(p1.fingerprint() == p2.fingerprint());
+  gd::Graph plain("train");  // the same nodes with plain values
+  auto a = plain.add_kernel(unit::scale, one_block, b.x, 0.25f, 256).name("a");
+  plain.add_kernel(unit::scale, one_block, b.y, 0.25f, 256).name("b").after(a);
+  plain.add_memset(b.z, 0.25f, 256).name("zero");
+  plain.add_kernel(unit::scale, one_block, b.x, 3.0f, 256).name("c").after(a);
+  CHECK(plain.fingerprint() != p1.fingerprint());
+}
+
+TEST_CASE("diff lists the nodes a changed parameter feeds and names a parameter the template lacks",
+          "[parameter][update]") {
+  unit::Buffers b;
+  const gd::Graph p1 = lr_plan(b, 0.25f);
+  const gd::UpdateResult same = gd::diff(p1, lr_plan(b, 0.25f));
+  CHECK(same);
+  CHECK(same.changed.empty());
+  const gd::UpdateResult r = gd::diff(p1, lr_plan(b, 0.5f));
+  CHECK(r);
+  CHECK(r.changed == std::vector<std::uint32_t>{0, 1, 2});
+  CHECK(r.to_string() == "update possible: 3 nodes differ");
+
+  gd::Graph plain("train");  // 'b' takes a plain value where the executable's takes lr
+  auto lr = plain.parameter<float>(0.25f).name("lr");
+  auto a = plain.add_kernel(unit::scale, one_block, b.x, lr, 256).name("a");
+  plain.add_kernel(unit::scale, one_block, b.y, 0.25f, 256).name("b").after(a);
+  plain.add_memset(b.z, lr, 256).name("zero");
+  plain.add_kernel(unit::scale, one_block, b.x, 3.0f, 256).name("c").after(a);
+  const gd::UpdateResult refused = gd::diff(p1, plain);
+  CHECK(refused.status == gd::UpdateStatus::topology_changed);
+  CHECK(refused.reason == "argument 2 of kernel node 'b' (#1) is parameter 'lr' in the executable but not in the template");
+  REQUIRE(refused.node);
+  CHECK(refused.node->name == "b");
+
+  gd::Graph none("train");  // the same nodes with plain values: no parameter at all
+  auto na = none.add_kernel(unit::scale, one_block, b.x, 0.25f, 256).name("a");
+  none.add_kernel(unit::scale, one_block, b.y, 0.25f, 256).name("b").after(na);
+  none.add_memset(b.z, 0.25f, 256).name("zero");
+  none.add_kernel(unit::scale, one_block, b.x, 3.0f, 256).name("c").after(na);
+  const gd::UpdateResult fewer = gd::diff(p1, none);
+  CHECK(fewer.status == gd::UpdateStatus::topology_changed);
+  CHECK(fewer.reason == "graph 'train' declares 0 parameters in the template, 1 in the executable");
+}
