@@ -11,6 +11,7 @@
 
 #include "bench_common.hpp"
 #include "bench_pdl.hpp"
+#include "pdl_step.cuh"
 
 namespace gd = graphdsl;
 
@@ -20,22 +21,13 @@ namespace {
 constexpr int links = 1000;
 constexpr int elements = 256;
 
-__global__ void pdl_link(float* x, float b, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-  if (i < n) x[i] = x[i] * 0.5f + b;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
+using sample::pdl_step;
 
 gd::Executable graphdsl_chain(float* x, gd::EdgeKind kind) {
   gd::Graph g("pdl");
-  gd::KernelNodeOf<decltype(pdl_link)> prev;
+  gd::KernelNodeOf<decltype(pdl_step)> prev;
   for (int k = 0; k < links; ++k) {
-    auto node = g.add_kernel(pdl_link, gd::cover(elements), x, static_cast<float>(k), elements);
+    auto node = g.add_kernel(pdl_step, gd::cover(elements), x, static_cast<float>(k), elements);
     if (k > 0) node.after(prev, kind);
     prev = node;
   }
@@ -54,7 +46,7 @@ class RawChain {
       b[static_cast<std::size_t>(k)] = static_cast<float>(k);
       void* args[] = {&x, &b[static_cast<std::size_t>(k)], &n};
       cudaKernelNodeParams p{};
-      p.func = reinterpret_cast<void*>(pdl_link);
+      p.func = reinterpret_cast<void*>(pdl_step);
       p.gridDim = dim3(1);
       p.blockDim = dim3(elements);
       p.kernelParams = args;

@@ -20,6 +20,7 @@
 #include <graphdsl/graphdsl.hpp>
 #include <graphdsl/format.hpp>
 
+#include "pdl_step.cuh"
 #include "sample_util.hpp"
 
 namespace gd = graphdsl;
@@ -30,23 +31,13 @@ constexpr int links = 1000;
 constexpr int rounds = 9;
 constexpr int launches = 5;  // graph launches per timed round
 
-__global__ void step(float* x, float add, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  // The prologue (index math) runs before the wait; the dependent read after it.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-  if (i < n) x[i] = x[i] * 0.5f + add;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
+using sample::pdl_step;
 
 gd::Graph chain(float* x, int n, gd::EdgeKind kind, int count = links) {
   gd::Graph g(std::string("chain_") + gd::to_string(kind));
-  gd::KernelNodeOf<decltype(step)> prev;
+  gd::KernelNodeOf<decltype(pdl_step)> prev;
   for (int k = 0; k < count; ++k) {
-    auto node = g.add_kernel(step, gd::cover(static_cast<unsigned long long>(n)), x, static_cast<float>(k), n)
+    auto node = g.add_kernel(pdl_step, gd::cover(static_cast<unsigned long long>(n)), x, static_cast<float>(k), n)
                     .name("step" + std::to_string(k));
     if (k > 0) node.after(prev, kind);
     prev = node;
