@@ -29,8 +29,8 @@ struct L2Window {
   const void* base = nullptr;  ///< start of the window
   std::size_t bytes = 0;       ///< its size; at most the device's cudaDevAttrMaxAccessPolicyWindowSize
   float hit_ratio = 1.0f;      ///< in [0, 1]
-  L2Access hit = L2Access::persisting;
-  L2Access miss = L2Access::streaming;
+  L2Access hit = L2Access::persisting;  ///< how the hit_ratio share of accesses in the window is cached
+  L2Access miss = L2Access::streaming;  ///< how the other accesses in the window are cached
 };
 
 /// Grid, block, dynamic shared memory, (optional) priority and launch attributes of a kernel node.
@@ -70,12 +70,15 @@ struct Launch {
 
   /// Clusters of `dims` blocks (an integer n: (n,1,1)).
   Launch& with_cluster(dim3 dims) & { cluster = dims; return *this; }
+  /// The same on a temporary (`gd::cover(n).with_cluster(2)`).
   Launch&& with_cluster(dim3 dims) && { return std::move(with_cluster(dims)); }
   /// A cooperative launch (or not).
   Launch& with_cooperative(bool on = true) & { cooperative = on; return *this; }
+  /// The same on a temporary.
   Launch&& with_cooperative(bool on = true) && { return std::move(with_cooperative(on)); }
   /// The memory-synchronization domain.
   Launch& with_sync_domain(MemSyncDomain domain) & { sync_domain = domain; return *this; }
+  /// The same on a temporary.
   Launch&& with_sync_domain(MemSyncDomain domain) && { return std::move(with_sync_domain(domain)); }
   /// An L2 access-policy window over [base, base + bytes).
   Launch& with_l2_window(const void* base, std::size_t bytes, float hit_ratio = 1.0f,
@@ -83,6 +86,7 @@ struct Launch {
     l2 = L2Window{base, bytes, hit_ratio, hit, miss};
     return *this;
   }
+  /// The same on a temporary.
   Launch&& with_l2_window(const void* base, std::size_t bytes, float hit_ratio = 1.0f,
                           L2Access hit = L2Access::persisting, L2Access miss = L2Access::streaming) && {
     return std::move(with_l2_window(base, bytes, hit_ratio, hit, miss));

@@ -90,6 +90,7 @@ class UniqueId {
  public:
   /// NCCL_UNIQUE_ID_BYTES.
   static constexpr std::size_t size = 128;
+  /// The id's bytes (ncclUniqueId::internal).
   using Bytes = std::array<unsigned char, size>;
   /// All zero (not a usable id; join() refuses it).
   UniqueId() noexcept : bytes_{} {}
@@ -100,12 +101,15 @@ class UniqueId {
   static UniqueId from_bytes(const void* data, std::size_t length);
   /// The id from to_hex()'s text (256 hex digits). @throws UsageError naming what is wrong.
   static UniqueId from_hex(std::string_view hex);
+  /// The id's bytes, to hand to the other processes.
   const Bytes& bytes() const noexcept { return bytes_; }
   /// 256 lowercase hex digits.
   std::string to_hex() const;
   /// False for the all-zero id of the default constructor.
   explicit operator bool() const noexcept;
+  /// True when the bytes are the same.
   friend bool operator==(const UniqueId& a, const UniqueId& b) noexcept { return a.bytes_ == b.bytes_; }
+  /// True when the bytes differ.
   friend bool operator!=(const UniqueId& a, const UniqueId& b) noexcept { return !(a == b); }
 
  private:

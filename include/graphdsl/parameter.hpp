@@ -163,8 +163,9 @@ class ParameterSet {
   /// True: a set() that fails throws instead of returning.
   explicit operator bool() const noexcept { return true; }
 
-  /// Internal: the uses of the parameter (in node order).
+  /// Internal: the first use of the parameter (its uses are in node order).
   const detail::ParamUse* first = nullptr;
+  /// Internal: one past the last use.
   const detail::ParamUse* last = nullptr;
 };
 
