@@ -1,5 +1,15 @@
 // src/executable.cpp — compiling a plan and running the executable.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -440,6 +450,73 @@ cudaGraphNode_t Executable::native_node(const Node& node) const {
   // node.kind() refuses an empty handle and one whose plan is gone, each with its own message
   // (valid() is false for both, and a check of it here called a destroyed plan's handle "empty").
   return x.native.nodes[detail::exec_index(x, node, node.kind())];
+}
+
+namespace {
+
+/// A name as a DOT record field: escaped() for control characters, then the characters records
+/// and DOT strings give a meaning ("\\{}|<> and the quote) escaped with a backslash.
+std::string record_text(const std::string& raw) {
+  std::string out;
+  for (char c : detail::escaped(raw)) {
+    if (c != '\0' && std::strchr("\\\"{}|<>", c) != nullptr) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Adds each node's plan name to the label of its statement in the driver's DOT (matched by the
+/// node handle the statement prints, as 0x followed by 16 upper-case hex digits).
+std::string name_native_nodes(std::string dot, const detail::GraphImpl& g, const std::vector<cudaGraphNode_t>& nodes) {
+  std::unordered_map<std::string, std::uint32_t> by_handle;
+  for (std::uint32_t i = 0; i < nodes.size() && i < g.nodes.size(); ++i) {
+    by_handle.emplace(fmt::format("0x{:016X}", reinterpret_cast<std::uintptr_t>(nodes[i])), i);
+  }
+  const std::string key = "label=\"";
+  for (std::size_t at = dot.find(key); at != std::string::npos; at = dot.find(key, at + 1)) {
+    const std::size_t begin = at + key.size();
+    const std::size_t end = dot.find("\"];", begin);
+    if (end == std::string::npos) break;
+    std::uint32_t node = 0;
+    bool found = false;
+    for (std::size_t h = dot.find("0x", begin); h != std::string::npos && h + 18 <= end; h = dot.find("0x", h + 2)) {
+      const auto it = by_handle.find(dot.substr(h, 18));
+      if (it != by_handle.end()) {
+        node = it->second;
+        found = true;
+        break;
+      }
+    }
+    if (!found) continue;
+    const std::string name =
+        record_text(g.info(node).ref() + (g.nodes[node].name.empty() ? std::string() : fmt::format(" (#{})", node)));
+    const bool record = begin < dot.size() && dot[begin] == '{';
+    dot.insert(record ? begin + 1 : begin, record ? name + "|" : name + "\n");
+  }
+  return dot;
+}
+
+}  // namespace
+
+std::string Executable::native_dot(unsigned int flags) const {
+  const detail::ExecImpl& x = impl();
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/graphdsl-dot-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) {
+    throw Error(fmt::format("graphdsl: native_dot: cannot make a temporary file {} ({})", path, std::strerror(errno)));
+  }
+  (void)close(fd);
+  struct Remove {
+    std::string path;
+    ~Remove() { (void)std::remove(path.c_str()); }
+  } remove{path};
+  GRAPHDSL_CHECK(cudaGraphDebugDotPrint, x.native.graph.get(), path.c_str(),
+                 flags | static_cast<unsigned int>(cudaGraphDebugDotFlagsHandles));
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return name_native_nodes(text.str(), x.plan.impl(), x.native.nodes);
 }
 
 GraphMemoryReport Executable::memory_report() const {

@@ -135,6 +135,12 @@ class Executable {
   cudaGraphExec_t native_handle() const;
   /// The materialized cudaGraph_t (kept alive: per-node setters need its node handles).
   cudaGraph_t native_graph() const;
+  /// The driver's own DOT of native_graph() (cudaGraphDebugDotPrint with `flags`, a combination of
+  /// cudaGraphDebugDotFlags; node handles are always included, as they are how the plan's names are
+  /// matched): each top-level node's label starts with its plan name, e.g. `'scale' (#0)`. Next to
+  /// Graph::to_dot(), it shows what CUDA made of the plan (kernel names, attributes, parameters).
+  /// @throws Error when no temporary file can be made (in $TMPDIR, else /tmp); CudaError.
+  std::string native_dot(unsigned int flags = cudaGraphDebugDotFlagsVerbose) const;
   /// The cudaGraphNode_t that top-level plan node `node` became.
   /// @throws UsageError if `node` is not a node of this executable's plan (checked by index and kind).
   cudaGraphNode_t native_node(const Node& node) const;
