@@ -454,8 +454,9 @@ cudaGraphNode_t Executable::native_node(const Node& node) const {
 
 namespace {
 
-/// A name as a DOT record field: escaped() for control characters, then the characters records
-/// and DOT strings give a meaning ("\\{}|<> and the quote) escaped with a backslash.
+/// A name as a DOT record field: escaped() (control characters, quotes), then the characters
+/// records and DOT strings give a meaning (backslash, braces, bar, angle brackets, double quote)
+/// escaped with a backslash.
 std::string record_text(const std::string& raw) {
   std::string out;
   for (char c : detail::escaped(raw)) {
@@ -488,8 +489,8 @@ std::string name_native_nodes(std::string dot, const detail::GraphImpl& g, const
       }
     }
     if (!found) continue;
-    const std::string name =
-        record_text(g.info(node).ref() + (g.nodes[node].name.empty() ? std::string() : fmt::format(" (#{})", node)));
+    const std::string& raw = g.nodes[node].name;
+    const std::string name = raw.empty() ? fmt::format("#{}", node) : fmt::format("'{}' (#{})", record_text(raw), node);
     const bool record = begin < dot.size() && dot[begin] == '{';
     dot.insert(record ? begin + 1 : begin, record ? name + "|" : name + "\n");
   }
