@@ -204,8 +204,12 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 /// Edges into node i that are not full ones join two kernels (CUDA's rule for programmatic and
 /// launch-completion edges).
 void check_edge_kinds(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  for (const EdgeKindData& e : g.edge_kinds) {
-    if (e.to != i) continue;
+  // edge_kinds is sorted by (to, from): node i's edges are one run, found by binary search (a scan
+  // of every record for every node made validate() quadratic on a chain of programmatic edges).
+  const auto first = std::lower_bound(g.edge_kinds.begin(), g.edge_kinds.end(), i,
+                                      [](const EdgeKindData& e, std::uint32_t to) { return e.to < to; });
+  for (auto it = first; it != g.edge_kinds.end() && it->to == i; ++it) {
+    const EdgeKindData& e = *it;
     const NodeKind from = g.nodes[e.from].kind;
     if (from != NodeKind::kernel || g.nodes[i].kind != NodeKind::kernel) {
       fail(g, i, ctx, fmt::format("its {} edge from {}: CUDA allows {} edges between kernel nodes only", to_string(e.kind),
