@@ -6,24 +6,36 @@
 
 namespace graphdsl {
 
-/// What a plan node does. Each kind maps onto one CUDA graph node type.
+/// What a plan node does. Each kind maps onto one CUDA graph node type. The values, in order, are
+/// generated from the table graphdsl/detail/node_kinds.def (one line per kind, which also says what
+/// makes each node and the CUDA node type it becomes):
+///
+/// | value | made by | CUDA node type |
+/// |---|---|---|
+/// | `kernel` | Graph::add_kernel | cudaGraphNodeTypeKernel |
+/// | `memset` | Graph::add_memset* | cudaGraphNodeTypeMemset |
+/// | `memcpy` | Graph::add_memcpy* | cudaGraphNodeTypeMemcpy |
+/// | `host` | Graph::add_host | cudaGraphNodeTypeHost |
+/// | `child` | Graph::add_child | cudaGraphNodeTypeGraph |
+/// | `empty` | Graph::add_empty | cudaGraphNodeTypeEmpty |
+/// | `event_record` | Graph::add_event_record | cudaGraphNodeTypeEventRecord |
+/// | `event_wait` | Graph::add_event_wait | cudaGraphNodeTypeWaitEvent |
+/// | `conditional` | Graph::add_if / add_if_else / add_while / add_switch | cudaGraphNodeTypeConditional |
+/// | `captured` | Graph::add_captured | whatever the function issues on a stream |
+/// | `mem_alloc` | Graph::add_mem_alloc | cudaGraphNodeTypeMemAlloc |
+/// | `mem_free` | Graph::add_mem_free | cudaGraphNodeTypeMemFree |
 enum class NodeKind : std::uint8_t {
-  kernel,        ///< cudaGraphNodeTypeKernel, made by Graph::add_kernel
-  memset,        ///< cudaGraphNodeTypeMemset, made by Graph::add_memset*
-  memcpy,        ///< cudaGraphNodeTypeMemcpy, made by Graph::add_memcpy*
-  host,          ///< cudaGraphNodeTypeHost, made by Graph::add_host
-  child,         ///< cudaGraphNodeTypeGraph, made by Graph::add_child
-  empty,         ///< cudaGraphNodeTypeEmpty, made by Graph::add_empty
-  event_record,  ///< cudaGraphNodeTypeEventRecord, made by Graph::add_event_record
-  event_wait,    ///< cudaGraphNodeTypeWaitEvent, made by Graph::add_event_wait
-  conditional,   ///< cudaGraphNodeTypeConditional, made by Graph::add_if / add_if_else / add_while / add_switch
-  captured,      ///< whatever a function issues on a stream, captured into the graph (Graph::add_captured)
-  mem_alloc,     ///< cudaGraphNodeTypeMemAlloc, made by Graph::add_mem_alloc
-  mem_free,      ///< cudaGraphNodeTypeMemFree, made by Graph::add_mem_free
+#define GRAPHDSL_NODE_KIND(name, what) name,
+#include "graphdsl/detail/node_kinds.def"
+#undef GRAPHDSL_NODE_KIND
 };
 
 /// The number of NodeKind values.
-inline constexpr int node_kind_count = 12;
+inline constexpr int node_kind_count = 0
+#define GRAPHDSL_NODE_KIND(name, what) +1
+#include "graphdsl/detail/node_kinds.def"
+#undef GRAPHDSL_NODE_KIND
+    ;
 
 /// The kind's name as it appears in messages, dumps and DOT output ("kernel", "event_record", ...).
 const char* to_string(NodeKind kind) noexcept;

@@ -1,0 +1,554 @@
+// src/exec/executable.cpp — compiling a plan and running the executable.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "plan/counters.hpp"
+#include "native/cuda_call.hpp"
+#include "graphdsl/executable.hpp"
+#include "native/native.hpp"
+#include "plan/rules.hpp"
+
+namespace graphdsl {
+
+namespace {
+
+const char* instantiate_result_name(cudaGraphInstantiateResult r) {
+  switch (r) {
+    case cudaGraphInstantiateSuccess: return "cudaGraphInstantiateSuccess";
+    case cudaGraphInstantiateError: return "cudaGraphInstantiateError";
+    case cudaGraphInstantiateInvalidStructure: return "cudaGraphInstantiateInvalidStructure";
+    case cudaGraphInstantiateNodeOperationNotSupported: return "cudaGraphInstantiateNodeOperationNotSupported";
+    case cudaGraphInstantiateMultipleDevicesNotSupported: return "cudaGraphInstantiateMultipleDevicesNotSupported";
+    case cudaGraphInstantiateConditionalHandleUnused: return "cudaGraphInstantiateConditionalHandleUnused";
+  }
+  return "unknown cudaGraphInstantiateResult";
+}
+
+/// Device-launchable executables may hold only kernel, memcpy, memset and child nodes (recursively).
+void check_device_launch(const detail::GraphImpl& g, const std::string& context) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const NodeKind k = g.nodes[i].kind;
+    if (k == NodeKind::child) {
+      check_device_launch(*g.children[g.nodes[i].payload],
+                          fmt::format("{}in {} of graph {}: ", context, g.info(i).describe(), detail::quoted(g.name)));
+    } else if (k != NodeKind::kernel && k != NodeKind::memcpy && k != NodeKind::memset) {
+      throw UsageError(fmt::format("{}{} cannot be part of a device-launchable executable (device_launch allows only "
+                                   "kernel, memcpy, memset and child nodes)",
+                                   context, g.info(i).describe()));
+    }
+  }
+}
+
+/// The newest CUDA feature a plan's conditional nodes need (12030 for IF and WHILE, 12080 for
+/// IF-ELSE and SWITCH), and the first node that needs it.
+void needed_cuda(const detail::GraphImpl& g, int& version, std::optional<NodeInfo>& node) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const detail::NodeData& n = g.nodes[i];
+    if (n.kind == NodeKind::child) needed_cuda(*g.children[n.payload], version, node);
+    if (n.kind != NodeKind::conditional) continue;
+    const auto& c = g.conditionals[n.payload];
+    const int v = c.type == ConditionalType::if_else || c.type == ConditionalType::switch_case ? 12080 : 12030;
+    if (v > version) {
+      version = v;
+      node = g.info(i);
+    }
+    for (const auto& b : c.bodies) needed_cuda(*b, version, node);
+  }
+}
+
+std::string cuda_version(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
+
+/// Conditional nodes need a recent driver and runtime: say which feature, which node and which versions.
+void check_versions(const detail::GraphImpl& g) {
+  int needed = 0;
+  std::optional<NodeInfo> node;
+  needed_cuda(g, needed, node);
+  if (needed == 0) return;
+  int driver = 0, runtime = 0;
+  GRAPHDSL_CHECK(cudaDriverGetVersion, &driver);
+  GRAPHDSL_CHECK(cudaRuntimeGetVersion, &runtime);
+  const int have = std::min(driver, runtime);
+  if (have < needed) {
+    throw UsageError(fmt::format("{} needs CUDA {} ({} conditional nodes); this driver supports CUDA {} and the runtime "
+                                 "is CUDA {}",
+                                 node->describe(), cuda_version(needed), needed == 12080 ? "IF-ELSE and SWITCH" : "IF and WHILE",
+                                 cuda_version(driver), cuda_version(runtime)));
+  }
+}
+
+void check_options(const detail::GraphImpl& g, const InstantiateOptions& options) {
+  const unsigned long long f = options.flags();
+  if ((f & cudaGraphInstantiateFlagDeviceLaunch) && (f & cudaGraphInstantiateFlagAutoFreeOnLaunch)) {
+    throw UsageError(fmt::format("instantiating graph {}: device_launch and auto_free_on_launch cannot be combined "
+                                 "(CUDA refuses the pair)",
+                                 detail::quoted(g.name)));
+  }
+  if (f & cudaGraphInstantiateFlagDeviceLaunch) {
+    if (g.nodes.empty()) {
+      throw UsageError(fmt::format("instantiating graph {} for device launch: the graph is empty; a "
+                                   "device-launchable executable needs at least one node",
+                                   detail::quoted(g.name)));
+    }
+    check_device_launch(g, {});
+  }
+}
+
+// ---- placing a node CUDA reports in the plan (cold paths: failed instantiate and launch) -------
+
+std::vector<cudaGraphNode_t> nodes_of(cudaGraph_t g) {
+  std::size_t n = 0;
+  if (detail::cuda_try(cudaGraphGetNodes, g, static_cast<cudaGraphNode_t*>(nullptr), &n) != cudaSuccess) return {};
+  std::vector<cudaGraphNode_t> v(n);
+  if (n != 0 && detail::cuda_try(cudaGraphGetNodes, g, v.data(), &n) != cudaSuccess) return {};
+  v.resize(n);
+  return v;
+}
+
+cudaGraphNodeType type_of(cudaGraphNode_t n) {
+  cudaGraphNodeType t = cudaGraphNodeTypeCount;
+  (void)detail::cuda_try(cudaGraphNodeGetType, n, &t);
+  return t;
+}
+
+std::vector<cudaGraphNode_t> dependents_of(cudaGraphNode_t n) {
+  std::size_t count = 0;
+#if GRAPHDSL_CUDA_13
+  auto get = [&](cudaGraphNode_t* out) {
+    return detail::cuda_try(cudaGraphNodeGetDependentNodes, n, out, static_cast<cudaGraphEdgeData*>(nullptr), &count);
+  };
+#else
+  auto get = [&](cudaGraphNode_t* out) { return detail::cuda_try(cudaGraphNodeGetDependentNodes, n, out, &count); };
+#endif
+  if (get(nullptr) != cudaSuccess) return {};
+  std::vector<cudaGraphNode_t> v(count);
+  if (count != 0 && get(v.data()) != cudaSuccess) return {};
+  v.resize(count);
+  return v;
+}
+
+/// True if `node` is a node of `g` or of a child graph nested in it.
+bool holds(cudaGraph_t g, cudaGraphNode_t node) {
+  for (cudaGraphNode_t n : nodes_of(g)) {
+    if (n == node) return true;
+    cudaGraph_t inner = nullptr;
+    if (type_of(n) == cudaGraphNodeTypeGraph && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, n, &inner) == cudaSuccess &&
+        holds(inner, node)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Visits the nodes that run after `from` (its dependents, theirs, ...), nearest first, until
+/// `stop` returns true for one; returns whether it did.
+template <class Stop>
+bool any_after(cudaGraphNode_t from, Stop stop) {
+  std::vector<cudaGraphNode_t> level{from}, next;
+  std::unordered_set<cudaGraphNode_t> seen{from};
+  while (!level.empty()) {
+    next.clear();
+    for (cudaGraphNode_t n : level) {
+      for (cudaGraphNode_t d : dependents_of(n)) {
+        if (!seen.insert(d).second) continue;
+        if (stop(d)) return true;
+        next.push_back(d);
+      }
+    }
+    level.swap(next);
+  }
+  return false;
+}
+
+/// The top-level plan node a native node belongs to, and how when it is not the node's own.
+struct Owner {
+  std::uint32_t index;
+  std::string how;  ///< empty when `node` is the plan node's own native node
+};
+
+/// Places a native node of the executable's graph (one CUDA reported) in the plan: a top-level
+/// node's own node; a node a captured function created (every path from it leaves the capture
+/// through that captured node's own node, the first mapped node after it); a node inside a child
+/// node's graph; otherwise a node of a conditional body, which names the conditional node when the
+/// plan has only one.
+std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
+  const std::vector<cudaGraphNode_t>& mapped = x.native.nodes;
+  const detail::GraphImpl& plan = x.plan.impl();
+  auto mapped_index = [&](cudaGraphNode_t n) -> std::optional<std::uint32_t> {
+    const auto it = std::find(mapped.begin(), mapped.end(), n);
+    if (it == mapped.end()) return std::nullopt;
+    return static_cast<std::uint32_t>(it - mapped.begin());
+  };
+  if (auto i = mapped_index(node)) return Owner{*i, {}};
+  const std::vector<cudaGraphNode_t> top = nodes_of(x.native.graph.get());
+  if (std::find(top.begin(), top.end(), node) != top.end()) {
+    std::optional<Owner> owner;
+    any_after(node, [&](cudaGraphNode_t d) {
+      const std::optional<std::uint32_t> i = mapped_index(d);
+      if (i && plan.nodes[*i].kind == NodeKind::captured) owner = Owner{*i, "a node its captured function created"};
+      return i.has_value();
+    });
+    return owner;
+  }
+  std::vector<std::uint32_t> conditionals;
+  for (std::uint32_t i = 0; i < plan.nodes.size(); ++i) {
+    cudaGraph_t inner = nullptr;
+    if (plan.nodes[i].kind == NodeKind::conditional) conditionals.push_back(i);
+    // child nodes, and captured nodes captured into a graph of their own (NCCL collectives,
+    // captures inside conditional bodies) and embedded as a child graph node
+    const bool embeds = plan.nodes[i].kind == NodeKind::child ||
+                        (plan.nodes[i].kind == NodeKind::captured && type_of(mapped[i]) == cudaGraphNodeTypeGraph);
+    if (embeds && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, mapped[i], &inner) == cudaSuccess &&
+        holds(inner, node)) {
+      return Owner{i, "a node inside its child graph"};
+    }
+  }
+  if (conditionals.size() == 1) return Owner{conditionals[0], "a node inside one of its bodies"};
+  return std::nullopt;
+}
+
+/// The captured node whose captured function allocates (cudaMallocAsync) memory that no later free
+/// node releases, if any. (Graph allocations whose lifetimes do not overlap may share an address,
+/// so a free counts only for the allocation it runs after.)
+/// The allocation nodes of the executable's graph that no later free node releases, with their
+/// addresses: mem_alloc nodes the plan never frees and cudaMallocAsync calls of captured functions.
+std::vector<std::pair<cudaGraphNode_t, void*>> unfreed_allocations(const detail::ExecImpl& x) {
+  auto frees = [](cudaGraphNode_t n, void* dptr) {
+    void* p = nullptr;
+    return type_of(n) == cudaGraphNodeTypeMemFree &&
+           detail::cuda_try(cudaGraphMemFreeNodeGetParams, n, static_cast<void*>(&p)) == cudaSuccess && p == dptr;
+  };
+  std::vector<std::pair<cudaGraphNode_t, void*>> out;
+  for (cudaGraphNode_t a : nodes_of(x.native.graph.get())) {
+    cudaMemAllocNodeParams p{};
+    if (type_of(a) != cudaGraphNodeTypeMemAlloc || detail::cuda_try(cudaGraphMemAllocNodeGetParams, a, &p) != cudaSuccess) {
+      continue;
+    }
+    if (!any_after(a, [&](cudaGraphNode_t n) { return frees(n, p.dptr); })) out.emplace_back(a, p.dptr);
+  }
+  return out;
+}
+
+std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
+  for (const auto& [a, dptr] : unfreed_allocations(x)) {
+    std::optional<Owner> o = owner_of(x, a);
+    if (o && x.plan.impl().nodes[o->index].kind == NodeKind::captured) return o;
+  }
+  return std::nullopt;
+}
+
+/// Throws the CudaError of a failed cudaGraphLaunch or cudaGraphUpload of `x` on `stream`: names the
+/// graph, and the captured node when a captured allocation still live makes the relaunch fail.
+[[noreturn]] void throw_run_failure(const detail::ExecImpl& x, cudaError_t rc, const char* api, const char* verb,
+                                    cudaStream_t stream) {
+  std::optional<NodeInfo> where;
+  std::string detail = fmt::format("{} graph {}", verb, detail::quoted(x.plan.impl().name));
+  if (rc == cudaErrorInvalidValue && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
+    if (const std::optional<Owner> o = unfreed_captured_allocation(x)) {
+      where = x.plan.impl().info(o->index);
+      detail += "; its captured function allocates memory (cudaMallocAsync) that it never frees, so the previous "
+                "launch's allocation is still live: free it in the captured function (cudaFreeAsync), free it before "
+                "the relaunch with Executable::free_graph_memory(stream), or compile with "
+                "InstantiateOptions::auto_free_on_launch()";
+    }
+  }
+#if CUDART_VERSION >= 12080
+  int stream_device = -1, current = -1;
+  if (detail::cuda_try(cudaStreamGetDevice, stream, &stream_device) == cudaSuccess &&
+      detail::cuda_try(cudaGetDevice, &current) == cudaSuccess && stream_device != current) {
+    detail += fmt::format("; the stream belongs to device {} but the current device is {}", stream_device, current);
+  }
+#endif
+  detail::throw_cuda(rc, api, std::move(where), std::move(detail));
+}
+
+}  // namespace
+
+namespace detail {
+/// Index of `node` in the executable's plan, checking that it belongs there and has kind `kind`.
+std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
+  const GraphImpl& plan = x.plan.impl();
+  const auto& token = node.plan_token();
+  if (!token) throw UsageError("empty node handle (a default-constructed Node was used)");
+  // The handle's plan may be gone (the origin Graph destroyed after instantiate, a template after
+  // update): its token still says which plan it was, and nothing of it is read.
+  const std::uint64_t id = token->id;
+  if (id != x.origin_id && id != plan.id && id != x.last_template_id) {
+    if (token->plan == nullptr) (void)handle_plan(node);  // throws: used after its plan was destroyed
+    const GraphImpl& owner = *token->plan;
+    throw UsageError(fmt::format("{} belongs to graph {} (plan id {}); this executable was compiled from graph {} "
+                                 "(plan id {})",
+                                 owner.info(node.index()).describe(), quoted(owner.name), owner.id, quoted(plan.name),
+                                 x.origin_id));
+  }
+  if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
+    const GraphImpl* owner = token->plan;
+    const std::string what = owner != nullptr && node.index() < owner->nodes.size()
+                                 ? owner->info(node.index()).describe()
+                                 : fmt::format("node #{} of graph {} (plan id {})", node.index(), quoted(token->name), id);
+    throw UsageError(fmt::format("{} is not a {} node of this executable's plan", what, to_string(kind)));
+  }
+  return node.index();
+}
+
+}  // namespace detail
+
+Executable Graph::instantiate(const InstantiateOptions& options) const& { return compile(Graph(*this), options, id()); }
+
+Executable Graph::instantiate(const InstantiateOptions& options) && {
+  const std::uint64_t origin = id();  // a moved-from Graph is a UsageError here, not after the move
+  return compile(std::move(*this), options, origin);
+}
+
+Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin) {
+  const detail::GraphImpl& g = plan.impl();
+  check_options(g, options);
+  const std::vector<std::uint32_t> order = detail::check_plan(g);
+  check_versions(g);
+
+  auto x = std::make_unique<detail::ExecImpl>();
+  x->plan = std::move(plan);
+  x->sink = std::make_shared<detail::HostErrorSink>();
+  x->flags = options.flags();
+  x->origin_id = origin;
+  std::vector<bool> freed(g.nodes.size());
+  for (const std::uint32_t a : g.frees) {
+    if (a < freed.size()) freed[a] = true;
+  }
+  for (std::uint32_t i = 0; i < g.nodes.size() && !x->unfreed; ++i) {
+    if (g.nodes[i].kind == NodeKind::mem_alloc && !freed[i]) x->unfreed = g.info(i);
+  }
+  detail::GraphImpl& own = x->plan.impl();
+  own.sealed = detail::Sealed::recorded;  // handles of a moved-in plan must not change it behind the executable
+  x->native = detail::materialize(own, order, x->sink);
+
+  cudaGraphInstantiateParams params{};
+  params.flags = options.flags();
+  params.uploadStream = options.upload_stream();
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t rc = [&] {
+    const detail::RelaxedCaptureCalls relaxed;  // do not invalidate a global-mode capture elsewhere
+    return detail::cuda_try(cudaGraphInstantiateWithParams, &exec, x->native.graph.get(), &params);
+  }();
+  if (rc != cudaSuccess || params.result_out != cudaGraphInstantiateSuccess) {
+    if (rc == cudaSuccess && exec != nullptr) (void)detail::cuda_try(cudaGraphExecDestroy, exec);
+    std::optional<NodeInfo> where;
+    std::string detail = fmt::format("instantiate result {}", instantiate_result_name(params.result_out));
+    if (params.errNode_out != nullptr) {
+      if (const std::optional<Owner> o = owner_of(*x, params.errNode_out)) {
+        where = own.info(o->index);
+        if (!o->how.empty()) detail += fmt::format(" at {}", o->how);
+      } else {
+        detail += " at a node inside a conditional body or a child graph";
+      }
+    }
+    if (!where) detail = fmt::format("instantiating graph {}: {}", detail::quoted(own.name), detail);
+    detail::throw_cuda(rc == cudaSuccess ? cudaErrorUnknown : rc, "cudaGraphInstantiateWithParams", std::move(where),
+                       std::move(detail));
+  }
+  detail::counters().executables.fetch_add(1);
+  x->exec = detail::NativeExec(exec);
+  if (own.holds(NodeKind::captured)) {  // only then: finding them walks the native graph
+    if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
+  }
+  return Executable(std::move(x));
+}
+
+Executable::Executable() noexcept = default;
+Executable::Executable(std::unique_ptr<detail::ExecImpl> impl) noexcept : impl_(std::move(impl)) {}
+Executable::Executable(Executable&&) noexcept = default;
+Executable& Executable::operator=(Executable&&) noexcept = default;
+Executable::~Executable() = default;
+
+detail::ExecImpl& Executable::impl() const {
+  if (!impl_) throw UsageError("use of an empty or moved-from Executable");
+  return *impl_;
+}
+
+void Executable::rethrow_host_error() {
+  auto& x = impl();
+  if (x.sink->pending.load(std::memory_order_acquire)) {
+    if (std::exception_ptr e = x.sink->take()) std::rethrow_exception(e);
+  }
+}
+
+bool Executable::has_host_error() const { return impl().sink->pending.load(std::memory_order_acquire); }
+
+void Executable::launch(cudaStream_t stream) {
+  rethrow_host_error();
+  detail::ExecImpl& x = *impl_;
+  if (x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
+    if (x.unfreed) {
+      throw UsageError(fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
+                                   "auto_free_on_launch: launching it again while the previous launch's allocation is "
+                                   "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
+                                   "free the last launch's allocations with Executable::free_graph_memory(stream), or "
+                                   "compile with InstantiateOptions::auto_free_on_launch()",
+                                   detail::quoted(x.plan.impl().name), x.unfreed->describe()));
+    }
+    if (x.unfreed_captured) {
+      throw UsageError(fmt::format("graph {}: the function of {} allocates memory (cudaMallocAsync) that it never "
+                                   "frees, and the graph was compiled without auto_free_on_launch: launching it again "
+                                   "while the previous launch's allocation is live fails (cudaErrorInvalidValue); free "
+                                   "it in the captured function (cudaFreeAsync), free the last launch's allocations "
+                                   "with Executable::free_graph_memory(stream), or compile with "
+                                   "InstantiateOptions::auto_free_on_launch()",
+                                   detail::quoted(x.plan.impl().name), x.unfreed_captured->describe()));
+    }
+  }
+  const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
+  if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
+  x.launched = true;
+}
+
+void Executable::free_graph_memory(cudaStream_t stream) {
+  detail::ExecImpl& x = impl();
+  if (!x.launched) return;  // no launch yet (or freed already): nothing is live
+  for (const auto& [node, dptr] : unfreed_allocations(x)) {
+    const cudaError_t rc = detail::cuda_try(cudaFreeAsync, dptr, stream);
+    if (rc != cudaSuccess) {
+      const std::optional<Owner> o = owner_of(x, node);
+      detail::throw_cuda(rc, "cudaFreeAsync", o ? std::optional<NodeInfo>(x.plan.impl().info(o->index)) : std::nullopt,
+                         fmt::format("freeing the graph memory the last launch of graph '{}' left allocated (was it "
+                                     "freed already, with cudaFreeAsync or cudaFree?)",
+                                     x.plan.impl().name));
+    }
+  }
+  x.launched = false;
+}
+
+void Executable::upload(cudaStream_t stream) {
+  rethrow_host_error();
+  const cudaError_t rc = detail::cuda_try(cudaGraphUpload, impl_->exec.get(), stream);
+  if (rc != cudaSuccess) throw_run_failure(*impl_, rc, "cudaGraphUpload", "uploading", stream);
+}
+
+void Executable::synchronize(cudaStream_t stream) {
+  impl();
+  GRAPHDSL_CHECK(cudaStreamSynchronize, stream);
+  rethrow_host_error();
+}
+
+const Graph& Executable::plan() const { return impl().plan; }
+unsigned long long Executable::flags() const { return impl().flags; }
+cudaGraphExec_t Executable::native_handle() const { return impl().exec.get(); }
+cudaGraph_t Executable::native_graph() const { return impl().native.graph.get(); }
+
+cudaGraphNode_t Executable::native_node(const Node& node) const {
+  const detail::ExecImpl& x = impl();
+  // node.kind() refuses an empty handle and one whose plan is gone, each with its own message
+  // (valid() is false for both, and a check of it here called a destroyed plan's handle "empty").
+  return x.native.nodes[detail::exec_index(x, node, node.kind())];
+}
+
+namespace {
+
+/// A name as a DOT record field: escaped() (control characters, quotes), then the characters
+/// records and DOT strings give a meaning (backslash, braces, bar, angle brackets, double quote)
+/// escaped with a backslash.
+std::string record_text(const std::string& raw) {
+  std::string out;
+  for (char c : detail::escaped(raw)) {
+    if (c != '\0' && std::strchr("\\\"{}|<>", c) != nullptr) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// Adds each node's plan name to the label of its statement in the driver's DOT (matched by the
+/// node handle the statement prints, as 0x followed by 16 upper-case hex digits).
+std::string name_native_nodes(std::string dot, const detail::GraphImpl& g, const std::vector<cudaGraphNode_t>& nodes) {
+  std::unordered_map<std::string, std::uint32_t> by_handle;
+  for (std::uint32_t i = 0; i < nodes.size() && i < g.nodes.size(); ++i) {
+    by_handle.emplace(fmt::format("0x{:016X}", reinterpret_cast<std::uintptr_t>(nodes[i])), i);
+  }
+  const std::string key = "label=\"";
+  for (std::size_t at = dot.find(key); at != std::string::npos; at = dot.find(key, at + 1)) {
+    const std::size_t begin = at + key.size();
+    const std::size_t end = dot.find("\"];", begin);
+    if (end == std::string::npos) break;
+    std::uint32_t node = 0;
+    bool found = false;
+    for (std::size_t h = dot.find("0x", begin); h != std::string::npos && h + 18 <= end; h = dot.find("0x", h + 2)) {
+      const auto it = by_handle.find(dot.substr(h, 18));
+      if (it != by_handle.end()) {
+        node = it->second;
+        found = true;
+        break;
+      }
+    }
+    if (!found) continue;
+    const std::string& raw = g.nodes[node].name;
+    const std::string name = raw.empty() ? fmt::format("#{}", node) : fmt::format("'{}' (#{})", record_text(raw), node);
+    const bool record = begin < dot.size() && dot[begin] == '{';
+    dot.insert(record ? begin + 1 : begin, record ? name + "|" : name + "\n");
+  }
+  return dot;
+}
+
+}  // namespace
+
+std::string Executable::native_dot(unsigned int flags) const {
+  const detail::ExecImpl& x = impl();
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/graphdsl-dot-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) {
+    throw Error(fmt::format("graphdsl: native_dot: cannot make a temporary file {} ({})", path, std::strerror(errno)));
+  }
+  (void)close(fd);
+  struct Remove {
+    std::string path;
+    ~Remove() { (void)std::remove(path.c_str()); }
+  } remove{path};
+  GRAPHDSL_CHECK(cudaGraphDebugDotPrint, x.native.graph.get(), path.c_str(),
+                 flags | static_cast<unsigned int>(cudaGraphDebugDotFlagsHandles));
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return name_native_nodes(text.str(), x.plan.impl(), x.native.nodes);
+}
+
+GraphMemoryReport Executable::memory_report() const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& g = x.plan.impl();
+  GraphMemoryReport r;
+  for (const auto& a : g.allocs) r.plan_bytes += a.bytes;
+  GRAPHDSL_CHECK(cudaGetDevice, &r.device);
+  for (auto [attr, out] : {std::pair<cudaGraphMemAttributeType, std::uint64_t*>{cudaGraphMemAttrUsedMemCurrent, &r.used_current},
+                           {cudaGraphMemAttrUsedMemHigh, &r.used_high},
+                           {cudaGraphMemAttrReservedMemCurrent, &r.reserved_current},
+                           {cudaGraphMemAttrReservedMemHigh, &r.reserved_high}}) {
+    GRAPHDSL_CHECK(cudaDeviceGetGraphMemAttribute, r.device, attr, static_cast<void*>(out));
+  }
+  return r;
+}
+
+void trim_graph_memory(int device) {
+  if (device < 0) GRAPHDSL_CHECK(cudaGetDevice, &device);
+  GRAPHDSL_CHECK(cudaDeviceGraphMemTrim, device);
+}
+
+void* Executable::buffer_address(std::uint64_t uid) const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& g = x.plan.impl();
+  const std::uint32_t a = g.alloc_node(uid);
+  if (a == detail::ConditionRef::unresolved) {
+    throw UsageError(fmt::format("the GraphBuffer is not allocated by graph {}, the plan of this executable",
+                                 detail::quoted(g.name)));
+  }
+  return x.native.dptrs[a];
+}
+
+}  // namespace graphdsl

@@ -1,0 +1,166 @@
+// src/exec/parameter.cpp — parameters on the plan side: declaring, naming, and recording their uses by
+// kernel arguments and memset values (Executable::set is in update.cpp, with the other setters).
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "graphdsl/error.hpp"
+#include "graphdsl/graph.hpp"
+#include "plan/node_params.hpp"
+
+namespace graphdsl {
+namespace detail {
+
+std::uint32_t GraphImpl::param_index(std::uint64_t uid) const {
+  for (std::uint32_t k = 0; k < params.size(); ++k) {
+    if (params[k].uid == uid) return k;
+  }
+  return ConditionRef::unresolved;
+}
+
+std::string GraphImpl::param_ref(std::uint32_t k) const {
+  return params[k].name.empty() ? fmt::format("#{}", k) : quoted(params[k].name);
+}
+
+namespace {
+
+/// The plan behind a Parameter's token and the parameter's index in it.
+/// @throws UsageError for an empty parameter or a destroyed plan.
+std::pair<GraphImpl*, std::uint32_t> parameter_of(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+  if (!plan) throw UsageError("empty Parameter (a default-constructed Parameter was used)");
+  if (plan->plan == nullptr) {
+    throw UsageError(fmt::format("a parameter (id {}) of graph {} (plan id {}) was used after its plan was destroyed; a "
+                                 "Parameter handle is usable only while its plan is alive",
+                                 uid, quoted(plan->name), plan->id));
+  }
+  GraphImpl& g = *plan->plan;
+  const std::uint32_t k = g.param_index(uid);
+  if (k == ConditionRef::unresolved) {
+    throw UsageError(fmt::format("parameter id {} is not declared by graph {}", uid, quoted(g.name)));
+  }
+  return {&g, k};
+}
+
+/// The parameter behind `p`, as a message names it: "parameter 'lr' of graph 'train'".
+std::string foreign_parameter(const ParamArg& p) {
+  if (p.plan == nullptr || p.plan->plan == nullptr) return fmt::format("a parameter (id {}) of another plan", p.uid);
+  const GraphImpl& other = *p.plan->plan;
+  const std::uint32_t k = other.param_index(p.uid);
+  const std::string name = k == ConditionRef::unresolved ? fmt::format("id {}", p.uid) : other.param_ref(k);
+  return fmt::format("parameter {} of graph {} (plan id {})", name, quoted(other.name), other.id);
+}
+
+/// Checks that parameter argument `p` may be used in plan `g` at the place `where` names, and
+/// returns its index in g.params. `wanted` says what the place's type is ("the kernel's parameter 2").
+/// @throws UsageError naming the place and the rule.
+std::uint32_t check_param_arg(const GraphImpl& g, const ParamArg& p, const std::string& where,
+                              const std::string& wanted, const char* rule) {
+  if (p.plan == nullptr || p.uid == 0) {
+    throw UsageError(fmt::format("{} is an empty Parameter (default-constructed); pass one made by Graph::parameter()",
+                                 where));
+  }
+  const std::uint32_t k = g.param_index(p.uid);
+  if (k == ConditionRef::unresolved) {
+    const bool body = g.parent != nullptr || g.sealed == Sealed::body;
+    throw UsageError(fmt::format("{} is {}, not of graph {}{}; a parameter is used only in the plan that declares it "
+                                 "(or a copy of that plan): child plans and conditional bodies cannot use one",
+                                 where, foreign_parameter(p), quoted(g.name),
+                                 body ? " (a conditional body being built)" : ""));
+  }
+  const ParamData& d = g.params[k];
+  if (!p.fits || *d.type->info != *p.given->info) {
+    throw UsageError(fmt::format("{} is parameter {} of type {}, but {} is of type {}: {}", where, g.param_ref(k),
+                                 d.type->name, wanted, p.wanted->name, rule));
+  }
+  return k;
+}
+
+constexpr const char* kernel_rule =
+    "a parameter is passed as it is, never converted, so its type must be the kernel parameter's type (a "
+    "Parameter<U*> also fits a const U* parameter)";
+constexpr const char* memset_rule =
+    "a parameter is passed as it is, never converted, so its type must be the memset's element type";
+
+}  // namespace
+
+void name_parameter(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid, std::string_view name) {
+  auto [g, k] = parameter_of(plan, uid);
+  if (g->sealed != Sealed::no) {
+    throw UsageError(fmt::format("parameter {} of graph {} belongs to the recorded plan of an executable "
+                                 "(Executable::plan()), which changes only through update() and the setters; naming "
+                                 "it is allowed on a copy of the plan",
+                                 g->param_ref(k), quoted(g->name)));
+  }
+  g->params[k].name.assign(name.data(), name.size());
+}
+
+std::string parameter_name(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+  auto [g, k] = parameter_of(plan, uid);
+  return g->params[k].name;
+}
+
+const unsigned char* parameter_value(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+  auto [g, k] = parameter_of(plan, uid);
+  return g->params[k].value.data();
+}
+
+}  // namespace detail
+
+std::uint64_t Graph::add_parameter(const detail::ParamType& type, const void* initial) {
+  static std::atomic<std::uint64_t> next{1};
+  auto& g = impl();
+  if (g.parent != nullptr || g.sealed != detail::Sealed::no) {
+    throw UsageError(fmt::format("parameter<{}>: graph {} is a conditional body or a recorded plan; parameters are "
+                                 "declared on top-level plans only (Executable::set patches top-level nodes)",
+                                 type.name, detail::quoted(g.name)));
+  }
+  detail::ParamData d{next.fetch_add(1, std::memory_order_relaxed), &type, {}, {}, {}};
+  std::memcpy(d.value.data(), initial, type.size);
+  g.params.push_back(std::move(d));
+  return g.params.back().uid;
+}
+
+void Graph::bind_kernel_parameters(std::size_t args_offset, const detail::ParamArg* list, std::size_t count) {
+  auto& g = impl();
+  const auto node = static_cast<std::uint32_t>(g.nodes.size());  // the index add_kernel_node gives the node
+  std::uint32_t index[detail::max_setter_args];
+  try {
+    if (count > detail::max_setter_args) {
+      throw UsageError(fmt::format("add_kernel: kernel node #{} of graph {} takes {} parameters; at most {} arguments "
+                                   "of one kernel may be Parameters",
+                                   node, detail::quoted(g.name), count, detail::max_setter_args));
+    }
+    for (std::size_t a = 0; a < count; ++a) {
+      const detail::ParamArg& p = list[a];
+      index[a] = detail::check_param_arg(
+          g, p, fmt::format("add_kernel: argument {} of kernel node #{} of graph {}", p.position, node, detail::quoted(g.name)),
+          fmt::format("the kernel's parameter {}", p.position), detail::kernel_rule);
+    }
+  } catch (...) {
+    g.args.resize(args_offset);  // the block add_kernel packed: the plan is left as it was
+    throw;
+  }
+  for (std::size_t a = 0; a < count; ++a) {
+    detail::ParamData& d = g.params[index[a]];
+    std::memcpy(g.args.data() + args_offset + list[a].offset, d.value.data(), d.type->size);
+    d.uses.push_back(detail::ParamUse{node, list[a].offset, list[a].position});
+  }
+}
+
+MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, unsigned int element_size,
+                                       std::size_t count, detail::ScalarType type) {
+  const std::size_t bytes = detail::checked_bytes(count, element_size, "add_memset");
+  auto& g = impl();
+  const std::uint32_t k = detail::check_param_arg(
+      g, p, fmt::format("add_memset: the value of memset node #{} of graph {}", g.nodes.size(), detail::quoted(g.name)),
+      "the memset's element", detail::memset_rule);
+  const detail::ParamData& d = g.params[k];
+  const MemsetNode n = add_memset_raw(dst, detail::memset_bits(d.value.data(), d.type->size), element_size, count, 1, bytes);
+  g.memset_types.back() = type;
+  g.params[k].uses.push_back(detail::ParamUse{n.index(), 0, 0});
+  return n;
+}
+
+}  // namespace graphdsl

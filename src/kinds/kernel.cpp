@@ -1,0 +1,55 @@
+// src/kinds/kernel.cpp — the kernel node kind (Graph::add_kernel): what graphdsl does for one such node,
+// concern by concern, each section filling the kind's entry of one table (src/kinds/table.cpp).
+#include "kinds/kinds.hpp"
+
+// ==== make (the Graph::add_* of this kind) ====
+
+// ==== end make ====
+
+// ==== rules (plan/kind_rules.hpp) ====
+
+namespace graphdsl::detail::kinds::kernel {
+const RuleOps rules{};
+}  // namespace graphdsl::detail::kinds::kernel
+
+// ==== end rules ====
+
+// ==== races (plan/kind_races.hpp) ====
+
+namespace graphdsl::detail::kinds::kernel {
+const RaceOps races{};
+}  // namespace graphdsl::detail::kinds::kernel
+
+// ==== end races ====
+
+// ==== compare (plan/kind_compare.hpp) ====
+
+namespace graphdsl::detail::kinds::kernel {
+const CompareOps compare{};
+}  // namespace graphdsl::detail::kinds::kernel
+
+// ==== end compare ====
+
+// ==== describe (plan/kind_describe.hpp) ====
+
+namespace graphdsl::detail::kinds::kernel {
+const DescribeOps describe{};
+}  // namespace graphdsl::detail::kinds::kernel
+
+// ==== end describe ====
+
+// ==== build (native/kind_build.hpp) ====
+
+namespace graphdsl::detail::kinds::kernel {
+const BuildOps build{};
+}  // namespace graphdsl::detail::kinds::kernel
+
+// ==== end build ====
+
+// ==== patch (exec/kind_patch.hpp) ====
+
+namespace graphdsl::detail::kinds::kernel {
+const PatchOps patch{};
+}  // namespace graphdsl::detail::kinds::kernel
+
+// ==== end patch ====

@@ -1,0 +1,55 @@
+// src/kinds/mem_alloc.cpp — the mem_alloc node kind (Graph::add_mem_alloc): what graphdsl does for one such node,
+// concern by concern, each section filling the kind's entry of one table (src/kinds/table.cpp).
+#include "kinds/kinds.hpp"
+
+// ==== make (the Graph::add_* of this kind) ====
+
+// ==== end make ====
+
+// ==== rules (plan/kind_rules.hpp) ====
+
+namespace graphdsl::detail::kinds::mem_alloc {
+const RuleOps rules{};
+}  // namespace graphdsl::detail::kinds::mem_alloc
+
+// ==== end rules ====
+
+// ==== races (plan/kind_races.hpp) ====
+
+namespace graphdsl::detail::kinds::mem_alloc {
+const RaceOps races{};
+}  // namespace graphdsl::detail::kinds::mem_alloc
+
+// ==== end races ====
+
+// ==== compare (plan/kind_compare.hpp) ====
+
+namespace graphdsl::detail::kinds::mem_alloc {
+const CompareOps compare{};
+}  // namespace graphdsl::detail::kinds::mem_alloc
+
+// ==== end compare ====
+
+// ==== describe (plan/kind_describe.hpp) ====
+
+namespace graphdsl::detail::kinds::mem_alloc {
+const DescribeOps describe{};
+}  // namespace graphdsl::detail::kinds::mem_alloc
+
+// ==== end describe ====
+
+// ==== build (native/kind_build.hpp) ====
+
+namespace graphdsl::detail::kinds::mem_alloc {
+const BuildOps build{};
+}  // namespace graphdsl::detail::kinds::mem_alloc
+
+// ==== end build ====
+
+// ==== patch (exec/kind_patch.hpp) ====
+
+namespace graphdsl::detail::kinds::mem_alloc {
+const PatchOps patch{};
+}  // namespace graphdsl::detail::kinds::mem_alloc
+
+// ==== end patch ====

@@ -1,0 +1,40 @@
+// src/kinds/table.cpp — the node-kind table: for each line of graphdsl/detail/node_kinds.def, the
+// entry of each concern, defined in src/kinds/<kind>.cpp. The only place that maps a NodeKind to
+// code: every per-kind dispatch in the library goes through the accessors below.
+#include <cstddef>
+
+#include "kinds/kinds.hpp"
+
+namespace graphdsl::detail {
+
+namespace {
+
+/// One node kind's entry of every concern.
+struct KindEntry {
+  const RuleOps* rules;
+  const RaceOps* races;
+  const CompareOps* compare;
+  const DescribeOps* describe;
+  const BuildOps* build;
+  const PatchOps* patch;
+};
+
+constexpr KindEntry table[] = {
+#define GRAPHDSL_NODE_KIND(name, what) KindEntry{&kinds::name::rules, &kinds::name::races, &kinds::name::compare, &kinds::name::describe, &kinds::name::build, &kinds::name::patch},
+#include "graphdsl/detail/node_kinds.def"
+#undef GRAPHDSL_NODE_KIND
+};
+static_assert(sizeof table / sizeof table[0] == static_cast<std::size_t>(node_kind_count));
+
+const KindEntry& entry(NodeKind kind) noexcept { return table[static_cast<std::size_t>(kind)]; }
+
+}  // namespace
+
+const RuleOps& rule_ops(NodeKind kind) noexcept { return *entry(kind).rules; }
+const RaceOps& race_ops(NodeKind kind) noexcept { return *entry(kind).races; }
+const CompareOps& compare_ops(NodeKind kind) noexcept { return *entry(kind).compare; }
+const DescribeOps& describe_ops(NodeKind kind) noexcept { return *entry(kind).describe; }
+const BuildOps& build_ops(NodeKind kind) noexcept { return *entry(kind).build; }
+const PatchOps& patch_ops(NodeKind kind) noexcept { return *entry(kind).patch; }
+
+}  // namespace graphdsl::detail

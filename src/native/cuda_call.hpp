@@ -1,0 +1,49 @@
+// src/native/cuda_call.hpp — the one checked path every CUDA runtime call of graphdsl goes through.
+//
+//   cuda_try(fn, args...)            counts the call, runs it, clears the sticky last error on failure,
+//                                    returns the cudaError_t (for destructors and refusal paths)
+//   GRAPHDSL_CHECK(fn, args...)      cuda_try, then throws CudaError naming `fn` on failure
+//   throw_cuda(rc, api, node, hint)  builds and throws the CudaError (message built once, on failure)
+//   driver_entry(symbol, version)    a driver entry point, for a hot path's first attempt only (below)
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/error.hpp"
+
+namespace graphdsl::detail {
+
+void count_cuda_call() noexcept;
+void clear_last_error() noexcept;
+
+template <class F, class... A>
+cudaError_t cuda_try(F fn, A... args) noexcept {
+  count_cuda_call();
+  const cudaError_t rc = fn(args...);
+  if (rc != cudaSuccess) clear_last_error();
+  return rc;
+}
+
+[[noreturn]] void throw_cuda(cudaError_t rc, const char* api, std::optional<NodeInfo> node = std::nullopt,
+                             std::string detail = {});
+
+/// The driver's `symbol` of ABI `version` (e.g. 12000), fetched through the runtime
+/// (cudaGetDriverEntryPointByVersion: no link to libcuda), or null when the driver has none. A hot
+/// path (the kernel-node setter and per-node update) may call it directly, counted with
+/// count_cuda_call(), as a first attempt only: on any failure it repeats the call through the
+/// runtime with cuda_try, so the error reported, its translation and the sticky-error handling stay
+/// the runtime's, on this one path.
+void* driver_entry(const char* symbol, unsigned version) noexcept;
+
+template <class F, class... A>
+void cuda_check(const char* api, F fn, A... args) {
+  const cudaError_t rc = cuda_try(fn, args...);
+  if (rc != cudaSuccess) throw_cuda(rc, api);
+}
+
+}  // namespace graphdsl::detail
+
+#define GRAPHDSL_CHECK(fn, ...) ::graphdsl::detail::cuda_check(#fn, fn, __VA_ARGS__)

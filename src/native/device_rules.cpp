@@ -1,0 +1,193 @@
+// src/native/device_rules.cpp — multi-device plans: placement rules and compile-time device checks.
+#include <fmt/format.h>
+
+#include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
+#include "graphdsl/error.hpp"
+
+namespace graphdsl::detail {
+
+namespace {
+[[noreturn]] void refuse(const GraphImpl& g, std::uint32_t i, const std::string& context, const std::string& rule) {
+  throw UsageError(fmt::format("{}{}: {}", context, g.info(i).describe(), rule));
+}
+
+const char* why_not_placed(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::host: return "a host node runs on the CPU";
+    case NodeKind::child: return "a child plan places its own nodes (call on_device on them)";
+    case NodeKind::event_record:
+    case NodeKind::event_wait: return "an event node runs where its event was created";
+    case NodeKind::conditional: return "a conditional node runs on the device its plan is compiled on";
+    default: return nullptr;
+  }
+}
+}  // namespace
+
+void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context) {
+  const NodeData& n = g.nodes[i];
+  if (n.device >= 0) {
+    if (const char* why = why_not_placed(n.kind)) {
+      refuse(g, i, context, fmt::format("cannot be placed on device {}: {}", n.device, why));
+    }
+  }
+  if (n.kind == NodeKind::mem_alloc) {
+    const AllocData& a = g.allocs[n.payload];
+    if (a.device >= 0 && n.device >= 0 && a.device != n.device) {
+      refuse(g, i, context, fmt::format("is placed on device {} but its MemAllocOptions name device {}; give one device",
+                                        n.device, a.device));
+    }
+  }
+  if (n.kind == NodeKind::mem_free && n.device >= 0 && g.frees[n.payload] != ConditionRef::unresolved) {
+    const int home = node_device(g, g.frees[n.payload], -1);
+    if (home >= 0 && home != n.device) {
+      refuse(g, i, context, fmt::format("is placed on device {} but frees memory of device {} ({}); a free runs on "
+                                        "its allocation's device (leave it unplaced)",
+                                        n.device, home, g.info(g.frees[n.payload]).describe()));
+    }
+  }
+  if (const PeerCopy* p = g.peer_copy(i)) {
+    if (p->src_device < 0 || p->dst_device < 0) {
+      refuse(g, i, context, "a peer copy names both devices (0, 1, ...); -1 is not allowed here");
+    }
+    if (p->src_device == p->dst_device) {
+      refuse(g, i, context, fmt::format("a peer copy from device {} to itself; use add_memcpy for a copy within one "
+                                        "device",
+                                        p->src_device));
+    }
+    if (n.device != p->dst_device && n.device != p->src_device) {
+      refuse(g, i, context, fmt::format("a peer copy from device {} to device {} is placed on device {}; place it on "
+                                        "one of the two",
+                                        p->src_device, p->dst_device, n.device));
+    }
+  }
+}
+
+void check_body_placement(const GraphImpl& body, const std::string& context) {
+  for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
+    if (body.nodes[i].device >= 0 || body.peer_copy(i) != nullptr) {
+      refuse(body, i, context, fmt::format("is placed on device {} inside a conditional body; a body's nodes run on "
+                                           "the device of its conditional node (place nothing inside bodies)",
+                                           body.nodes[i].device));
+    }
+  }
+}
+
+int node_device(const GraphImpl& g, std::uint32_t i, int home) {
+  const NodeData& n = g.nodes[i];
+  if (n.device >= 0) return n.device;
+  if (n.kind == NodeKind::mem_alloc && g.allocs[n.payload].device >= 0) return g.allocs[n.payload].device;
+  if (n.kind == NodeKind::mem_free && g.frees[n.payload] != ConditionRef::unresolved) {
+    return node_device(g, g.frees[n.payload], home);
+  }
+  return home;
+}
+
+namespace {
+int device_count() {
+  int count = 0;
+  GRAPHDSL_CHECK(cudaGetDeviceCount, &count);
+  return count;
+}
+
+std::string devices_seen(int count) {
+  return count == 1 ? "this process sees 1 CUDA device (0)"
+                    : fmt::format("this process sees {} CUDA devices (0 to {})", count, count - 1);
+}
+
+/// The device whose memory `ptr` is, or -1 for host or unregistered memory.
+int device_of_pointer(const void* ptr) {
+  cudaPointerAttributes a{};
+  GRAPHDSL_CHECK(cudaPointerGetAttributes, &a, ptr);
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
+}
+
+bool can_access_peer(int device, int peer) {
+  int can = 0;
+  GRAPHDSL_CHECK(cudaDeviceCanAccessPeer, &can, device, peer);
+  return can != 0;
+}
+
+/// Lets `device` access `peer`'s memory (idempotent).
+void enable_peer_access(int device, int peer) {
+  DeviceScope scope(device);
+  const cudaError_t rc = cuda_try(cudaDeviceEnablePeerAccess, peer, 0u);
+  if (rc != cudaSuccess && rc != cudaErrorPeerAccessAlreadyEnabled) throw_cuda(rc, "cudaDeviceEnablePeerAccess");
+}
+
+void check_pointer_device(const GraphImpl& g, std::uint32_t i, const void* ptr, int device, const char* which) {
+  if (ptr == nullptr) return;  // a graph buffer, or refused by check_node
+  const int actual = device_of_pointer(ptr);
+  if (actual != device) {
+    refuse(g, i, {},
+           actual < 0 ? fmt::format("the {} of a peer copy named device {} is not device memory", which, device)
+                      : fmt::format("the {} of a peer copy is memory of device {}, not of device {} as named", which,
+                                    actual, device));
+  }
+}
+
+void check_in(const GraphImpl& g, int count, int current) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const NodeData& n = g.nodes[i];
+    if (n.device >= count) refuse(g, i, {}, fmt::format("is placed on device {}, but {}", n.device, devices_seen(count)));
+    if (n.kind == NodeKind::mem_alloc) {
+      const AllocData& a = g.allocs[n.payload];
+      const int home = node_device(g, i, current);
+      for (int peer : a.peers) {
+        if (peer < 0 || peer >= count) {
+          refuse(g, i, {}, fmt::format("gives peer access to device {}, but {}", peer, devices_seen(count)));
+        }
+        if (peer != home && !can_access_peer(peer, home)) {
+          refuse(g, i, {}, fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
+                                       "to device {} is not available (cudaDeviceCanAccessPeer)",
+                                       peer, home, peer, home));
+        }
+      }
+    }
+    if (n.kind == NodeKind::child) check_in(*g.children[n.payload], count, current);
+  }
+  for (const PeerCopy& p : g.peer_copies) {
+    for (int d : {p.src_device, p.dst_device}) {
+      if (d >= count) refuse(g, p.node, {}, fmt::format("copies between device {} and device {}, but {}", p.src_device,
+                                                        p.dst_device, devices_seen(count)));
+    }
+    if (!can_access_peer(p.dst_device, p.src_device) || !can_access_peer(p.src_device, p.dst_device)) {
+      refuse(g, p.node, {}, fmt::format("peer access between device {} and device {} is not available "
+                                        "(cudaDeviceCanAccessPeer); use add_memcpy, which the driver stages through "
+                                        "host memory",
+                                        p.src_device, p.dst_device));
+    }
+    const cudaMemcpy3DParms& c = g.memcpys[g.nodes[p.node].payload];
+    check_pointer_device(g, p.node, c.srcPtr.ptr, p.src_device, "source");
+    check_pointer_device(g, p.node, c.dstPtr.ptr, p.dst_device, "destination");
+    enable_peer_access(p.dst_device, p.src_device);
+    enable_peer_access(p.src_device, p.dst_device);
+  }
+}
+}  // namespace
+
+void check_devices(const GraphImpl& g) {
+  int current = 0;
+  GRAPHDSL_CHECK(cudaGetDevice, &current);
+  check_in(g, device_count(), current);
+}
+
+DeviceScope::DeviceScope(int device) { use(device); }  // use() reads the home device on the first switch
+
+void DeviceScope::use(int device) {
+  if (device < 0) device = home_;
+  if (device == current_ || device < 0) return;
+  if (home_ < 0) {
+    GRAPHDSL_CHECK(cudaGetDevice, &home_);
+    current_ = home_;
+    if (device == current_) return;
+  }
+  GRAPHDSL_CHECK(cudaSetDevice, device);
+  current_ = device;
+}
+
+DeviceScope::~DeviceScope() {
+  if (current_ != home_) (void)cuda_try(cudaSetDevice, home_);
+}
+
+}  // namespace graphdsl::detail

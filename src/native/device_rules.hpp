@@ -1,0 +1,47 @@
+// src/native/device_rules.hpp — where nodes run: placement rules, the compile-time device checks and the
+// switch of the current device while nodes are created or patched.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "graphdsl/detail/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+/// The placement rules of node i that need no CUDA call (which kinds can be placed, peer copies,
+/// an allocation's device). Part of check_node. @throws UsageError naming the node.
+void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context);
+
+/// Nodes of a conditional body run on the conditional node's device: none may be placed.
+/// @throws UsageError naming the node.
+void check_body_placement(const GraphImpl& body, const std::string& context);
+
+/// The checks that need CUDA, for plans that use devices (uses_devices): every device named
+/// exists, each peer copy's pointers are memory of the devices named for them and peer access
+/// between the two is available (then enabled), every peer named by an allocation can access it.
+/// @throws UsageError naming the node and the devices; CudaError when a query itself fails.
+void check_devices(const GraphImpl& g);
+
+/// The device a node is created on: its placement, else (a mem_free) its allocation's, else `home`.
+int node_device(const GraphImpl& g, std::uint32_t i, int home);
+
+/// Makes `device` current for the lifetime of the object and restores the previous device after
+/// (no CUDA call when `device` is -1 or already current).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  ~DeviceScope();
+  /// Switches to `device` (-1: back to the device current at construction).
+  void use(int device);
+  /// The device current at construction.
+  int home() const noexcept { return home_; }
+
+ private:
+  int home_ = -1;
+  int current_ = -1;
+};
+
+}  // namespace graphdsl::detail

@@ -1,0 +1,177 @@
+// src/native/native.hpp — owners of the native CUDA objects graphdsl creates, and the executable's state.
+#pragma once
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_set>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/graph_impl.hpp"
+#include "graphdsl/detail/unique_handle.hpp"
+#include "graphdsl/graph.hpp"
+
+namespace graphdsl::detail {
+
+/// The state an Event's copies share: the flags, and the cudaEvent_t once created (lazily, on
+/// first native use: Event::native_handle). Counted in live_counts().events while the event exists.
+struct EventState {
+  explicit EventState(unsigned int event_flags) noexcept : flags(event_flags) {}
+  ~EventState();
+  EventState(const EventState&) = delete;
+  EventState& operator=(const EventState&) = delete;
+  /// The cudaEvent_t, created on the first call. @throws CudaError when it cannot be created.
+  cudaEvent_t get();
+  /// get() for callers that name the node themselves: the cudaEvent_t in `out`, or the error of
+  /// cudaEventCreateWithFlags (sticky error cleared) with `out` null.
+  cudaError_t try_get(cudaEvent_t& out) noexcept;
+
+  const unsigned int flags;
+  std::atomic<cudaEvent_t> handle{nullptr};
+  std::mutex create_mutex;
+};
+
+/// The cudaEvent_t of `e` in `out`, created now if it does not exist yet (null for an empty Event).
+/// Returns the error of cudaEventCreateWithFlags, for callers that name the node.
+inline cudaError_t native_event(const Event& e, cudaEvent_t& out) noexcept {
+  out = nullptr;
+  return e ? e.state()->try_get(out) : cudaSuccess;
+}
+
+struct GraphTraits {
+  static void destroy(cudaGraph_t g) noexcept;
+};
+struct ExecTraits {
+  static void destroy(cudaGraphExec_t e) noexcept;
+};
+struct StreamTraits {
+  static void destroy(cudaStream_t s) noexcept;
+};
+/// Owns a cudaStream_t.
+using NativeStream = UniqueHandle<cudaStream_t, StreamTraits>;
+/// Owns a cudaGraph_t (counted in live_counts().native_graphs).
+using NativeGraph = UniqueHandle<cudaGraph_t, GraphTraits>;
+/// Owns a cudaGraphExec_t (counted in live_counts().executables).
+using NativeExec = UniqueHandle<cudaGraphExec_t, ExecTraits>;
+
+/// While alive, this thread's CUDA calls do not interact with stream captures of other streams
+/// (cudaThreadExchangeStreamCaptureMode to relaxed). Destroying or instantiating a graph is an
+/// "unsafe" call that would otherwise invalidate a global-mode capture running anywhere in the
+/// process (misuse catalogue row 98); graphdsl's own such calls are made under this guard.
+class RelaxedCaptureCalls {
+ public:
+  RelaxedCaptureCalls() noexcept;
+  ~RelaxedCaptureCalls();
+  RelaxedCaptureCalls(const RelaxedCaptureCalls&) = delete;
+  RelaxedCaptureCalls& operator=(const RelaxedCaptureCalls&) = delete;
+
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
+  bool exchanged_ = false;
+};
+
+/// cudaGraphCreate through the checked path.
+NativeGraph create_native_graph();
+
+/// Where host callbacks of one executable leave the first exception they throw.
+struct HostErrorSink {
+  void store(std::exception_ptr e) noexcept;
+  std::exception_ptr take() noexcept;
+  std::atomic<bool> pending{false};
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+/// What a host node's userData points at: a swappable callable and the executable's error sink.
+/// Owned by CUDA user objects, so it lives as long as a graph or executable can run the node.
+struct HostSlot {
+  std::shared_ptr<HostClosure> fn;  ///< read and swapped with std::atomic_load / std::atomic_store
+  std::shared_ptr<HostErrorSink> sink;
+};
+/// The slot of each top-level host node, indexed like GraphImpl::hosts.
+using HostSlots = std::vector<HostSlot*>;
+
+/// Everything one materialized graph keeps alive for its executables: host slots, events, the
+/// keep-alives of child graphs patched in later. Owned by ONE CUDA user object retained by the
+/// graph (so by every executable instantiated or updated from it, and by their launches in flight
+/// after the executable is destroyed): one user object per executable, not one per closure or event.
+/// Not synchronized: changed only through its executable, which is used from one thread at a time.
+struct KeepAlive {
+  /// Keeps `p` alive as long as the box.
+  void add(std::shared_ptr<const void> p) { items.push_back(std::move(p)); }
+  /// The same for what setters and updates give an executable: a pointer given before is not
+  /// added again (setting the same events over and over does not grow the box).
+  void add_given(std::shared_ptr<const void> p);
+  std::vector<std::shared_ptr<const void>> items;
+  std::unordered_set<const void*> given;
+};
+
+/// A plan materialized as a cudaGraph_t; nodes[i] is the native node of top-level plan node i.
+struct Materialized {
+  NativeGraph graph;
+  /// What `graph` retains (null when the plan needs nothing kept alive and cannot be given anything
+  /// to keep by a setter: no host, event, child or conditional node at the top level).
+  std::shared_ptr<KeepAlive> keep;
+  std::vector<cudaGraphNode_t> nodes;
+  HostSlots host_slots;
+  std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions
+  std::vector<void*> dptrs;                          ///< per top-level node: a mem_alloc node's address
+};
+
+/// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.
+using HandleScopes = std::vector<std::vector<cudaGraphConditionalHandle>>;
+
+/// The cudaKernelNodeParams of kernel `k` of plan `g`; `argv` receives the argument pointers and
+/// `block` the argument bytes, with Condition arguments replaced by their handles from `scopes`.
+cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
+                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
+                                   std::vector<void*>& argv);
+/// The parameters of memset node i / memcpy node i with graph buffers replaced by their addresses.
+cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs);
+cudaMemcpy3DParms memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs);
+
+/// Creates the cudaGraph_t of plan `g` with its nodes in `order` (from check_plan). Host closures
+/// and events are retained by the new graph through CUDA user objects, so every executable
+/// instantiated from it keeps them alive. On failure the half-built graph is destroyed.
+/// @throws CudaError naming the plan node whose creation failed.
+Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
+                         const std::shared_ptr<HostErrorSink>& sink);
+
+struct ExecImpl {
+  Graph plan;  ///< the plan the executable was compiled from (a copy)
+  Materialized native;
+  NativeExec exec;
+  std::shared_ptr<HostErrorSink> sink;
+  unsigned long long flags = 0;
+  /// Plans whose node handles the per-node setters accept: the one compiled from, the recorded
+  /// copy, and the template of the last successful update.
+  std::uint64_t origin_id = 0;
+  std::uint64_t last_template_id = 0;
+  /// After a whole-graph update of a plan with conditions: the template graph whose condition
+  /// handles the executable now uses (kept alive with them).
+  NativeGraph handle_owner;
+  /// The first allocation never freed in the plan (launching again needs auto_free_on_launch).
+  std::optional<NodeInfo> unfreed;
+  /// The first captured node whose function allocates (cudaMallocAsync) without freeing: a relaunch
+  /// is refused before cudaGraphLaunch, which would fail and, with several captures, leak the
+  /// allocations it made before failing (found with compute-sanitizer memcheck).
+  std::optional<NodeInfo> unfreed_captured;
+  bool launched = false;
+  /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
+  /// (cudaGetFuncBySymbol), so that repeated setters on one kernel look nothing up.
+  const void* setter_func = nullptr;
+  cudaFunction_t setter_function = nullptr;
+};
+
+/// Index of `node` in the executable's plan, checking that it is a handle of the plan the
+/// executable was compiled from (or of its last update template) and that its kind is `kind`.
+/// @throws UsageError naming the node and both plans.
+std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind);
+
+}  // namespace graphdsl::detail

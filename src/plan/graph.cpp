@@ -1,0 +1,793 @@
+// src/plan/graph.cpp — building and inspecting plans. No function in this file calls CUDA.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "plan/counters.hpp"
+#include "graphdsl/error.hpp"
+#include "graphdsl/graph.hpp"
+#include "plan/node_params.hpp"
+#include "plan/rules.hpp"
+#include "plan/walk.hpp"
+
+namespace graphdsl {
+namespace detail {
+
+namespace {
+std::uint64_t next_plan_id() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::string graph_ref(const GraphImpl& g) { return fmt::format("{} (plan id {})", quoted(g.name), g.id); }
+
+/// `other` named after a message has named `first` with graph_ref: "graph 'g' (plan id 5)", or
+/// "a copy of it (plan id 5)" / "graph 'g' (plan id 3), the plan it is a copy of" when one plan was
+/// copied from the other (same name, so the ids alone would not tell the user what happened).
+std::string related_graph_ref(const GraphImpl& first, const GraphImpl& other) {
+  if (other.copied_from == first.id) return fmt::format("a copy of it (plan id {})", other.id);
+  if (first.copied_from == other.id) return "graph " + graph_ref(other) + ", the plan it is a copy of";
+  return "graph " + graph_ref(other);
+}
+
+/// The hint for a handle used with a copy of its plan (or the reverse); empty otherwise.
+std::string copy_hint(const GraphImpl& a, const GraphImpl& b) {
+  if (a.copied_from != b.id && b.copied_from != a.id) return {};
+  return "; a handle refers only to the plan that made it, not to its copies: look the node up in the plan you "
+         "use (Graph::find or Graph::node)";
+}
+
+GraphImpl& owner(const Node& n) { return handle_plan(n); }
+
+/// The plan of `n`, which `what` (e.g. "naming it") is about to change: refused for a sealed plan.
+GraphImpl& changeable(const Node& n, const char* what) {
+  GraphImpl& g = handle_plan(n);
+  if (g.sealed == Sealed::body) {
+    throw UsageError(fmt::format("{} is in conditional body '{}', which is fixed once its builder returns (copies of "
+                                 "the plan share it); {} is allowed only inside the builder",
+                                 g.info(n.index()).describe(), g.name, what));
+  }
+  if (g.sealed == Sealed::recorded) {
+    throw UsageError(fmt::format("{} belongs to the recorded plan of an executable (Executable::plan()), which changes "
+                                 "only through update() and the setters; {} is allowed on a copy of the plan",
+                                 g.info(n.index()).describe(), what));
+  }
+  return g;
+}
+}  // namespace
+
+GraphImpl& handle_plan(const Node& n) {
+  const auto& token = n.plan_token();
+  if (!token) throw UsageError("empty node handle (a default-constructed Node was used)");
+  if (token->plan == nullptr) {
+    throw UsageError(fmt::format("node #{} of graph '{}' (plan id {}) was used after its plan was destroyed (its Graph "
+                                 "was destroyed or assigned over, or moved into an instantiate() that threw); a node "
+                                 "handle is usable only while its plan is alive",
+                                 n.index(), token->name, token->id));
+  }
+  return *token->plan;
+}
+
+void throw_inexact_value(const char* api, const std::string& value, const char* role, const std::string& type) {
+  throw UsageError(fmt::format("{}: {} does not convert exactly to {} ({})", api, value, role, type));
+}
+
+HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
+HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
+StreamClosure::StreamClosure() noexcept { counters().host_closures.fetch_add(1); }
+StreamClosure::~StreamClosure() { counters().host_closures.fetch_sub(1); }
+void StreamClosure::check(const NodeInfo&) const {}
+std::string StreamClosure::describe() const { return {}; }
+
+GraphImpl::GraphImpl(std::string graph_name)
+    : id(next_plan_id()), name(std::move(graph_name)), token(std::make_shared<PlanToken>(PlanToken{this, id, name})) {
+  counters().plans.fetch_add(1);
+}
+
+GraphImpl::GraphImpl(const GraphImpl& o)
+    : id(next_plan_id()),
+      copied_from(o.id),
+      name(o.name),
+      nodes(o.nodes),
+      edge_count(o.edge_count),
+      kernels(o.kernels),
+      kernel_attributes(o.kernel_attributes),
+      edge_kinds(o.edge_kinds),
+      args(o.args),
+      memsets(o.memsets),
+      memset_types(o.memset_types),
+      memcpys(o.memcpys),
+      hosts(o.hosts),
+      children(o.children),
+      events(o.events),
+      conditions(o.conditions),
+      placeholders(o.placeholders),
+      conditionals(o.conditionals),
+      captures(o.captures),
+      allocs(o.allocs),
+      frees(o.frees),
+      buffer_uses(o.buffer_uses),
+      peer_copies(o.peer_copies),
+      declared(o.declared),
+      params(o.params),
+      default_device(o.default_device),
+      token(std::make_shared<PlanToken>(PlanToken{this, id, name})),
+      depth(o.depth),
+      nested_nodes(o.nested_nodes),
+      held_kinds(o.held_kinds) {
+  counters().plans.fetch_add(1);
+}
+
+GraphImpl::~GraphImpl() {
+  token->plan = nullptr;
+  counters().plans.fetch_sub(1);
+}
+
+void GraphImpl::embed(const std::vector<const GraphImpl*>& inner, bool child, const std::string& what) {
+  std::uint64_t total = nodes.size() + nested_nodes;
+  for (const GraphImpl* p : inner) {
+    if (p->depth + 1 > max_nesting_depth) {
+      throw UsageError(fmt::format("{}: embedding graph '{}' would nest plans {} levels deep below graph '{}'; plans "
+                                   "nest at most {} levels (child plans and conditional bodies)",
+                                   what, p->name, p->depth + 1, name, max_nesting_depth));
+    }
+    total += p->nodes.size() + p->nested_nodes;  // each term <= max_embedded_nodes: no overflow
+    if (total > max_embedded_nodes) {
+      throw UsageError(fmt::format("{}: graph '{}' would hold more than {} nodes counting those of the plans it "
+                                   "embeds (each embedding counted again; a plan embedding copies of itself doubles "
+                                   "each time)",
+                                   what, name, max_embedded_nodes));
+    }
+  }
+  for (const GraphImpl* p : inner) {
+    depth = std::max(depth, p->depth + 1);
+    nested_nodes += p->nodes.size() + p->nested_nodes;
+    if (child) held_kinds |= p->held_kinds;
+  }
+}
+
+NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
+  if (nodes.size() >= ConditionRef::unresolved) {  // node numbers are 32-bit; the last value means "none"
+    throw UsageError(fmt::format("graph {} holds {} nodes, the most a plan can hold", quoted(name), nodes.size()));
+  }
+  NodeData n;
+  n.kind = kind;
+  n.payload = static_cast<std::uint32_t>(payload);
+  n.device = static_cast<std::int16_t>(default_device);
+  nodes.push_back(std::move(n));
+  held_kinds |= 1u << static_cast<unsigned>(kind);
+  return NodeRef{this, static_cast<std::uint32_t>(nodes.size() - 1)};
+}
+
+NodeInfo GraphImpl::info(std::uint32_t index) const {
+  const NodeData& n = nodes.at(index);
+  return NodeInfo{index, n.kind, n.name, name, {}};
+}
+
+std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
+
+std::uint32_t GraphImpl::alloc_node(std::uint64_t uid) const {
+  // allocs are in creation order and uids increase: a binary search.
+  const auto it = std::lower_bound(allocs.begin(), allocs.end(), uid,
+                                   [](const AllocData& a, std::uint64_t u) { return a.uid < u; });
+  if (uid == 0 || it == allocs.end() || it->uid != uid) return ConditionRef::unresolved;
+  return it->node;
+}
+
+ConditionRef GraphImpl::resolve(const Condition& c) const {
+  if (!c.valid()) return {};
+  std::uint32_t levels = 0;
+  for (const GraphImpl* p = this; p != nullptr; ++levels) {
+    for (std::uint32_t k = 0; k < p->conditions.size(); ++k) {
+      if (p->conditions[k].uid == c.id()) return ConditionRef{levels, k};
+    }
+    p = p->parent && p->parent->outer ? p->parent->outer->plan : nullptr;
+  }
+  return {};
+}
+
+const PeerCopy* GraphImpl::peer_copy(std::uint32_t index) const {
+  // peer_copies are in node order.
+  const auto it = std::lower_bound(peer_copies.begin(), peer_copies.end(), index,
+                                   [](const PeerCopy& p, std::uint32_t i) { return p.node < i; });
+  return it != peer_copies.end() && it->node == index ? &*it : nullptr;
+}
+
+std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what) {
+  if (count > max_bytes) {
+    throw UsageError(fmt::format("{}: the count {} is not a size ({} as a signed number: a negative count converted to "
+                                 "std::size_t?); counts must be at most {}",
+                                 what, count, static_cast<std::int64_t>(count), max_bytes));
+  }
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(count, element_size, &bytes) || bytes > max_bytes) {
+    throw UsageError(fmt::format("{}: {} elements of {} bytes is more than {} bytes, the largest size graphdsl accepts",
+                                 what, count, element_size, max_bytes));
+  }
+  return bytes;
+}
+
+[[noreturn]] void cover_error(unsigned long long n, unsigned int block_size) {
+  if (block_size == 0 || block_size > 1024) {
+    throw UsageError(fmt::format("cover({}, {}): the block size must be 1 to 1024 threads", n, block_size));
+  }
+  throw UsageError(fmt::format("cover({}, {}): {} blocks are needed, more than CUDA's limit of 2147483647 in x (use "
+                               "larger blocks, a 2-D grid or a grid-stride loop)",
+                               n, block_size, n / block_size + (n % block_size != 0 ? 1 : 0)));
+}
+
+void check_compare(Compare op) {
+  if (static_cast<unsigned>(op) > static_cast<unsigned>(Compare::greater_equal)) {
+    throw UsageError(fmt::format("add_set_condition: Compare({}) is not a comparison (equal, not_equal, less, "
+                                 "less_equal, greater or greater_equal)",
+                                 static_cast<unsigned>(op)));
+  }
+}
+
+bool uses_devices(const GraphImpl& root) {
+  return any_nested_plan(root, [](const GraphImpl& g) {
+    if (!g.peer_copies.empty()) return true;
+    for (const NodeData& n : g.nodes) {
+      if (n.device >= 0) return true;
+    }
+    for (const AllocData& a : g.allocs) {
+      if (a.device >= 0 || !a.peers.empty()) return true;
+    }
+    return false;
+  });
+}
+
+namespace {
+/// The device number of on_device / set_default_device / add_memcpy_peer, checked for its form
+/// only (whether the device exists is checked when the plan is compiled).
+std::int16_t device_number(int device, const char* what) {
+  if (device < -1 || device > INT16_MAX) {
+    throw UsageError(fmt::format("{}: {} is not a device number (use 0, 1, ... or -1 for the current device "
+                                 "at compile time)",
+                                 what, device));
+  }
+  return static_cast<std::int16_t>(device);
+}
+}  // namespace
+
+void place_node(const Node& node, int device) {
+  GraphImpl& g = changeable(node, "placing it");
+  const std::int16_t d = device_number(device, fmt::format("on_device of {}", g.info(node.index()).describe()).c_str());
+  g.nodes.at(node.index()).device = d;
+}
+
+void name_node(const Node& node, std::string_view name) {
+  GraphImpl& g = changeable(node, "naming it");
+  g.nodes.at(node.index()).name.assign(name.data(), name.size());
+}
+
+namespace {
+/// Checks that from -> to may be added (same plan, not a self edge).
+void check_edge(const Node& from, const Node& to) {
+  GraphImpl& gf = owner(from);
+  GraphImpl& gt = owner(to);
+  if (&gf != &gt) {
+    throw UsageError(fmt::format("edge {} -> {}: {} belongs to graph {} but {} belongs to {}; an edge "
+                                 "must join two nodes of the same graph{}",
+                                 gf.info(from.index()).ref(), gt.info(to.index()).ref(),
+                                 gf.info(from.index()).describe(), graph_ref(gf), gt.info(to.index()).describe(),
+                                 related_graph_ref(gf, gt), copy_hint(gf, gt)));
+  }
+  if (from.index() == to.index()) {
+    throw UsageError(fmt::format("self edge: {} cannot run after itself", gt.info(to.index()).describe()));
+  }
+}
+}  // namespace
+
+void add_edge(const Node& from, const Node& to) { add_edges(&from, 1, to); }
+
+namespace {
+bool edge_before(const EdgeKindData& e, std::pair<std::uint32_t, std::uint32_t> to_from) {
+  return std::make_pair(e.to, e.from) < to_from;
+}
+}  // namespace
+
+EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noexcept {
+  if (g.edge_kinds.empty()) return EdgeKind::full;
+  const auto it = std::lower_bound(g.edge_kinds.begin(), g.edge_kinds.end(), std::make_pair(to, from), edge_before);
+  return it != g.edge_kinds.end() && it->to == to && it->from == from ? it->kind : EdgeKind::full;
+}
+
+void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind) {
+  add_edges(&from, 1, to);  // checks the edge; set semantics
+  GraphImpl& g = owner(to);
+  auto& all = g.edge_kinds;
+  const auto key = std::make_pair(to.index(), from.index());
+  const auto it = std::lower_bound(all.begin(), all.end(), key, edge_before);
+  const bool present = it != all.end() && it->to == key.first && it->from == key.second;
+  if (kind == EdgeKind::full) {
+    if (present) all.erase(it);
+  } else if (present) {
+    it->kind = kind;
+  } else {
+    all.insert(it, EdgeKindData{from.index(), to.index(), kind});
+  }
+}
+
+void add_edges_from(const Node& from, const Node* to, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) check_edge(from, to[k]);
+  for (std::size_t k = 0; k < count; ++k) add_edges(&from, 1, to[k]);
+}
+
+void add_edges(const Node* from, std::size_t count, const Node& to) {
+  GraphImpl& g = changeable(to, "adding an edge to it");
+  for (std::size_t k = 0; k < count; ++k) check_edge(from[k], to);
+  auto& preds = g.nodes.at(to.index()).preds;
+  const std::size_t before = preds.size();
+  if (before + count <= 64) {
+    for (std::size_t k = 0; k < count; ++k) {
+      if (std::find(preds.begin(), preds.end(), from[k].index()) == preds.end()) preds.push_back(from[k].index());
+    }
+  } else {  // long lists: mark what is there once instead of searching per edge
+    std::vector<bool> present(g.nodes.size());
+    for (std::uint32_t p : preds) present[p] = true;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!present[from[k].index()]) {
+        present[from[k].index()] = true;
+        preds.push_back(from[k].index());
+      }
+    }
+  }
+  g.edge_count += preds.size() - before;
+}
+
+namespace {
+/// "3 parameters (8, 4, 4 bytes)".
+std::string parameter_list(const ArgLayout& l) {
+  std::string sizes;
+  for (std::uint32_t k = 0; k < l.count; ++k) sizes += fmt::format("{}{}", k ? ", " : "", l.sizes[k]);
+  return fmt::format("{} parameter{}{}", l.count, l.count == 1 ? "" : "s",
+                     l.count == 0 ? std::string() : fmt::format(" ({} bytes)", sizes));
+}
+}  // namespace
+
+void check_node_cast(const Node& node, NodeKind kind, const char* handle, const ArgLayout* signature) {
+  const GraphImpl& g = owner(node);
+  const NodeData& n = g.nodes.at(node.index());
+  if (n.kind != kind) {
+    throw UsageError(fmt::format("node_cast<{}>: {} is not a {} node", handle, g.info(node.index()).describe(),
+                                 to_string(kind)));
+  }
+  if (signature == nullptr) return;
+  const ArgLayout& recorded = *g.kernels[n.payload].layout;
+  if (&recorded == signature) return;
+  const bool same_sizes = recorded.count == signature->count &&
+                          std::equal(recorded.sizes, recorded.sizes + recorded.count, signature->sizes);
+  throw UsageError(fmt::format(
+      "node_cast<{}>: {} launches a kernel of {}, not of the handle's {}{}; name the handle from the kernel: "
+      "KernelNodeOf<decltype(kernel)>",
+      handle, g.info(node.index()).describe(), parameter_list(recorded), parameter_list(*signature),
+      same_sizes ? " (same sizes, other types)" : ""));
+}
+
+}  // namespace detail
+
+// ---- Node --------------------------------------------------------------------------------------
+
+Node::Node(detail::NodeRef ref) noexcept : plan_(ref.graph ? ref.graph->token : nullptr), index_(ref.index) {}
+
+NodeKind Node::kind() const { return detail::owner(*this).nodes.at(index_).kind; }
+std::string Node::name() const { return detail::owner(*this).nodes.at(index_).name; }
+NodeInfo Node::info() const { return detail::owner(*this).info(index_); }
+
+// ---- Graph: lifetime ---------------------------------------------------------------------------
+
+Graph::Graph() : Graph(std::string("graph")) {}
+Graph::Graph(std::string name) : impl_(std::make_unique<detail::GraphImpl>(std::move(name))) {}
+Graph::Graph(std::unique_ptr<detail::GraphImpl> impl) noexcept : impl_(std::move(impl)) {}
+Graph::Graph(const Graph& other) : impl_(std::make_unique<detail::GraphImpl>(other.impl())) {}
+Graph& Graph::operator=(const Graph& other) {
+  if (this != &other) impl_ = std::make_unique<detail::GraphImpl>(other.impl());
+  return *this;
+}
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+Graph::~Graph() = default;
+
+detail::GraphImpl& Graph::impl() const {
+  if (!impl_) throw UsageError("use of a moved-from Graph");
+  return *impl_;
+}
+
+const std::string& Graph::name() const { return impl().name; }
+std::uint64_t Graph::id() const { return impl().id; }
+
+namespace {
+std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
+  (void)detail::handle_plan(n);  // empty or dead handles
+  if (n.ref().graph != &g) {
+    const auto& other = *n.ref().graph;
+    throw UsageError(fmt::format("{} belongs to graph {}, not to {}{}", other.info(n.index()).describe(),
+                                 detail::graph_ref(other), detail::related_graph_ref(other, g),
+                                 detail::copy_hint(other, g)));
+  }
+  return n.index();
+}
+}  // namespace
+
+// ---- Graph: nodes ------------------------------------------------------------------------------
+
+detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
+                                       std::size_t args_offset, const detail::PlaceholderArg* placeholders,
+                                       std::size_t count) {
+  auto& g = impl();
+  const auto first = static_cast<std::uint32_t>(g.placeholders.size());
+  for (std::size_t k = 0; k < count; ++k) {
+    const detail::PlaceholderArg& p = placeholders[k];
+    detail::ConditionRef ref;
+    if (p.kind == detail::PlaceholderKind::condition) {
+      ref = g.resolve(Condition(p.uid));
+    } else if (const std::uint32_t alloc = g.alloc_node(p.uid); alloc != detail::ConditionRef::unresolved) {
+      ref = detail::ConditionRef{0, alloc};
+    }
+    g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
+  }
+  g.kernels.push_back(detail::KernelData{func, detail::LaunchShape{}, layout, std::uint64_t{args_offset}, first,
+                                         static_cast<std::uint32_t>(count)});
+  detail::store_launch(g, static_cast<std::uint32_t>(g.kernels.size() - 1), launch);
+  return g.push(NodeKind::kernel, g.kernels.size() - 1);
+}
+
+namespace detail {
+
+const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept {
+  if (g.kernel_attributes.empty()) return nullptr;
+  const auto it = std::lower_bound(g.kernel_attributes.begin(), g.kernel_attributes.end(), kernel,
+                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
+  return it != g.kernel_attributes.end() && it->kernel == kernel ? &*it : nullptr;
+}
+
+Launch launch_of(const GraphImpl& g, std::uint32_t kernel) {
+  const LaunchShape& s = g.kernels[kernel].launch;
+  Launch l(s.grid, s.block, s.shared_bytes, s.priority);
+  if (const KernelAttributes* a = attributes_of(g, kernel)) {
+    l.cluster = a->cluster;
+    l.cooperative = a->cooperative;
+    l.sync_domain = a->sync_domain;
+    l.l2 = a->l2;
+  }
+  return l;
+}
+
+void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l) {
+  g.kernels[kernel].launch = LaunchShape{l.grid, l.block, l.shared_bytes, l.priority};
+  auto& all = g.kernel_attributes;
+  const auto it = std::lower_bound(all.begin(), all.end(), kernel,
+                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
+  const bool present = it != all.end() && it->kernel == kernel;
+  if (!l.has_attributes()) {
+    if (present) all.erase(it);
+    return;
+  }
+  const KernelAttributes a{kernel, l.cluster, l.cooperative, l.sync_domain, l.l2};
+  if (present) {
+    *it = a;
+  } else {
+    all.insert(it, a);
+  }
+}
+
+}  // namespace detail
+
+std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options) {
+  static std::atomic<std::uint64_t> next{1};
+  auto& g = impl();
+  const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
+  g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,
+                                       static_cast<std::uint32_t>(g.nodes.size())});
+  const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
+  if (options.device >= 0) g.nodes[ref.index].device = detail::device_number(options.device, "MemAllocOptions::device");
+  return {MemAllocNode(ref), uid};
+}
+
+MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
+  auto& g = impl();
+  g.frees.push_back(g.alloc_node(uid));
+  return MemFreeNode(g.push(NodeKind::mem_free, g.frees.size() - 1));
+}
+
+void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid) {
+  auto& g = impl();
+  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid), uid});
+}
+
+Condition Graph::add_condition(unsigned int default_value, bool assign_default) {
+  static std::atomic<std::uint64_t> next{1};
+  auto& g = impl();
+  const Condition c(next.fetch_add(1, std::memory_order_relaxed));
+  g.conditions.push_back(detail::ConditionData{c.id(), default_value, assign_default});
+  return c;
+}
+
+namespace {
+std::string body_name(ConditionalType type, unsigned i) {
+  switch (type) {
+    case ConditionalType::if_then: return "if body";
+    case ConditionalType::if_else: return i == 0 ? "then body" : "else body";
+    case ConditionalType::while_loop: return "while body";
+    case ConditionalType::switch_case: return fmt::format("switch case {}", i);
+  }
+  return "body";
+}
+}  // namespace
+
+ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& cond, unsigned int size,
+                                       const std::function<void(unsigned int, Graph&)>& body) {
+  auto& g = impl();
+  detail::ConditionalData c{type, g.resolve(cond), {}};
+  c.bodies.reserve(std::min(size, 16u));  // `size` is the user's: a huge one fails in validate(), not here
+  // The bodies reach this plan through `link` while their builders run, and only then: the guard
+  // cuts it on every exit, so a body moved out of its builder cannot reach this plan later.
+  const auto link = std::make_shared<detail::ParentLink>(detail::ParentLink{g.token});
+  struct Cut {
+    detail::ParentLink& l;
+    ~Cut() { l.outer.reset(); }
+  } cut{*link};
+  const std::shared_ptr<detail::PlanToken> outer = g.token;  // outlives the plan if a builder destroys it
+  std::vector<const detail::GraphImpl*> built;
+  for (unsigned int i = 0; i < size; ++i) {
+    Graph b(body_name(type, i));
+    b.impl_->parent = link;
+    body(i, b);
+    if (outer->plan != &g || impl_.get() != &g) {
+      throw UsageError(fmt::format("the builder of the {} of a {} node destroyed, replaced or moved graph '{}', the plan "
+                                   "the node is added to; a builder builds only its body",
+                                   body_name(type, i), to_string(type), outer->name));
+    }
+    if (!b.impl_) throw UsageError(fmt::format("the {} of a {} node was moved from inside its builder", body_name(type, i),
+                                               to_string(type)));
+    b.impl_->parent.reset();
+    b.impl_->sealed = detail::Sealed::body;
+    built.push_back(b.impl_.get());
+    c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(std::move(b.impl_)));
+  }
+  g.embed(built, false, fmt::format("add_conditional ({})", to_string(type)));
+  g.conditionals.push_back(std::move(c));
+  return ConditionalNode(g.push(NodeKind::conditional, g.conditionals.size() - 1));
+}
+
+MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                                 std::size_t height, std::size_t pitch_bytes) {
+  auto& g = impl();
+  g.memsets.push_back(detail::memset_node_params(dst, value, element_size, width, height, pitch_bytes));
+  g.memset_types.push_back(detail::ScalarType::raw);  // add_memset_2d records a typed value's type
+  return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
+}
+
+MemcpyNode Graph::add_memcpy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  return add_memcpy_2d(dst, bytes, src, bytes, bytes, 1, kind);
+}
+
+MemcpyNode Graph::add_memcpy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                                std::size_t width_bytes, std::size_t height, cudaMemcpyKind kind) {
+  return add_memcpy_3d(detail::memcpy_node_params(dst, dst_pitch, src, src_pitch, width_bytes, height, kind));
+}
+
+MemcpyNode Graph::add_memcpy_3d(const cudaMemcpy3DParms& params) {
+  auto& g = impl();
+  g.memcpys.push_back(params);
+  return MemcpyNode(g.push(NodeKind::memcpy, g.memcpys.size() - 1));
+}
+
+MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device,
+                                        std::size_t bytes) {
+  const std::int16_t d = detail::device_number(dst_device, "add_memcpy_peer (destination device)");
+  const std::int16_t s = detail::device_number(src_device, "add_memcpy_peer (source device)");
+  MemcpyNode n = add_memcpy_bytes(dst, src, bytes, cudaMemcpyDeviceToDevice);
+  auto& g = impl();
+  g.peer_copies.push_back(detail::PeerCopy{n.index(), s, d});
+  g.nodes[n.index()].device = d;  // the copy runs in the destination's context
+  return n;
+}
+
+void Graph::set_default_device(int device) { impl().default_device = detail::device_number(device, "set_default_device"); }
+
+int Graph::default_device() const { return impl().default_device; }
+
+
+HostNode Graph::add_host_node(std::shared_ptr<detail::HostClosure> closure) {
+  auto& g = impl();
+  g.hosts.push_back(std::move(closure));
+  return HostNode(g.push(NodeKind::host, g.hosts.size() - 1));
+}
+
+CapturedNode Graph::add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode) {
+  auto& g = impl();
+  g.captures.push_back(detail::CaptureData{std::move(fn), mode});
+  return CapturedNode(g.push(NodeKind::captured, g.captures.size() - 1));
+}
+
+ChildNode Graph::add_child(const Graph& child) {
+  const auto& c = child.impl();
+  if (!c.params.empty()) {
+    throw UsageError(fmt::format("add_child: graph {} declares {} parameter{} (the first: {}); a child plan cannot hold "
+                                 "parameters: Executable::set patches nodes of the top-level plan only (graphdsl's "
+                                 "per-node setters do not reach the nodes of a child graph)",
+                                 detail::quoted(c.name), c.params.size(), c.params.size() == 1 ? "" : "s",
+                                 c.param_ref(0)));
+  }
+  auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
+  auto& g = impl();
+  g.embed({copy.get()}, true, "add_child");
+  g.children.push_back(std::move(copy));
+  return ChildNode(g.push(NodeKind::child, g.children.size() - 1));
+}
+
+EmptyNode Graph::add_empty() { return EmptyNode(impl().push(NodeKind::empty, 0)); }
+
+EventRecordNode Graph::add_event_record(const Event& event) {
+  auto& g = impl();
+  g.events.push_back(event);
+  return EventRecordNode(g.push(NodeKind::event_record, g.events.size() - 1));
+}
+
+EventWaitNode Graph::add_event_wait(const Event& event) {
+  auto& g = impl();
+  g.events.push_back(event);
+  return EventWaitNode(g.push(NodeKind::event_wait, g.events.size() - 1));
+}
+
+void Graph::add_edge(const Node& from, const Node& to) {
+  auto& g = impl();
+  (void)own_index(g, from);
+  (void)own_index(g, to);
+  detail::add_edge(from, to);
+}
+
+// ---- Graph: introspection ----------------------------------------------------------------------
+
+std::size_t Graph::node_count() const { return impl().nodes.size(); }
+std::size_t Graph::edge_count() const { return impl().edge_count; }
+
+Node Graph::node(std::uint32_t index) const {
+  auto& g = impl();
+  if (index >= g.nodes.size()) {
+    throw UsageError(fmt::format("graph {} has {} node{}; there is no node #{}", detail::quoted(g.name), g.nodes.size(),
+                                 g.nodes.size() == 1 ? "" : "s", index));
+  }
+  return Node(detail::NodeRef{&g, index});
+}
+
+std::vector<Node> Graph::nodes() const {
+  auto& g = impl();
+  std::vector<Node> out;
+  out.reserve(g.nodes.size());
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) out.emplace_back(detail::NodeRef{&g, i});
+  return out;
+}
+
+std::optional<Node> Graph::find(std::string_view name) const {
+  auto& g = impl();
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].name == name) return Node(detail::NodeRef{&g, i});
+  }
+  return std::nullopt;
+}
+
+std::vector<Edge> Graph::edges() const {
+  auto& g = impl();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  pairs.reserve(g.edge_count);
+  for (std::uint32_t to = 0; to < g.nodes.size(); ++to) {
+    for (std::uint32_t from : g.nodes[to].preds) pairs.emplace_back(from, to);
+  }
+  std::sort(pairs.begin(), pairs.end());
+  std::vector<Edge> out;
+  out.reserve(pairs.size());
+  for (auto [from, to] : pairs) {
+    out.push_back(Edge{Node(detail::NodeRef{&g, from}), Node(detail::NodeRef{&g, to}), detail::edge_kind(g, from, to)});
+  }
+  return out;
+}
+
+std::vector<Node> Graph::predecessors(const Node& node) const {
+  auto& g = impl();
+  std::vector<Node> out;
+  for (std::uint32_t p : g.nodes[own_index(g, node)].preds) out.emplace_back(detail::NodeRef{&g, p});
+  return out;
+}
+
+int Graph::device_of(const Node& node) const {
+  auto& g = impl();
+  return g.nodes[own_index(g, node)].device;
+}
+
+std::vector<Node> Graph::successors(const Node& node) const {
+  auto& g = impl();
+  const std::uint32_t self = own_index(g, node);
+  std::vector<Node> out;
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const auto& preds = g.nodes[i].preds;
+    if (std::find(preds.begin(), preds.end(), self) != preds.end()) out.emplace_back(detail::NodeRef{&g, i});
+  }
+  return out;
+}
+
+const detail::KernelData& Graph::kernel_data(const Node& node) const {
+  auto& g = impl();
+  return g.kernels[g.nodes[own_index(g, node)].payload];
+}
+
+Launch Graph::kernel_launch(const Node& node) const {
+  auto& g = impl();
+  return detail::launch_of(g, g.nodes[own_index(g, node)].payload);
+}
+
+Graph Graph::child_plan(const ChildNode& node) const {
+  auto& g = impl();
+  return Graph(std::make_unique<detail::GraphImpl>(*g.children[g.nodes[own_index(g, node)].payload]));
+}
+
+Graph Graph::body_plan(const ConditionalNode& node, unsigned int i) const {
+  auto& g = impl();
+  const auto& c = g.conditionals[g.nodes[own_index(g, node)].payload];
+  if (i >= c.bodies.size()) {
+    throw UsageError(fmt::format("{} has {} bodies; there is no body {}", g.info(node.index()).describe(),
+                                 c.bodies.size(), i));
+  }
+  return Graph(std::make_unique<detail::GraphImpl>(*c.bodies[i]));
+}
+
+ConditionalType Graph::conditional_type(const ConditionalNode& node) const {
+  auto& g = impl();
+  return g.conditionals[g.nodes[own_index(g, node)].payload].type;
+}
+
+void Graph::validate() const { (void)detail::check_plan(impl()); }
+
+namespace {
+/// The bytes of one plan, not counting the plans it embeds.
+std::size_t plan_bytes(const detail::GraphImpl& g) {
+  std::size_t bytes = sizeof(detail::GraphImpl) + g.name.capacity();
+  bytes += g.nodes.capacity() * sizeof(detail::NodeData);
+  for (const auto& n : g.nodes) {
+    if (n.name.capacity() > 15) bytes += n.name.capacity() + 1;  // beyond the small-string buffer
+    bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
+  }
+  bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.args.capacity();
+  bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
+  bytes += g.memset_types.capacity() * sizeof(detail::ScalarType);
+  bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
+  bytes += g.children.capacity() * sizeof(g.children[0]);
+  bytes += g.captures.capacity() * sizeof(detail::CaptureData) + g.allocs.capacity() * sizeof(detail::AllocData) +
+           g.frees.capacity() * sizeof(std::uint32_t) + g.buffer_uses.capacity() * sizeof(detail::BufferUse);
+  bytes += g.conditions.capacity() * sizeof(detail::ConditionData) +
+           g.placeholders.capacity() * sizeof(detail::KernelPlaceholder) +
+           g.conditionals.capacity() * sizeof(detail::ConditionalData);
+  for (const auto& c : g.conditionals) bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
+  bytes += g.params.capacity() * sizeof(detail::ParamData);
+  for (const auto& p : g.params) {
+    if (p.name.capacity() > 15) bytes += p.name.capacity() + 1;
+    bytes += p.uses.capacity() * sizeof(detail::ParamUse);
+  }
+  return bytes;
+}
+}  // namespace
+
+std::size_t Graph::storage_bytes() const {
+  std::size_t bytes = 0;  // a plan shared by copies (a child of a child copied twice) is stored once
+  (void)detail::any_nested_plan(impl(), [&](const detail::GraphImpl& g) {
+    bytes += plan_bytes(g);
+    return false;
+  });
+  return bytes;
+}
+
+void Graph::reserve(std::size_t n) {
+  auto& g = impl();
+  if (n >= detail::ConditionRef::unresolved) {
+    throw UsageError(fmt::format("reserve({}) on graph {}: a plan holds at most {} nodes", n, detail::quoted(g.name),
+                                 detail::ConditionRef::unresolved - 1));
+  }
+  g.nodes.reserve(n);
+  g.kernels.reserve(n);
+}
+
+}  // namespace graphdsl

@@ -1,0 +1,63 @@
+// src/plan/node_params.hpp — the CUDA parameter structs of kernel, memset and memcpy nodes, built in one
+// place for materialization (kernel_params), Graph::add_memset_raw / add_memcpy_2d and the
+// executable's direct setters (update.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+/// The launch of kernel `k` with its arguments packed at `block` (k's layout); `argv` (room for the
+/// kernel's parameter count) receives the address of each argument.
+inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const unsigned char* block, void** argv) {
+  for (std::uint32_t a = 0; a < k.layout->count; ++a) argv[a] = const_cast<unsigned char*>(block + k.layout->offsets[a]);
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(k.func);
+  p.gridDim = k.launch.grid;
+  p.blockDim = k.launch.block;
+  p.sharedMemBytes = k.launch.shared_bytes;
+  p.kernelParams = k.layout->count == 0 ? nullptr : argv;
+  return p;
+}
+
+/// A memset of `height` rows of `width` elements of `element_size` bytes, rows `pitch` bytes apart.
+inline cudaMemsetParams memset_node_params(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                                           std::size_t height, std::size_t pitch) {
+  cudaMemsetParams p{};
+  p.dst = dst;
+  p.value = value;
+  p.elementSize = element_size;
+  p.width = width;
+  p.height = height;
+  p.pitch = pitch;
+  return p;
+}
+
+/// The memset value of a 1-, 2- or 4-byte element whose bytes are at `value` (as Graph::bit_pattern
+/// reads a typed value): what a Parameter used as a memset value puts in cudaMemsetParams::value.
+inline unsigned int memset_bits(const unsigned char* value, std::uint32_t size) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, value, size < sizeof bits ? size : sizeof bits);
+  if (size == 1) bits &= 0xffu;
+  if (size == 2) bits &= 0xffffu;
+  return bits;
+}
+
+/// A copy of `height` rows of `width_bytes` bytes between pitched pointers.
+inline cudaMemcpy3DParms memcpy_node_params(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                                            std::size_t width_bytes, std::size_t height, cudaMemcpyKind kind) {
+  cudaMemcpy3DParms p{};
+  p.dstPtr = cudaPitchedPtr{dst, dst_pitch, width_bytes, height};
+  p.srcPtr = cudaPitchedPtr{const_cast<void*>(src), src_pitch, width_bytes, height};
+  p.extent = cudaExtent{width_bytes, height, 1};
+  p.kind = kind;
+  return p;
+}
+
+}  // namespace graphdsl::detail

@@ -1,0 +1,707 @@
+// src/plan/races.cpp — the static race checker (Graph::check_races), host only: no CUDA call.
+//
+// Per plan level (the top plan, each child plan, each conditional body):
+//   1. a topological order (creation_order; a cycle is a UsageError naming it);
+//   2. every node's accesses: regions of an address space (raw addresses, a graph buffer, a CUDA
+//      array, a Condition) as rows of `width` bytes `pitch` apart; a child or conditional node
+//      carries the union of the accesses of the plans it holds (analysed first, recursively);
+//   3. the strict ancestors of every node as one bitset row per node, built in topological order;
+//      an edge p -> v is redundant when p is an ancestor of another predecessor of v;
+//   4. accesses sorted by (space, key, first byte) and cut into groups of transitively overlapping
+//      bounding ranges; inside a group, pairs with a writer whose rows really overlap and whose
+//      nodes are not ordered are races (small groups pairwise, large ones with bitsets in
+//      topological order, so a chain of 10,000 nodes updating one buffer costs O(n^2 / 64)).
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "graphdsl/error.hpp"
+#include "graphdsl/graph.hpp"
+#include "graphdsl/races.hpp"
+#include "plan/rules.hpp"
+
+namespace graphdsl {
+namespace detail {
+
+namespace {
+
+constexpr std::uint64_t all_bytes = std::numeric_limits<std::uint64_t>::max();
+
+enum class Space : std::uint8_t { address, buffer, array, condition };
+
+/// Where an access comes from (for the report).
+enum class Origin : std::uint8_t {
+  kernel_pointer,   ///< a kernel pointer parameter, extent unknown
+  kernel_declared,  ///< a kernel parameter given as gd::reads / gd::writes
+  kernel_buffer,    ///< a GraphBuffer kernel argument
+  kernel_condition, ///< a Condition kernel argument (sets the condition)
+  memset_dst,
+  memcpy_dst,
+  memcpy_src,
+  alloc,
+  free,
+  declared,         ///< NodeHandle::accesses()
+  conditional,      ///< the conditional node evaluates its condition
+  nested,           ///< an access of a node inside a child plan or a body
+};
+
+/// Rows of `width` bytes, `pitch` apart, starting at `lo`; `hi` is one past the last byte.
+struct Region {
+  Space space = Space::address;
+  std::uint64_t key = 0;
+  std::uint64_t lo = 0;
+  std::uint64_t width = 1;
+  std::uint64_t pitch = 0;
+  std::uint64_t rows = 1;
+  std::uint64_t hi = 0;
+};
+
+struct Level;
+
+struct Access {
+  Region r;
+  std::uint32_t node = 0;
+  AccessMode mode = AccessMode::read;
+  Origin origin = Origin::kernel_pointer;
+  std::int32_t param = -1;         ///< kernel parameter, or body number for a conditional's accesses
+  const Access* inner = nullptr;   ///< Origin::nested: the access inside the child plan or body
+  const Level* inner_level = nullptr;
+};
+
+/// The plans enclosing the one being analysed, innermost first (for Conditions and buffers).
+struct Scope {
+  const GraphImpl* plan;
+  const Scope* outer;
+};
+
+/// One analysed plan.
+struct Level {
+  const GraphImpl* g = nullptr;
+  const Level* parent = nullptr;
+  std::string context;  ///< NodeInfo::context of its nodes
+  std::vector<Access> accesses;
+  std::vector<std::unique_ptr<Level>> nested;  ///< child plans and bodies, in node order
+  std::vector<Race> races;
+  std::vector<RedundantEdge> redundant;
+  std::vector<UnboundedAccess> unbounded;
+  std::size_t races_found = 0;
+  std::size_t unknown_extents = 0;
+
+  NodeInfo info(std::uint32_t i) const {
+    NodeInfo n = g->info(i);
+    n.context = context;
+    return n;
+  }
+};
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? all_bytes : r;
+}
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? all_bytes : r;
+}
+
+Region make_region(Space space, std::uint64_t key, std::uint64_t lo, std::uint64_t width, std::uint64_t pitch,
+                   std::uint64_t rows) {
+  Region r{space, key, lo, width, rows > 1 ? pitch : 0, rows == 0 ? 1 : rows, 0};
+  if (rows == 0) r.width = 0;
+  r.hi = sat_add(sat_add(lo, sat_mul(r.pitch, r.rows - 1)), r.width);
+  if (r.rows > 1 && r.pitch <= r.width) {  // contiguous or overlapping rows: one range
+    r = Region{space, key, lo, r.hi - lo, 0, 1, r.hi};
+  }
+  return r;
+}
+
+Region whole(Space space, std::uint64_t key) { return Region{space, key, 0, all_bytes, 0, 1, all_bytes}; }
+
+/// True when rows of `a` and `b` (same space and key, bounding ranges overlapping) share a byte.
+bool rows_overlap(const Region& a, const Region& b) {
+  if (a.width == 0 || b.width == 0) return false;
+  if (a.rows == 1 && b.rows == 1) return true;
+  const Region& few = a.rows <= b.rows ? a : b;
+  const Region& many = a.rows <= b.rows ? b : a;
+  if (few.rows > (1u << 22)) return true;  // too many rows to compare: conservatively overlapping
+  __extension__ typedef __int128 I;
+  for (std::uint64_t i = 0; i < few.rows; ++i) {
+    const I s = static_cast<I>(few.lo) + static_cast<I>(i) * few.pitch;
+    const I e = s + few.width;
+    if (many.rows == 1) {
+      if (s < static_cast<I>(many.hi) && static_cast<I>(many.lo) < e) return true;
+      continue;
+    }
+    // rows j of `many` with many.lo + j p < e and many.lo + j p + w > s
+    const I p = many.pitch;
+    const I num_lo = s - static_cast<I>(many.width) - static_cast<I>(many.lo);
+    I j_lo = (num_lo >= 0 ? num_lo / p : -((-num_lo + p - 1) / p)) + 1;  // floor + 1
+    const I num_hi = e - static_cast<I>(many.lo);
+    I j_hi = (num_hi >= 0 ? (num_hi + p - 1) / p : -((-num_hi) / p)) - 1;  // ceil - 1
+    j_lo = std::max<I>(j_lo, 0);
+    j_hi = std::min<I>(j_hi, static_cast<I>(many.rows) - 1);
+    if (j_lo <= j_hi) return true;
+  }
+  return false;
+}
+
+bool overlap(const Region& a, const Region& b) {
+  return a.space == b.space && a.key == b.key && a.lo < b.hi && b.lo < a.hi && rows_overlap(a, b);
+}
+
+
+// ---- accesses of one node -------------------------------------------------------------------
+
+/// The graph buffer id standing for `field` of memset/memcpy node i, or 0.
+std::uint64_t buffer_of(const GraphImpl& g, std::uint32_t i, BufferField field) {
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.node == i && u.field == field && u.alloc_node != ConditionRef::unresolved) {
+      return g.allocs[g.nodes[u.alloc_node].payload].uid;
+    }
+  }
+  return 0;
+}
+
+/// The uid of the Condition `r` refers to from a node of the innermost plan of `scope`, or 0.
+std::uint64_t condition_uid(const Scope* scope, ConditionRef r) {
+  if (r.levels == ConditionRef::unresolved) return 0;
+  for (std::uint32_t k = 0; scope != nullptr && k < r.levels; ++k) scope = scope->outer;
+  if (scope == nullptr || r.index >= scope->plan->conditions.size()) return 0;
+  return scope->plan->conditions[r.index].uid;
+}
+
+/// The accesses of one end of a memcpy node.
+void memcpy_side(const GraphImpl& g, std::uint32_t i, bool dst, Access a, std::vector<Access>& out) {
+  const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
+  a.mode = dst ? AccessMode::write : AccessMode::read;
+  a.origin = dst ? Origin::memcpy_dst : Origin::memcpy_src;
+  if (cudaArray_t array = dst ? p.dstArray : p.srcArray; array != nullptr) {
+    a.r = whole(Space::array, reinterpret_cast<std::uintptr_t>(array));
+    out.push_back(a);
+    return;
+  }
+  const cudaPitchedPtr& ptr = dst ? p.dstPtr : p.srcPtr;
+  const cudaPos& pos = dst ? p.dstPos : p.srcPos;
+  const std::uint64_t uid = buffer_of(g, i, dst ? BufferField::memcpy_dst : BufferField::memcpy_src);
+  if (uid == 0 && ptr.ptr == nullptr) return;  // validate() reports it
+  const Space space = uid != 0 ? Space::buffer : Space::address;
+  const std::uint64_t base = uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(ptr.ptr);
+  // With a CUDA array on the other end the extent's width counts elements: take whole pitches.
+  const bool other_array = (dst ? p.srcArray : p.dstArray) != nullptr;
+  const std::uint64_t width = other_array ? (ptr.pitch > 0 ? ptr.pitch : all_bytes) : p.extent.width;
+  const std::uint64_t pitch = ptr.pitch, h = p.extent.height, d = std::max<std::size_t>(p.extent.depth, 1);
+  const std::uint64_t slice = sat_mul(pitch, ptr.ysize);
+  const std::uint64_t lo = sat_add(base, sat_add(sat_add(sat_mul(pos.z, slice), sat_mul(pos.y, pitch)), pos.x));
+  if (d == 1 || ptr.ysize == h) {
+    a.r = make_region(space, uid, lo, width, pitch, sat_mul(h, d));
+    out.push_back(a);
+  } else if (d <= 64) {
+    for (std::uint64_t z = 0; z < d; ++z) {
+      a.r = make_region(space, uid, sat_add(lo, sat_mul(z, slice)), width, pitch, h);
+      out.push_back(a);
+    }
+  } else {  // many partial slices: one bounding range
+    const Region last = make_region(space, uid, sat_add(lo, sat_mul(d - 1, slice)), width, pitch, h);
+    a.r = make_region(space, uid, lo, last.hi - lo, 0, 1);
+    out.push_back(a);
+  }
+}
+
+/// The accesses of kernel node i's parameters and placeholders (not its declared ranges).
+void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, const std::vector<bool>& declared,
+                     Level& level) {
+  const KernelData& k = g.kernels[g.nodes[i].payload];
+  const ArgLayout* layout = k.layout;
+  if (layout == nullptr || layout->access == nullptr) return;
+  Access a;
+  a.node = i;
+  std::vector<bool> placeholder(layout->count, false);
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    const auto* at = std::find(layout->offsets, layout->offsets + layout->count, ph.offset);
+    const auto param = static_cast<std::uint32_t>(at - layout->offsets);
+    if (param >= layout->count) continue;
+    placeholder[param] = true;
+    a.param = static_cast<std::int32_t>(param);
+    if (ph.kind == PlaceholderKind::condition) {
+      const std::uint64_t uid = condition_uid(scope, ph.ref);
+      if (uid == 0) continue;
+      a.r = make_region(Space::condition, uid, 0, 1, 0, 1);
+      a.mode = AccessMode::write;
+      a.origin = Origin::kernel_condition;
+    } else {
+      if (declared[param] || ph.ref.levels != 0) continue;
+      a.r = whole(Space::buffer, g.allocs[g.nodes[ph.ref.index].payload].uid);
+      a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
+      a.origin = Origin::kernel_buffer;
+    }
+    level.accesses.push_back(a);
+  }
+  for (std::uint32_t param = 0; param < layout->count; ++param) {
+    if (layout->access[param] == 0 || placeholder[param] || declared[param]) continue;
+    void* ptr = nullptr;
+    std::memcpy(&ptr, g.args.data() + k.args + layout->offsets[param], sizeof ptr);
+    if (ptr == nullptr) continue;
+    a.param = static_cast<std::int32_t>(param);
+    a.r = make_region(Space::address, 0, reinterpret_cast<std::uintptr_t>(ptr), 1, 0, 1);
+    a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
+    a.origin = Origin::kernel_pointer;
+    level.accesses.push_back(a);
+    ++level.unknown_extents;
+  }
+}
+
+/// The declared ranges of node i (declared[k] says which kernel parameters have one).
+void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<const DeclaredAccess*>& list,
+                       std::vector<bool>& params, Level& level) {
+  for (const DeclaredAccess* d : list) {
+    Access a;
+    a.node = i;
+    a.mode = d->mode;
+    a.param = d->param;
+    a.origin = d->param >= 0 ? Origin::kernel_declared : Origin::declared;
+    a.r = make_region(d->buffer ? Space::buffer : Space::address, d->key, d->begin, d->bytes, 0, 1);
+    level.accesses.push_back(a);
+    if (d->param >= 0 && g.nodes[i].kind == NodeKind::kernel) {
+      if (params.size() <= static_cast<std::size_t>(d->param)) params.resize(d->param + 1, false);
+      params[d->param] = true;
+    }
+  }
+}
+
+
+std::unique_ptr<Level> analyze(const GraphImpl& g, std::string context, const Scope* outer, const Level* parent);
+
+/// Adds the accesses of `inner` (a child plan or a body) as accesses of node i of `level`.
+void add_nested(Level& level, std::uint32_t i, std::int32_t body, std::unique_ptr<Level> inner) {
+  for (const Access& x : inner->accesses) {
+    Access a = x;
+    a.node = i;
+    a.origin = Origin::nested;
+    a.param = body;
+    a.inner = &x;
+    a.inner_level = inner.get();
+    level.accesses.push_back(a);
+  }
+  level.nested.push_back(std::move(inner));
+}
+
+/// The accesses of node i (its declared ranges in `decl`).
+void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
+                   const std::vector<const DeclaredAccess*>& decl, Level& level) {
+  const NodeData& n = g.nodes[i];
+  std::vector<bool> params(n.kind == NodeKind::kernel && g.kernels[n.payload].layout != nullptr
+                               ? g.kernels[n.payload].layout->count
+                               : 0,
+                           false);
+  declared_accesses(g, i, decl, params, level);
+  Access a;
+  a.node = i;
+  a.mode = AccessMode::write;
+  switch (n.kind) {
+    case NodeKind::kernel: kernel_accesses(g, i, &here, params, level); break;
+    case NodeKind::memset: {
+      const cudaMemsetParams& p = g.memsets[n.payload];
+      const std::uint64_t uid = buffer_of(g, i, BufferField::memset_dst);
+      if (uid == 0 && p.dst == nullptr) break;
+      a.origin = Origin::memset_dst;
+      a.r = make_region(uid != 0 ? Space::buffer : Space::address, uid,
+                        uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(p.dst), sat_mul(p.width, p.elementSize),
+                        p.pitch, p.height);
+      level.accesses.push_back(a);
+      break;
+    }
+    case NodeKind::memcpy:
+      memcpy_side(g, i, true, a, level.accesses);
+      memcpy_side(g, i, false, a, level.accesses);
+      break;
+    case NodeKind::host:
+    case NodeKind::captured:
+      if (decl.empty()) {
+        level.unbounded.push_back(UnboundedAccess{
+            level.info(i), n.kind == NodeKind::host ? "a host callback with no accesses() declaration: not checked"
+                                                    : "captured work with no accesses() declaration: not checked"});
+      }
+      break;
+    case NodeKind::mem_alloc:
+    case NodeKind::mem_free: {
+      const std::uint32_t alloc = n.kind == NodeKind::mem_alloc ? i : g.frees[n.payload];
+      if (alloc == ConditionRef::unresolved) break;
+      a.origin = n.kind == NodeKind::mem_alloc ? Origin::alloc : Origin::free;
+      a.r = whole(Space::buffer, g.allocs[g.nodes[alloc].payload].uid);
+      level.accesses.push_back(a);
+      break;
+    }
+    case NodeKind::child:
+      add_nested(level, i, -1,
+                 analyze(*g.children[n.payload], fmt::format("in {} of graph '{}'", level.info(i).describe(), g.name),
+                         &here, &level));
+      break;
+    case NodeKind::conditional: {
+      const ConditionalData& c = g.conditionals[n.payload];
+      if (const std::uint64_t uid = condition_uid(&here, c.condition); uid != 0) {
+        a.mode = AccessMode::read;
+        a.origin = Origin::conditional;
+        a.r = make_region(Space::condition, uid, 0, 1, 0, 1);
+        level.accesses.push_back(a);
+      }
+      for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+        add_nested(level, i, static_cast<std::int32_t>(b),
+                   analyze(*c.bodies[b],
+                           fmt::format("in body {} ({}) of {} of graph '{}'", b, c.bodies[b]->name,
+                                       level.info(i).describe(), g.name),
+                           &here, &level));
+      }
+      break;
+    }
+    case NodeKind::empty:
+    case NodeKind::event_record:
+    case NodeKind::event_wait: break;
+  }
+}
+
+// ---- ordering ---------------------------------------------------------------------------------
+
+/// The strict ancestors of every node, one bitset row per node.
+class Reach {
+ public:
+  Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level)
+      : words_((g.nodes.size() + 63) / 64), bits_(g.nodes.size() * words_), pos_(g.nodes.size()) {
+    std::vector<std::uint64_t> implied(words_);
+    for (std::uint32_t k = 0; k < order.size(); ++k) {
+      const std::uint32_t v = order[k];
+      pos_[v] = k;
+      const SmallVec& preds = g.nodes[v].preds;
+      std::uint64_t* out = row(v);
+      if (preds.size() == 1) {
+        std::memcpy(out, row(preds[0]), words_ * sizeof(std::uint64_t));
+      } else if (preds.size() > 1) {
+        std::fill(implied.begin(), implied.end(), 0);
+        for (std::uint32_t p : preds) {
+          const std::uint64_t* in = row(p);
+          for (std::size_t w = 0; w < words_; ++w) implied[w] |= in[w];
+        }
+        for (std::uint32_t p : preds) {
+          if (test(implied.data(), p)) level.redundant.push_back(RedundantEdge{level.info(p), level.info(v)});
+        }
+        std::memcpy(out, implied.data(), words_ * sizeof(std::uint64_t));
+      }
+      for (std::uint32_t p : preds) out[p / 64] |= std::uint64_t{1} << (p % 64);
+    }
+  }
+  static bool test(const std::uint64_t* row, std::uint32_t u) { return (row[u / 64] >> (u % 64)) & 1u; }
+  const std::uint64_t* row(std::uint32_t v) const { return bits_.data() + v * words_; }
+  std::uint64_t* row(std::uint32_t v) { return bits_.data() + v * words_; }
+  std::uint32_t pos(std::uint32_t v) const { return pos_[v]; }
+  std::size_t words() const { return words_; }
+  /// True when a path of edges joins u and v (either way).
+  bool ordered(std::uint32_t u, std::uint32_t v) const {
+    return pos_[u] < pos_[v] ? test(row(v), u) : test(row(u), v);
+  }
+
+ private:
+  std::size_t words_;
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint32_t> pos_;
+};
+
+
+// ---- describing -------------------------------------------------------------------------------
+
+std::string what(const Level& level, const Access& a) {
+  if (a.origin == Origin::nested) return what(*a.inner_level, *a.inner);
+  switch (a.origin) {
+    case Origin::kernel_pointer: {
+      const KernelData& k = level.g->kernels[level.g->nodes[a.node].payload];
+      return fmt::format("kernel parameter {} ({}, extent unknown: checked at the pointer)", a.param,
+                         k.layout->access[a.param] == 1 ? "const T*" : "T*");
+    }
+    case Origin::kernel_declared: return fmt::format("kernel parameter {} (declared range)", a.param);
+    case Origin::kernel_buffer: return fmt::format("kernel parameter {} (GraphBuffer: the whole buffer)", a.param);
+    case Origin::kernel_condition: return fmt::format("kernel parameter {} (sets the Condition)", a.param);
+    case Origin::memset_dst: return "memset destination";
+    case Origin::memcpy_dst: return "memcpy destination";
+    case Origin::memcpy_src: return "memcpy source";
+    case Origin::alloc: return "allocation";
+    case Origin::free: return "free";
+    case Origin::declared: return "accesses() range";
+    case Origin::conditional: return "evaluating its Condition";
+    case Origin::nested: break;
+  }
+  return {};
+}
+
+/// For an access of a child or conditional node: the node inside it, e.g. "body 0: kernel node 'step' (#1)".
+std::string via(const Access& a) {
+  if (a.origin != Origin::nested) return {};
+  NodeInfo n = a.inner_level->g->info(a.inner->node);
+  std::string s = (a.param >= 0 ? fmt::format("body {}: ", a.param) : std::string()) + n.describe();
+  const std::string deeper = via(*a.inner);
+  return deeper.empty() ? s : s + " > " + deeper;
+}
+
+std::string memory(const Level& level, const Region& a, const Region& b) {
+  const std::uint64_t lo = std::max(a.lo, b.lo), hi = std::min(a.hi, b.hi);
+  const std::string bytes = hi == all_bytes ? (lo == 0 ? std::string("all of it") : fmt::format("bytes [{}, end)", lo))
+                                            : fmt::format("bytes [{}, {})", lo, hi);
+  switch (a.space) {
+    case Space::address:
+      return fmt::format("address range [{:#x}, {:#x}) ({} byte{})", lo, hi, hi - lo, hi - lo == 1 ? "" : "s");
+    case Space::buffer:
+      for (const Level* l = &level; l != nullptr; l = l->parent) {
+        if (const std::uint32_t k = l->g->alloc_node(a.key); k != ConditionRef::unresolved) {
+          return fmt::format("the graph buffer of {}, {}", l->info(k).describe(), bytes);
+        }
+      }
+      return fmt::format("a graph buffer (id {}), {}", a.key, bytes);
+    case Space::array: return fmt::format("CUDA array {:#x}", a.key);
+    case Space::condition:
+      for (const Level* l = &level; l != nullptr; l = l->parent) {
+        for (std::size_t k = 0; k < l->g->conditions.size(); ++k) {
+          if (l->g->conditions[k].uid == a.key) return fmt::format("Condition {} of graph '{}'", k, l->g->name);
+        }
+      }
+      return "a Condition";
+  }
+  return {};
+}
+
+RaceAccess side(const Level& level, const Access& a) {
+  return RaceAccess{level.info(a.node), a.mode, what(level, a), via(a)};
+}
+
+// ---- races ------------------------------------------------------------------------------------
+
+class RaceFinder {
+ public:
+  RaceFinder(Level& level, const Reach& reach) : level_(level), reach_(reach) {}
+
+  void run() {
+    const std::vector<Access>& acc = level_.accesses;
+    std::vector<std::uint32_t> idx(acc.size());
+    for (std::uint32_t k = 0; k < idx.size(); ++k) idx[k] = k;
+    std::sort(idx.begin(), idx.end(), [&](std::uint32_t x, std::uint32_t y) {
+      const Region& a = acc[x].r;
+      const Region& b = acc[y].r;
+      if (a.space != b.space) return a.space < b.space;
+      if (a.key != b.key) return a.key < b.key;
+      if (a.lo != b.lo) return a.lo < b.lo;
+      return x < y;
+    });
+    std::size_t begin = 0;
+    while (begin < idx.size()) {
+      const Region& first = acc[idx[begin]].r;
+      std::uint64_t hi = first.hi;
+      std::size_t end = begin + 1;
+      for (; end < idx.size(); ++end) {
+        const Region& r = acc[idx[end]].r;
+        if (r.space != first.space || r.key != first.key || r.lo >= hi) break;
+        hi = std::max(hi, r.hi);
+      }
+      group(idx.data() + begin, end - begin);
+      begin = end;
+    }
+  }
+
+ private:
+  void group(const std::uint32_t* members, std::size_t count) {
+    if (count < 2) return;
+    const std::vector<Access>& acc = level_.accesses;
+    bool writes = false;
+    for (std::size_t k = 0; k < count; ++k) writes = writes || acc[members[k]].mode == AccessMode::write;
+    if (!writes) return;
+    if (count <= 64) {
+      for (std::size_t x = 0; x < count; ++x) {
+        for (std::size_t y = x + 1; y < count; ++y) check(acc[members[x]], acc[members[y]]);
+      }
+    } else {
+      large_group(members, count);
+    }
+  }
+
+  /// Records a race when a and b (distinct nodes, one writing, overlapping) are not ordered.
+  void check(const Access& a, const Access& b) {
+    if (a.node == b.node || (a.mode != AccessMode::write && b.mode != AccessMode::write)) return;
+    if (!overlap(a.r, b.r) || reach_.ordered(a.node, b.node)) return;
+    const Access& x = a.node < b.node ? a : b;
+    const Access& y = a.node < b.node ? b : a;
+    if (!seen_.insert((std::uint64_t{x.node} << 32) | y.node).second) return;
+    ++level_.races_found;
+    if (level_.races.size() < RaceReport::max_races) {
+      level_.races.push_back(Race{side(level_, x), side(level_, y), memory(level_, x.r, y.r)});
+    }
+  }
+
+  /// Many accesses overlapping one another: walk them in topological order, keeping bitsets of the
+  /// nodes that accessed (and wrote) so far; an access races with earlier ones that are not its
+  /// ancestors.
+  void large_group(const std::uint32_t* members, std::size_t count) {
+    const std::vector<Access>& acc = level_.accesses;
+    std::vector<std::uint32_t> by_pos(members, members + count);
+    std::stable_sort(by_pos.begin(), by_pos.end(), [&](std::uint32_t x, std::uint32_t y) {
+      return reach_.pos(acc[x].node) < reach_.pos(acc[y].node);
+    });
+    const std::size_t words = reach_.words();
+    std::vector<std::uint64_t> seen_any(words), seen_write(words);
+    std::vector<std::vector<std::uint32_t>> of_node;  // accesses of each node seen so far, by slot
+    std::vector<std::int32_t>& slot = slots(level_.g->nodes.size());
+    for (std::uint32_t m : by_pos) {
+      const Access& a = acc[m];
+      const std::uint64_t* anc = reach_.row(a.node);
+      const std::vector<std::uint64_t>& earlier = a.mode == AccessMode::write ? seen_any : seen_write;
+      for (std::size_t w = 0; w < words; ++w) {
+        std::uint64_t bits = earlier[w] & ~anc[w];
+        while (bits != 0) {
+          const auto u = static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits)));
+          bits &= bits - 1;
+          for (std::uint32_t other : of_node[static_cast<std::size_t>(slot[u])]) check(acc[other], a);
+        }
+      }
+      if (slot[a.node] < 0) {
+        slot[a.node] = static_cast<std::int32_t>(of_node.size());
+        of_node.emplace_back();
+      }
+      of_node[static_cast<std::size_t>(slot[a.node])].push_back(m);
+      seen_any[a.node / 64] |= std::uint64_t{1} << (a.node % 64);
+      if (a.mode == AccessMode::write) seen_write[a.node / 64] |= std::uint64_t{1} << (a.node % 64);
+    }
+    for (std::uint32_t m : by_pos) slot[acc[m].node] = -1;
+  }
+
+  std::vector<std::int32_t>& slots(std::size_t n) {
+    if (slot_.size() != n) slot_.assign(n, -1);
+    return slot_;
+  }
+
+  Level& level_;
+  const Reach& reach_;
+  std::unordered_set<std::uint64_t> seen_;
+  std::vector<std::int32_t> slot_;
+};
+
+std::unique_ptr<Level> analyze(const GraphImpl& g, std::string context, const Scope* outer, const Level* parent) {
+  auto level = std::make_unique<Level>();
+  level->g = &g;
+  level->parent = parent;
+  level->context = std::move(context);
+  const std::vector<std::uint32_t> order =
+      creation_order(g, level->context.empty() ? std::string() : level->context + ": ");
+  // declared ranges by node (CSR)
+  const auto n = static_cast<std::uint32_t>(g.nodes.size());
+  std::vector<std::uint32_t> first(n + 1, 0);
+  for (const DeclaredAccess& d : g.declared) ++first[d.node + 1];
+  for (std::uint32_t v = 0; v < n; ++v) first[v + 1] += first[v];
+  std::vector<const DeclaredAccess*> by_node(g.declared.size());
+  std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+  for (const DeclaredAccess& d : g.declared) by_node[fill[d.node]++] = &d;
+  const Scope here{&g, outer};
+  std::vector<const DeclaredAccess*> decl;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    decl.assign(by_node.begin() + first[i], by_node.begin() + first[i + 1]);
+    node_accesses(g, i, here, decl, *level);
+  }
+  const Reach reach(g, order, *level);
+  RaceFinder(*level, reach).run();
+  std::sort(level->races.begin(), level->races.end(), [](const Race& a, const Race& b) {
+    return std::pair(a.first.node.index, a.second.node.index) < std::pair(b.first.node.index, b.second.node.index);
+  });
+  std::sort(level->redundant.begin(), level->redundant.end(), [](const RedundantEdge& a, const RedundantEdge& b) {
+    return std::pair(a.from.index, a.to.index) < std::pair(b.from.index, b.to.index);
+  });
+  return level;
+}
+
+/// Appends the findings of `level` and of the plans it holds (pre-order) to `r`.
+void emit(const Level& level, RaceReport& r) {
+  for (const Race& x : level.races) {
+    if (r.races.size() < RaceReport::max_races) r.races.push_back(x);
+  }
+  r.races_found += level.races_found;
+  r.redundant_edges.insert(r.redundant_edges.end(), level.redundant.begin(), level.redundant.end());
+  r.unbounded.insert(r.unbounded.end(), level.unbounded.begin(), level.unbounded.end());
+  r.unknown_extents += level.unknown_extents;
+  for (const auto& inner : level.nested) emit(*inner, r);
+}
+
+}  // namespace
+
+void declare_accesses(const Node& node, const DeclaredAccess* list, std::size_t count) {
+  if (!node.valid()) throw UsageError("accesses(): empty node handle (a default-constructed Node was used)");
+  GraphImpl& g = *node.ref().graph;
+  for (std::size_t k = 0; k < count; ++k) {
+    const DeclaredAccess& d = list[k];
+    const std::string who = fmt::format("{}{}", g.info(node.index()).describe(),
+                                        d.param >= 0 ? fmt::format(", parameter {}", d.param) : ", accesses()");
+    const std::string range = fmt::format("gd::{} declares elements [{}, {})",
+                                          d.mode == AccessMode::write ? "writes" : "reads", d.first,
+                                          sat_add(d.first, d.count));
+    if (d.overflow) {
+      throw UsageError(fmt::format("{}: {} of {} bytes each; the byte range does not fit in 64 bits", who, range,
+                                   d.element));
+    }
+    if (d.buffer && (d.key == 0 || sat_add(d.begin, d.bytes) > d.buffer_bytes)) {
+      throw UsageError(fmt::format("{}: {} of a graph buffer of {} elements; a declared range must lie inside its "
+                                   "buffer",
+                                   who, range, d.buffer_bytes / std::max<std::size_t>(d.element, 1)));
+    }
+    if (!d.buffer && d.begin == 0 && d.bytes > 0) {
+      throw UsageError(fmt::format("{}: {} at a null pointer", who, range));
+    }
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    g.declared.push_back(list[k]);
+    g.declared.back().node = node.index();
+  }
+}
+
+}  // namespace detail
+
+// ---- public -----------------------------------------------------------------------------------
+
+std::string Race::to_string() const {
+  auto one = [](const RaceAccess& a) {
+    return fmt::format("{} {} ({}{})", a.node.describe(), a.mode == AccessMode::write ? "writes" : "reads", a.what,
+                       a.via.empty() ? std::string() : ", via " + a.via);
+  };
+  return fmt::format("{}/{} race: {} and {} touch {} with no path of edges between them; add an edge to order them",
+                     first.mode == AccessMode::write ? "write" : "read",
+                     second.mode == AccessMode::write ? "write" : "read", one(first), one(second), memory);
+}
+
+std::string RaceReport::to_string() const {
+  std::string s = fmt::format("race check: {} race{}, {} redundant edge{}, {} node{} not bounded, {} kernel pointer "
+                              "parameter{} of unknown extent (checked at the pointer)\n",
+                              races_found, races_found == 1 ? "" : "s", redundant_edges.size(),
+                              redundant_edges.size() == 1 ? "" : "s", unbounded.size(), unbounded.size() == 1 ? "" : "s",
+                              unknown_extents, unknown_extents == 1 ? "" : "s");
+  for (const Race& r : races) s += "  " + r.to_string() + "\n";
+  if (races_found > races.size()) s += fmt::format("  ... and {} more races\n", races_found - races.size());
+  for (const RedundantEdge& e : redundant_edges) {
+    s += fmt::format("  redundant edge {} -> {}: implied by another path{}\n", e.from.ref(), e.to.ref(),
+                     e.to.context.empty() ? std::string() : " " + e.to.context);
+  }
+  for (const UnboundedAccess& u : unbounded) s += fmt::format("  not bounded: {}: {}\n", u.node.describe(), u.reason);
+  return s;
+}
+
+RaceReport Graph::check_races() const {
+  const std::unique_ptr<detail::Level> top = detail::analyze(impl(), std::string(), nullptr, nullptr);
+  RaceReport r;
+  detail::emit(*top, r);
+  return r;
+}
+
+void Graph::validate(const ValidateOptions& options) const {
+  validate();
+  if (!options.races) return;
+  const RaceReport r = check_races();
+  if (r.ok()) return;
+  throw UsageError(r.races.front().to_string() +
+                   (r.races_found > 1 ? fmt::format(" ({} more: see Graph::check_races())", r.races_found - 1)
+                                      : std::string()));
+}
+
+}  // namespace graphdsl

@@ -1,0 +1,43 @@
+// src/plan/rules.hpp — plan checks shared by Graph::validate() and instantiate().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graphdsl/detail/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+/// Checks every per-node rule and the absence of cycles (recursively into child plans) and
+/// returns the order in which nodes are created in the driver: a topological order, deterministic
+/// for a given plan. `context` prefixes messages about nodes of child plans.
+/// @throws UsageError naming the node and the rule.
+std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
+
+/// A deterministic topological order of g's nodes (the order they are created in the driver).
+/// @throws UsageError naming the whole cycle if there is one.
+std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context = {});
+
+/// Checks the per-node rules of node i (not the plans a child or conditional node holds).
+/// @throws UsageError naming the node and the rule.
+void check_node(const GraphImpl& g, std::uint32_t i, const std::string& context = {});
+
+/// The GraphBuffer uses of node i of g (a view into g.buffer_uses, which is in node order).
+struct BufferUses {
+  const BufferUse* first;
+  const BufferUse* last;
+  const BufferUse* begin() const { return first; }
+  const BufferUse* end() const { return last; }
+  bool empty() const { return first == last; }
+};
+BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i);
+
+/// Short ref of node i: 'name' or #i.
+std::string node_ref(const GraphImpl& g, std::uint32_t i);
+
+/// The plan a node handle refers to. @throws UsageError for an empty handle or one whose plan was
+/// destroyed (naming the plan from the handle's token: nothing freed is read).
+GraphImpl& handle_plan(const Node& n);
+
+}  // namespace graphdsl::detail
