@@ -238,6 +238,7 @@ struct SetterBuffers {
       for (int j = 0; j < data_len; ++j) hsrc[g][j] = static_cast<float>(j) * (g == 1 ? -1.0f : 1.0f) + 0.125f * g + 1;
       CUDA_CHECK(cudaMalloc(&src[g], data_len * sizeof(float)));
       CUDA_CHECK(cudaMemcpy(src[g], hsrc[g].data(), data_len * sizeof(float), cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
     }
   }
   ~SetterBuffers() {

@@ -104,6 +104,7 @@ void pdl_bench(Bench& bench) {
   }
   auto check = [&](const char* what, const std::function<void()>& once) {
     CUDA_CHECK(cudaMemcpy(x, bench.init.data(), elements * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
     once();
     CUDA_CHECK(cudaStreamSynchronize(bench.s));
     std::vector<float> got(elements);

@@ -336,6 +336,7 @@ struct UpdBuffers {
     CUDA_CHECK(cudaMalloc(&x, upd_elems * sizeof(float)));
     CUDA_CHECK(cudaMalloc(&y, std::size_t{upd_max_nodes} * upd_elems * sizeof(float)));
     CUDA_CHECK(cudaMemcpy(x, hx.data(), upd_elems * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
   }
   ~UpdBuffers() {
     (void)cudaFree(x);

@@ -116,10 +116,14 @@ class DeviceBuffer {
   std::size_t size() const noexcept { return n_; }
   std::size_t bytes() const noexcept { return n_ * sizeof(T); }
 
-  /// Synchronous upload (cudaMemcpy on the legacy stream).
+  /// Synchronous upload (cudaMemcpy on the legacy stream, then a wait for it). cudaMemcpy from
+  /// pageable memory returns once the data is staged, with the DMA to the device possibly still in
+  /// flight; work on a non-blocking stream (the suites' Stream) does not wait for the legacy stream,
+  /// so without the wait it could read the buffer before the upload lands (seen under ctest -j16).
   void upload(const std::vector<T>& v) {
     REQUIRE(v.size() == n_);
     GPU_REQUIRE(cudaMemcpy(p_, v.data(), bytes(), cudaMemcpyHostToDevice));
+    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));
   }
   /// Synchronous download.
   std::vector<T> download() const {

@@ -135,6 +135,7 @@ TEST_CASE("an exception thrown by a host callback is re-thrown by synchronize(),
   // the executable keeps working
   do_throw = false;
   GPU_REQUIRE(cudaMemset(d_y.get(), 0xFF, d_y.bytes()));
+  GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
   exec.launch(s);
   REQUIRE_NOTHROW(exec.synchronize(s));
   REQUIRE(calls.load() == 2);

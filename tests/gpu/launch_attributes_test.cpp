@@ -69,6 +69,7 @@ TEST_CASE("launch attributes: a cluster kernel sees its cluster and its neighbou
     CHECK(gd::debug::cuda_calls() == calls);
     CHECK(g.launch_of(k).cluster.x == 4);
     GPU_REQUIRE(cudaMemset(out.get(), 0, out.bytes()));
+    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     CHECK(out.download() == cluster_expected(blocks, 4));
@@ -76,6 +77,7 @@ TEST_CASE("launch attributes: a cluster kernel sees its cluster and its neighbou
   SECTION("a setter with the node's cluster and a new grid") {
     exec.set_launch(k, gd::Launch{8, 64}.with_cluster(4));
     GPU_REQUIRE(cudaMemset(out.get(), 0, out.bytes()));
+    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     std::vector<int> want = cluster_expected(8, 4);
@@ -93,6 +95,7 @@ TEST_CASE("launch attributes: a cluster kernel sees its cluster and its neighbou
                         "compile the new plan instead");
     }
     GPU_REQUIRE(cudaMemset(out.get(), 0, out.bytes()));
+    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     CHECK(out.download() == cluster_expected(blocks, 4));
@@ -125,6 +128,7 @@ TEST_CASE("launch attributes: a cooperative kernel synchronizes its grid; a grid
   Stream s;
   for (int round = 0; round < 3; ++round) {
     GPU_REQUIRE(cudaMemset(scratch.get(), 0, scratch.bytes()));
+    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     const std::vector<int> got = out.download();

@@ -56,6 +56,7 @@ TEST_CASE("kernel node packs mixed-size arguments (char, double, short, struct, 
   gd::Executable exec = g.instantiate();
   for (int launch = 0; launch < 2; ++launch) {
     GPU_REQUIRE(cudaMemset(d_out.get(), 0xFF, d_out.bytes()));  // NaN everywhere
+    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch();
     exec.synchronize();
     const std::vector<double> out = d_out.download();
@@ -112,6 +113,7 @@ void check_memset_2d(unsigned salt) {
   std::vector<std::uint8_t> init = random_ints<std::uint8_t>(p.total_bytes(), gen);
   const T value = static_cast<T>(random_ints<T>(1, gen)[0] | 1);
   GPU_REQUIRE(cudaMemcpy(p.get(), init.data(), init.size(), cudaMemcpyHostToDevice));
+  GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
 
   gd::Graph g("memset2d");
   g.add_memset_2d(static_cast<T*>(p.get()), p.pitch(), value, set_width, height).name("fill2d");

@@ -258,6 +258,7 @@ TEST_CASE("a copy whose destination moves between device and host memory: the re
     WARN("memory-type change, policy " << (policy == gd::UpdatePolicy::per_node ? "per_node" : "whole_graph")
                                        << ": " << r.to_string());
     GPU_REQUIRE(cudaMemset(device_dst.get(), 0, device_dst.bytes()));
+    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     std::fill(b.out.data(), b.out.data() + N, 0.0f);
     run(exec, b, s);
     const auto copied = device_dst.download();
