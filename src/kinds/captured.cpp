@@ -8,8 +8,24 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+void check_captured(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const NodeData& n = g.nodes[i];
+  const cudaStreamCaptureMode m = g.captures[n.payload].mode;
+  if (m != cudaStreamCaptureModeGlobal && m != cudaStreamCaptureModeThreadLocal && m != cudaStreamCaptureModeRelaxed) {
+    fail(g, i, ctx, fmt::format("cudaStreamCaptureMode {} is not a capture mode", static_cast<int>(m)));
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::captured {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_captured, nullptr, true};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end rules ====

@@ -9,7 +9,8 @@
 // ==== rules (plan/kind_rules.hpp) ====
 
 namespace graphdsl::detail::kinds::child {
-const RuleOps rules{};
+// No rule of its own: the child plan is checked by check_plan, with its scope.
+const RuleOps rules{nullptr, "a child plan places its own nodes (call on_device on them)", true};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end rules ====

@@ -9,7 +9,7 @@
 // ==== rules (plan/kind_rules.hpp) ====
 
 namespace graphdsl::detail::kinds::empty {
-const RuleOps rules{};
+const RuleOps rules{nullptr, nullptr, true};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end rules ====

@@ -8,8 +8,21 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+void check_mem_alloc(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const NodeData& n = g.nodes[i];
+  if (g.allocs[n.payload].bytes == 0) fail(g, i, ctx, "allocates 0 bytes; a graph allocation needs at least one");
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::mem_alloc {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_mem_alloc, nullptr, false};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end rules ====

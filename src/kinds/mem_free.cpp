@@ -8,8 +8,25 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+void check_mem_free(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const NodeData& n = g.nodes[i];
+  if (g.frees[n.payload] == no_buffer) {
+    fail(g, i, ctx, fmt::format("the GraphBuffer it frees is not allocated by graph {} (a buffer is freed in the "
+                                "plan that allocates it)",
+                                quoted(g.name)));
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::mem_free {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_mem_free, nullptr, false};
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end rules ====
