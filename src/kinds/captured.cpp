@@ -32,8 +32,24 @@ const RuleOps rules{&rule::check_captured, nullptr, true};
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// Unbounded unless its accesses are declared.
+void captured_accesses(const NodeContext& c) {
+  if (c.decl.empty()) {
+    c.level.unbounded.push_back(
+        UnboundedAccess{c.level.info(c.i), "captured work with no accesses() declaration: not checked"});
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::captured {
-const RaceOps races{};
+const RaceOps races{&race::captured_accesses};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end races ====

@@ -47,8 +47,41 @@ const RuleOps rules{&rule::check_conditional_shape,
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include <fmt/format.h>
+
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// Evaluating its Condition reads it; the accesses of its bodies, analysed first.
+void conditional_accesses(const NodeContext& c) {
+  const GraphImpl& g = c.g;
+  const std::uint32_t i = c.i;
+  const NodeData& n = g.nodes[i];
+  Level& level = c.level;
+  Access a = c.access();
+  const ConditionalData& cd = g.conditionals[n.payload];
+  if (const std::uint64_t uid = condition_uid(&c.here, cd.condition); uid != 0) {
+    a.mode = AccessMode::read;
+    a.origin = Origin::conditional;
+    a.r = make_region(Space::condition, uid, 0, 1, 0, 1);
+    level.accesses.push_back(a);
+  }
+  for (std::size_t b = 0; b < cd.bodies.size(); ++b) {
+    add_nested(level, i, static_cast<std::int32_t>(b),
+               analyze(*cd.bodies[b],
+                       fmt::format("in body {} ({}) of {} of graph '{}'", b, cd.bodies[b]->name,
+                                   level.info(i).describe(), g.name),
+                       &c.here, &level));
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::conditional {
-const RaceOps races{};
+const RaceOps races{&race::conditional_accesses};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end races ====

@@ -17,7 +17,8 @@ const RuleOps rules{nullptr, nullptr, true};
 // ==== races (plan/kind_races.hpp) ====
 
 namespace graphdsl::detail::kinds::empty {
-const RaceOps races{};
+// No access: an empty node touches no memory.
+const RaceOps races{nullptr};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end races ====

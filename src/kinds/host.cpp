@@ -31,8 +31,24 @@ const RuleOps rules{&rule::check_host, "a host node runs on the CPU", false};
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// Unbounded unless its accesses are declared.
+void host_accesses(const NodeContext& c) {
+  if (c.decl.empty()) {
+    c.level.unbounded.push_back(
+        UnboundedAccess{c.level.info(c.i), "a host callback with no accesses() declaration: not checked"});
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::host {
-const RaceOps races{};
+const RaceOps races{&race::host_accesses};
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end races ====

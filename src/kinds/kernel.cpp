@@ -147,8 +147,67 @@ const RuleOps rules{&rule::check_kernel, nullptr, true};
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// The accesses of kernel node i's parameters and placeholders (not its declared ranges).
+void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, const std::vector<bool>& declared,
+                     Level& level) {
+  const KernelData& k = g.kernels[g.nodes[i].payload];
+  const ArgLayout* layout = k.layout;
+  if (layout == nullptr || layout->access == nullptr) return;
+  Access a;
+  a.node = i;
+  std::vector<bool> placeholder(layout->count, false);
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    const auto* at = std::find(layout->offsets, layout->offsets + layout->count, ph.offset);
+    const auto param = static_cast<std::uint32_t>(at - layout->offsets);
+    if (param >= layout->count) continue;
+    placeholder[param] = true;
+    a.param = static_cast<std::int32_t>(param);
+    if (ph.kind == PlaceholderKind::condition) {
+      const std::uint64_t uid = condition_uid(scope, ph.ref);
+      if (uid == 0) continue;
+      a.r = make_region(Space::condition, uid, 0, 1, 0, 1);
+      a.mode = AccessMode::write;
+      a.origin = Origin::kernel_condition;
+    } else {
+      if (declared[param] || ph.ref.levels != 0) continue;
+      a.r = whole(Space::buffer, g.allocs[g.nodes[ph.ref.index].payload].uid);
+      a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
+      a.origin = Origin::kernel_buffer;
+    }
+    level.accesses.push_back(a);
+  }
+  for (std::uint32_t param = 0; param < layout->count; ++param) {
+    if (layout->access[param] == 0 || placeholder[param] || declared[param]) continue;
+    void* ptr = nullptr;
+    std::memcpy(&ptr, g.args.data() + k.args + layout->offsets[param], sizeof ptr);
+    if (ptr == nullptr) continue;
+    a.param = static_cast<std::int32_t>(param);
+    a.r = make_region(Space::address, 0, reinterpret_cast<std::uintptr_t>(ptr), 1, 0, 1);
+    a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
+    a.origin = Origin::kernel_pointer;
+    level.accesses.push_back(a);
+    ++level.unknown_extents;
+  }
+}
+
+/// The accesses of a kernel node: its parameters and placeholders.
+void kernel_node_accesses(const NodeContext& c) { kernel_accesses(c.g, c.i, &c.here, c.params, c.level); }
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::kernel {
-const RaceOps races{};
+const RaceOps races{&race::kernel_node_accesses};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end races ====

@@ -29,8 +29,28 @@ const RuleOps rules{&rule::check_mem_alloc, nullptr, false};
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// An allocation writes all of its buffer.
+void mem_alloc_accesses(const NodeContext& c) {
+  const GraphImpl& g = c.g;
+  const std::uint32_t i = c.i;
+  const NodeData& n = g.nodes[i];
+  Level& level = c.level;
+  Access a = c.access();
+  a.origin = Origin::alloc;
+  a.r = whole(Space::buffer, g.allocs[n.payload].uid);
+  level.accesses.push_back(a);
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::mem_alloc {
-const RaceOps races{};
+const RaceOps races{&race::mem_alloc_accesses};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end races ====

@@ -57,8 +57,63 @@ const RuleOps rules{&rule::check_memcpy, nullptr, true};
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include <algorithm>
+#include <vector>
+
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// The accesses of one end of a memcpy node.
+void memcpy_side(const GraphImpl& g, std::uint32_t i, bool dst, Access a, std::vector<Access>& out) {
+  const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
+  a.mode = dst ? AccessMode::write : AccessMode::read;
+  a.origin = dst ? Origin::memcpy_dst : Origin::memcpy_src;
+  if (cudaArray_t array = dst ? p.dstArray : p.srcArray; array != nullptr) {
+    a.r = whole(Space::array, reinterpret_cast<std::uintptr_t>(array));
+    out.push_back(a);
+    return;
+  }
+  const cudaPitchedPtr& ptr = dst ? p.dstPtr : p.srcPtr;
+  const cudaPos& pos = dst ? p.dstPos : p.srcPos;
+  const std::uint64_t uid = buffer_of(g, i, dst ? BufferField::memcpy_dst : BufferField::memcpy_src);
+  if (uid == 0 && ptr.ptr == nullptr) return;  // validate() reports it
+  const Space space = uid != 0 ? Space::buffer : Space::address;
+  const std::uint64_t base = uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(ptr.ptr);
+  // With a CUDA array on the other end the extent's width counts elements: take whole pitches.
+  const bool other_array = (dst ? p.srcArray : p.dstArray) != nullptr;
+  const std::uint64_t width = other_array ? (ptr.pitch > 0 ? ptr.pitch : all_bytes) : p.extent.width;
+  const std::uint64_t pitch = ptr.pitch, h = p.extent.height, d = std::max<std::size_t>(p.extent.depth, 1);
+  const std::uint64_t slice = sat_mul(pitch, ptr.ysize);
+  const std::uint64_t lo = sat_add(base, sat_add(sat_add(sat_mul(pos.z, slice), sat_mul(pos.y, pitch)), pos.x));
+  if (d == 1 || ptr.ysize == h) {
+    a.r = make_region(space, uid, lo, width, pitch, sat_mul(h, d));
+    out.push_back(a);
+  } else if (d <= 64) {
+    for (std::uint64_t z = 0; z < d; ++z) {
+      a.r = make_region(space, uid, sat_add(lo, sat_mul(z, slice)), width, pitch, h);
+      out.push_back(a);
+    }
+  } else {  // many partial slices: one bounding range
+    const Region last = make_region(space, uid, sat_add(lo, sat_mul(d - 1, slice)), width, pitch, h);
+    a.r = make_region(space, uid, lo, last.hi - lo, 0, 1);
+    out.push_back(a);
+  }
+}
+
+/// Both ends of a memcpy node.
+void memcpy_accesses(const NodeContext& c) {
+  const Access a = c.access();
+  memcpy_side(c.g, c.i, true, a, c.level.accesses);
+  memcpy_side(c.g, c.i, false, a, c.level.accesses);
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::memcpy {
-const RaceOps races{};
+const RaceOps races{&race::memcpy_accesses};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end races ====

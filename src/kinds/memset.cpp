@@ -42,8 +42,33 @@ const RuleOps rules{&rule::check_memset, nullptr, true};
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// The destination of a memset node.
+void memset_accesses(const NodeContext& c) {
+  const GraphImpl& g = c.g;
+  const std::uint32_t i = c.i;
+  const NodeData& n = g.nodes[i];
+  Level& level = c.level;
+  Access a = c.access();
+  const cudaMemsetParams& p = g.memsets[n.payload];
+  const std::uint64_t uid = buffer_of(g, i, BufferField::memset_dst);
+  if (uid == 0 && p.dst == nullptr) return;
+  a.origin = Origin::memset_dst;
+  a.r = make_region(uid != 0 ? Space::buffer : Space::address, uid,
+                    uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(p.dst), sat_mul(p.width, p.elementSize),
+                    p.pitch, p.height);
+  level.accesses.push_back(a);
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::memset {
-const RaceOps races{};
+const RaceOps races{&race::memset_accesses};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end races ====
