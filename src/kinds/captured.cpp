@@ -8,16 +8,48 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+void check_captured(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const NodeData& n = g.nodes[i];
+  const cudaStreamCaptureMode m = g.captures[n.payload].mode;
+  if (m != cudaStreamCaptureModeGlobal && m != cudaStreamCaptureModeThreadLocal && m != cudaStreamCaptureModeRelaxed) {
+    fail(g, i, ctx, fmt::format("cudaStreamCaptureMode {} is not a capture mode", static_cast<int>(m)));
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::captured {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_captured, nullptr, true};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end rules ====
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// Unbounded unless its accesses are declared.
+void captured_accesses(const NodeContext& c) {
+  if (c.decl.empty()) {
+    c.level.unbounded.push_back(
+        UnboundedAccess{c.level.info(c.i), "captured work with no accesses() declaration: not checked"});
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::captured {
-const RaceOps races{};
+const RaceOps races{&race::captured_accesses};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end races ====

@@ -9,15 +9,37 @@
 // ==== rules (plan/kind_rules.hpp) ====
 
 namespace graphdsl::detail::kinds::child {
-const RuleOps rules{};
+// No rule of its own: the child plan is checked by check_plan, with its scope.
+const RuleOps rules{nullptr, "a child plan places its own nodes (call on_device on them)", true};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end rules ====
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include <fmt/format.h>
+
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// The accesses of the child plan, analysed first.
+void child_accesses(const NodeContext& c) {
+  const GraphImpl& g = c.g;
+  const std::uint32_t i = c.i;
+  const NodeData& n = g.nodes[i];
+  Level& level = c.level;
+  add_nested(level, i, -1,
+             analyze(*g.children[n.payload], fmt::format("in {} of graph '{}'", level.info(i).describe(), g.name),
+                     &c.here, &level));
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::child {
-const RaceOps races{};
+const RaceOps races{&race::child_accesses};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end races ====

@@ -9,7 +9,7 @@
 // ==== rules (plan/kind_rules.hpp) ====
 
 namespace graphdsl::detail::kinds::empty {
-const RuleOps rules{};
+const RuleOps rules{nullptr, nullptr, true};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end rules ====
@@ -17,7 +17,8 @@ const RuleOps rules{};
 // ==== races (plan/kind_races.hpp) ====
 
 namespace graphdsl::detail::kinds::empty {
-const RaceOps races{};
+// No access: an empty node touches no memory.
+const RaceOps races{nullptr};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end races ====

@@ -8,8 +8,21 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+void check_event(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const NodeData& n = g.nodes[i];
+  if (!g.events[n.payload]) fail(g, i, ctx, "the Event is empty (default-constructed); make one with Event::create()");
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::event_wait {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_event, "an event node runs where its event was created", false};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end rules ====
@@ -17,7 +30,8 @@ const RuleOps rules{};
 // ==== races (plan/kind_races.hpp) ====
 
 namespace graphdsl::detail::kinds::event_wait {
-const RaceOps races{};
+// No access the checker sees: an event node orders work, it touches no memory.
+const RaceOps races{nullptr};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end races ====

@@ -8,16 +8,206 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <utility>
+
+#include "graphdsl/detail/condition_kernels.hpp"
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
+
+/// CUDA's per-dimension limits of grid and block (the same on every device graphdsl supports);
+/// threads per block and dynamic shared memory are checked elsewhere.
+void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const LaunchShape& l) {
+  struct Limit {
+    const char* what;
+    char axis;
+    unsigned value;
+    unsigned most;
+  };
+  const Limit limits[] = {{"grid", 'x', l.grid.x, 2147483647u}, {"grid", 'y', l.grid.y, 65535u},
+                          {"grid", 'z', l.grid.z, 65535u},      {"block", 'x', l.block.x, 1024u},
+                          {"block", 'y', l.block.y, 1024u},     {"block", 'z', l.block.z, 64u}};
+  for (const Limit& m : limits) {
+    if (m.value > m.most) {
+      fail(g, i, ctx, fmt::format("{} {} has {} = {}; CUDA allows at most {} in {}.{}", m.what,
+                                  dims(m.what[0] == 'g' ? l.grid : l.block), m.axis, m.value, m.most, m.what, m.axis));
+    }
+  }
+}
+
+/// The launch attributes' rules that need no CUDA call (the device's own limits are checked when
+/// the plan is compiled: materialize.cpp, check_attributes_on_device).
+void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
+  const dim3& c = l.cluster;
+  if (c.x != 0 || c.y != 0 || c.z != 0) {
+    if (c.x == 0 || c.y == 0 || c.z == 0) {
+      fail(g, i, ctx, fmt::format("cluster {} has a zero dimension; every dimension must be at least 1 (or all 0 for "
+                                  "no cluster)",
+                                  dims(c)));
+    }
+    const std::pair<char, std::pair<unsigned, unsigned>> axes[] = {
+        {'x', {l.grid.x, c.x}}, {'y', {l.grid.y, c.y}}, {'z', {l.grid.z, c.z}}};
+    for (const auto& [axis, gc] : axes) {
+      if (gc.first % gc.second != 0) {
+        fail(g, i, ctx, fmt::format("grid {} is not a whole number of clusters {}: {} blocks in {} do not divide into "
+                                    "clusters of {}",
+                                    dims(l.grid), dims(c), gc.first, axis, gc.second));
+      }
+    }
+    const Count blocks = Count{c.x}.times(c.y).times(c.z);
+    if (blocks.above(16)) {
+      fail(g, i, ctx, fmt::format("cluster {} has {} blocks; CUDA allows at most 8 blocks per cluster (16 with "
+                                  "cudaFuncAttributeNonPortableClusterSizeAllowed)",
+                                  dims(c), blocks.text()));
+    }
+  }
+  if (l.l2.bytes != 0) {
+    if (l.l2.base == nullptr) fail(g, i, ctx, fmt::format("its L2 window of {} bytes starts at a null pointer", l.l2.bytes));
+    if (!(l.l2.hit_ratio >= 0.0f && l.l2.hit_ratio <= 1.0f)) {
+      fail(g, i, ctx, fmt::format("its L2 window's hit ratio is {}; it must be in [0, 1]", l.l2.hit_ratio));
+    }
+  }
+  const auto domain = static_cast<unsigned>(l.sync_domain);
+  if (domain > 1) fail(g, i, ctx, fmt::format("memory sync domain {} is not a MemSyncDomain (default or remote)", domain));
+  for (auto [which, a] : {std::pair<const char*, L2Access>{"hit", l.l2.hit}, {"miss", l.l2.miss}}) {
+    if (static_cast<unsigned>(a) > 2) {
+      fail(g, i, ctx, fmt::format("its L2 window's {} property {} is not an L2Access (normal, streaming or "
+                                  "persisting)",
+                                  which, static_cast<unsigned>(a)));
+    }
+  }
+}
+
+/// A kernel made by add_set_condition (or given its kernel through a setter): the comparison
+/// argument must be one of the six the kernel knows (any other sets the condition to 0).
+void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const KernelData& k) {
+  const void* kinds[] = {reinterpret_cast<const void*>(set_condition_kernel<int>()),
+                         reinterpret_cast<const void*>(set_condition_kernel<unsigned int>()),
+                         reinterpret_cast<const void*>(set_condition_kernel<float>()),
+                         reinterpret_cast<const void*>(set_condition_kernel<double>())};
+  if (std::find(std::begin(kinds), std::end(kinds), k.func) == std::end(kinds)) return;
+  int op = 0;
+  std::memcpy(&op, g.args.data() + k.args + k.layout->offsets[2], sizeof op);
+  if (op < 0 || op > static_cast<int>(Compare::greater_equal)) {
+    fail(g, i, ctx, fmt::format("sets its condition with comparison {}, which is not a Compare value (equal, "
+                                "not_equal, less, less_equal, greater or greater_equal)",
+                                op));
+  }
+}
+
+void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const KernelData& k = g.kernels[g.nodes[i].payload];
+  if (k.func == nullptr) fail(g, i, ctx, "the kernel function is null");
+  const LaunchShape& l = k.launch;
+  for (auto [what, d] : {std::pair<const char*, dim3>{"grid", l.grid}, {"block", l.block}}) {
+    if (d.x == 0 || d.y == 0 || d.z == 0) {
+      fail(g, i, ctx, fmt::format("{} {} has a zero dimension; every dimension must be at least 1", what, dims(d)));
+    }
+  }
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    if (ph.ref.levels != ConditionRef::unresolved) continue;
+    if (ph.kind == PlaceholderKind::condition) {
+      fail(g, i, ctx, fmt::format("a Condition argument is not declared in graph {} or a plan enclosing it (an "
+                                  "empty Condition, or one declared by another plan)",
+                                  quoted(g.name)));
+    }
+    fail(g, i, ctx, fmt::format("a GraphBuffer argument is not allocated by graph {} (a buffer is used in the plan "
+                                "that allocates it)",
+                                quoted(g.name)));
+  }
+  // The total first: "2048 threads" says more than "x = 2048" when both rules are broken.
+  const Count threads = Count{l.block.x}.times(l.block.y).times(l.block.z);
+  if (threads.above(1024)) {
+    fail(g, i, ctx, fmt::format("block {} has {} threads; CUDA allows at most 1024 threads per block",
+                                dims(l.block), threads.text()));
+  }
+  check_launch_limits(g, i, ctx, l);
+  if (attributes_of(g, g.nodes[i].payload) != nullptr) {
+    check_launch_attributes(g, i, ctx, launch_of(g, g.nodes[i].payload));
+  }
+  check_set_condition(g, i, ctx, k);
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::kernel {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_kernel, nullptr, true};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end rules ====
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// The accesses of kernel node i's parameters and placeholders (not its declared ranges).
+void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, const std::vector<bool>& declared,
+                     Level& level) {
+  const KernelData& k = g.kernels[g.nodes[i].payload];
+  const ArgLayout* layout = k.layout;
+  if (layout == nullptr || layout->access == nullptr) return;
+  Access a;
+  a.node = i;
+  std::vector<bool> placeholder(layout->count, false);
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    const auto* at = std::find(layout->offsets, layout->offsets + layout->count, ph.offset);
+    const auto param = static_cast<std::uint32_t>(at - layout->offsets);
+    if (param >= layout->count) continue;
+    placeholder[param] = true;
+    a.param = static_cast<std::int32_t>(param);
+    if (ph.kind == PlaceholderKind::condition) {
+      const std::uint64_t uid = condition_uid(scope, ph.ref);
+      if (uid == 0) continue;
+      a.r = make_region(Space::condition, uid, 0, 1, 0, 1);
+      a.mode = AccessMode::write;
+      a.origin = Origin::kernel_condition;
+    } else {
+      if (declared[param] || ph.ref.levels != 0) continue;
+      a.r = whole(Space::buffer, g.allocs[g.nodes[ph.ref.index].payload].uid);
+      a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
+      a.origin = Origin::kernel_buffer;
+    }
+    level.accesses.push_back(a);
+  }
+  for (std::uint32_t param = 0; param < layout->count; ++param) {
+    if (layout->access[param] == 0 || placeholder[param] || declared[param]) continue;
+    void* ptr = nullptr;
+    std::memcpy(&ptr, g.args.data() + k.args + layout->offsets[param], sizeof ptr);
+    if (ptr == nullptr) continue;
+    a.param = static_cast<std::int32_t>(param);
+    a.r = make_region(Space::address, 0, reinterpret_cast<std::uintptr_t>(ptr), 1, 0, 1);
+    a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
+    a.origin = Origin::kernel_pointer;
+    level.accesses.push_back(a);
+    ++level.unknown_extents;
+  }
+}
+
+/// The accesses of a kernel node: its parameters and placeholders.
+void kernel_node_accesses(const NodeContext& c) { kernel_accesses(c.g, c.i, &c.here, c.params, c.level); }
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::kernel {
-const RaceOps races{};
+const RaceOps races{&race::kernel_node_accesses};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end races ====

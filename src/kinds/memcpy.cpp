@@ -8,16 +8,112 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include <tuple>
+#include <utility>
+
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
+  if (p.extent.width == 0 || p.extent.height == 0 || p.extent.depth == 0) {
+    fail(g, i, ctx, fmt::format("copies {} x {} x {} bytes; a memcpy node must copy at least one byte", p.extent.width,
+                                p.extent.height, p.extent.depth));
+  }
+  const Count bytes = Count{p.extent.width}.times(p.extent.height).times(p.extent.depth);
+  check_size(g, i, ctx, "copies", bytes);
+  const Count rows = Count{p.extent.height}.times(p.extent.depth);
+  for (auto [ptr, array] : {std::pair<const cudaPitchedPtr*, cudaArray_t>{&p.srcPtr, p.srcArray}, {&p.dstPtr, p.dstArray}}) {
+    // the rows of a pitched pointer span pitch * (rows - 1) + width
+    if (array != nullptr || (rows.fits && rows.value == 1)) continue;
+    check_size(g, i, ctx, "spans",
+               rows.fits ? Count{ptr->pitch}.times(rows.value - 1).plus(Count{p.extent.width}) : rows);
+  }
+  if (p.srcArray == nullptr) check_pointer(g, i, ctx, p.srcPtr.ptr, BufferField::memcpy_src, "source", bytes);
+  if (p.dstArray == nullptr) check_pointer(g, i, ctx, p.dstPtr.ptr, BufferField::memcpy_dst, "destination", bytes);
+  if (p.kind < cudaMemcpyHostToHost || p.kind > cudaMemcpyDefault) {
+    fail(g, i, ctx, fmt::format("cudaMemcpyKind {} is not a valid copy direction", static_cast<int>(p.kind)));
+  }
+  const bool multi_row = p.extent.height > 1 || p.extent.depth > 1;
+  for (auto [what, ptr, array] : {std::tuple<const char*, cudaPitchedPtr, cudaArray_t>{"source", p.srcPtr, p.srcArray},
+                                  {"destination", p.dstPtr, p.dstArray}}) {
+    if (array == nullptr && multi_row && ptr.pitch < p.extent.width) {
+      fail(g, i, ctx, fmt::format("{} pitch {} bytes is smaller than the row width {} bytes", what, ptr.pitch,
+                                  p.extent.width));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::memcpy {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_memcpy, nullptr, true};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end rules ====
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include <algorithm>
+#include <vector>
+
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// The accesses of one end of a memcpy node.
+void memcpy_side(const GraphImpl& g, std::uint32_t i, bool dst, Access a, std::vector<Access>& out) {
+  const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
+  a.mode = dst ? AccessMode::write : AccessMode::read;
+  a.origin = dst ? Origin::memcpy_dst : Origin::memcpy_src;
+  if (cudaArray_t array = dst ? p.dstArray : p.srcArray; array != nullptr) {
+    a.r = whole(Space::array, reinterpret_cast<std::uintptr_t>(array));
+    out.push_back(a);
+    return;
+  }
+  const cudaPitchedPtr& ptr = dst ? p.dstPtr : p.srcPtr;
+  const cudaPos& pos = dst ? p.dstPos : p.srcPos;
+  const std::uint64_t uid = buffer_of(g, i, dst ? BufferField::memcpy_dst : BufferField::memcpy_src);
+  if (uid == 0 && ptr.ptr == nullptr) return;  // validate() reports it
+  const Space space = uid != 0 ? Space::buffer : Space::address;
+  const std::uint64_t base = uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(ptr.ptr);
+  // With a CUDA array on the other end the extent's width counts elements: take whole pitches.
+  const bool other_array = (dst ? p.srcArray : p.dstArray) != nullptr;
+  const std::uint64_t width = other_array ? (ptr.pitch > 0 ? ptr.pitch : all_bytes) : p.extent.width;
+  const std::uint64_t pitch = ptr.pitch, h = p.extent.height, d = std::max<std::size_t>(p.extent.depth, 1);
+  const std::uint64_t slice = sat_mul(pitch, ptr.ysize);
+  const std::uint64_t lo = sat_add(base, sat_add(sat_add(sat_mul(pos.z, slice), sat_mul(pos.y, pitch)), pos.x));
+  if (d == 1 || ptr.ysize == h) {
+    a.r = make_region(space, uid, lo, width, pitch, sat_mul(h, d));
+    out.push_back(a);
+  } else if (d <= 64) {
+    for (std::uint64_t z = 0; z < d; ++z) {
+      a.r = make_region(space, uid, sat_add(lo, sat_mul(z, slice)), width, pitch, h);
+      out.push_back(a);
+    }
+  } else {  // many partial slices: one bounding range
+    const Region last = make_region(space, uid, sat_add(lo, sat_mul(d - 1, slice)), width, pitch, h);
+    a.r = make_region(space, uid, lo, last.hi - lo, 0, 1);
+    out.push_back(a);
+  }
+}
+
+/// Both ends of a memcpy node.
+void memcpy_accesses(const NodeContext& c) {
+  const Access a = c.access();
+  memcpy_side(c.g, c.i, true, a, c.level.accesses);
+  memcpy_side(c.g, c.i, false, a, c.level.accesses);
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::memcpy {
-const RaceOps races{};
+const RaceOps races{&race::memcpy_accesses};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end races ====

@@ -8,16 +8,67 @@
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+void check_memset(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const cudaMemsetParams& p = g.memsets[g.nodes[i].payload];
+  const Count row = Count{p.width}.times(p.elementSize);
+  const Count span = p.height <= 1 ? row : Count{p.pitch}.times(p.height - 1).plus(row);
+  check_size(g, i, ctx, "sets", span);
+  check_pointer(g, i, ctx, p.dst, BufferField::memset_dst, "destination", span);
+  if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) {
+    fail(g, i, ctx, fmt::format("element size is {} bytes; CUDA memset nodes take 1, 2 or 4-byte elements", p.elementSize));
+  }
+  if (p.width == 0 || p.height == 0) {
+    fail(g, i, ctx, fmt::format("sets {} x {} elements; a memset node must set at least one element", p.width, p.height));
+  }
+  if (p.height > 1 && row.above(p.pitch)) {
+    fail(g, i, ctx, fmt::format("pitch {} bytes is smaller than one row ({} elements x {} bytes = {} bytes)", p.pitch,
+                                p.width, p.elementSize, row.text()));
+  }
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::memset {
-const RuleOps rules{};
+const RuleOps rules{&rule::check_memset, nullptr, true};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end rules ====
 
 // ==== races (plan/kind_races.hpp) ====
 
+#include "plan/races_model.hpp"
+
+namespace graphdsl::detail::race {
+namespace {
+
+/// The destination of a memset node.
+void memset_accesses(const NodeContext& c) {
+  const GraphImpl& g = c.g;
+  const std::uint32_t i = c.i;
+  const NodeData& n = g.nodes[i];
+  Level& level = c.level;
+  Access a = c.access();
+  const cudaMemsetParams& p = g.memsets[n.payload];
+  const std::uint64_t uid = buffer_of(g, i, BufferField::memset_dst);
+  if (uid == 0 && p.dst == nullptr) return;
+  a.origin = Origin::memset_dst;
+  a.r = make_region(uid != 0 ? Space::buffer : Space::address, uid,
+                    uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(p.dst), sat_mul(p.width, p.elementSize),
+                    p.pitch, p.height);
+  level.accesses.push_back(a);
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::race
+
 namespace graphdsl::detail::kinds::memset {
-const RaceOps races{};
+const RaceOps races{&race::memset_accesses};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end races ====

@@ -1,30 +1,21 @@
-// src/native/device_rules.hpp — where nodes run: placement rules, the compile-time device checks and the
-// switch of the current device while nodes are created or patched.
+// src/native/device_rules.hpp — where nodes run: the compile-time device checks and the switch of the
+// current device while nodes are created or patched (the placement rules that need no CUDA call and
+// node_device are plan/placement.hpp, included here for the code that places nodes).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "graphdsl/detail/graph_impl.hpp"
+#include "plan/placement.hpp"
 
 namespace graphdsl::detail {
-
-/// The placement rules of node i that need no CUDA call (which kinds can be placed, peer copies,
-/// an allocation's device). Part of check_node. @throws UsageError naming the node.
-void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context);
-
-/// Nodes of a conditional body run on the conditional node's device: none may be placed.
-/// @throws UsageError naming the node.
-void check_body_placement(const GraphImpl& body, const std::string& context);
 
 /// The checks that need CUDA, for plans that use devices (uses_devices): every device named
 /// exists, each peer copy's pointers are memory of the devices named for them and peer access
 /// between the two is available (then enabled), every peer named by an allocation can access it.
 /// @throws UsageError naming the node and the devices; CudaError when a query itself fails.
 void check_devices(const GraphImpl& g);
-
-/// The device a node is created on: its placement, else (a mem_free) its allocation's, else `home`.
-int node_device(const GraphImpl& g, std::uint32_t i, int home);
 
 /// Makes `device` current for the lifetime of the object and restores the previous device after
 /// (no CUDA call when `device` is -1 or already current).

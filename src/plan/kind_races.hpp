@@ -9,9 +9,16 @@
 
 namespace graphdsl::detail {
 
+namespace race {
+struct NodeContext;  // plan/races_model.hpp
+}  // namespace race
+
 /// What graphdsl does per node kind for what memory a node of the kind reads and writes (check_races()).
 struct RaceOps {
-  int placeholder = 0;  ///< replaced by the concern's functions
+  /// Adds the accesses of a node of the kind to its level (regions it reads and writes, the
+  /// accesses of the plans it holds, or its being unbounded), besides its declared ranges, which
+  /// the checker adds first. Null: the checker sees no access of its own (empty, event nodes).
+  void (*accesses)(const race::NodeContext& node);
 };
 
 /// The RaceOps of `kind`.

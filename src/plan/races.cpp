@@ -5,6 +5,8 @@
 //   2. every node's accesses: regions of an address space (raw addresses, a graph buffer, a CUDA
 //      array, a Condition) as rows of `width` bytes `pitch` apart; a child or conditional node
 //      carries the union of the accesses of the plans it holds (analysed first, recursively);
+//      what a node of each kind touches is the races section of src/kinds/<kind>.cpp (RaceOps,
+//      plan/kind_races.hpp; the model they share is plan/races_model.hpp);
 //   3. the strict ancestors of every node as one bitset row per node, built in topological order;
 //      an edge p -> v is redundant when p is an ancestor of another predecessor of v;
 //   4. accesses sorted by (space, key, first byte) and cut into groups of transitively overlapping
@@ -22,90 +24,13 @@
 #include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
 #include "graphdsl/races.hpp"
+#include "plan/kind_races.hpp"
+#include "plan/races_model.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
 namespace detail {
-
-namespace {
-
-constexpr std::uint64_t all_bytes = std::numeric_limits<std::uint64_t>::max();
-
-enum class Space : std::uint8_t { address, buffer, array, condition };
-
-/// Where an access comes from (for the report).
-enum class Origin : std::uint8_t {
-  kernel_pointer,   ///< a kernel pointer parameter, extent unknown
-  kernel_declared,  ///< a kernel parameter given as gd::reads / gd::writes
-  kernel_buffer,    ///< a GraphBuffer kernel argument
-  kernel_condition, ///< a Condition kernel argument (sets the condition)
-  memset_dst,
-  memcpy_dst,
-  memcpy_src,
-  alloc,
-  free,
-  declared,         ///< NodeHandle::accesses()
-  conditional,      ///< the conditional node evaluates its condition
-  nested,           ///< an access of a node inside a child plan or a body
-};
-
-/// Rows of `width` bytes, `pitch` apart, starting at `lo`; `hi` is one past the last byte.
-struct Region {
-  Space space = Space::address;
-  std::uint64_t key = 0;
-  std::uint64_t lo = 0;
-  std::uint64_t width = 1;
-  std::uint64_t pitch = 0;
-  std::uint64_t rows = 1;
-  std::uint64_t hi = 0;
-};
-
-struct Level;
-
-struct Access {
-  Region r;
-  std::uint32_t node = 0;
-  AccessMode mode = AccessMode::read;
-  Origin origin = Origin::kernel_pointer;
-  std::int32_t param = -1;         ///< kernel parameter, or body number for a conditional's accesses
-  const Access* inner = nullptr;   ///< Origin::nested: the access inside the child plan or body
-  const Level* inner_level = nullptr;
-};
-
-/// The plans enclosing the one being analysed, innermost first (for Conditions and buffers).
-struct Scope {
-  const GraphImpl* plan;
-  const Scope* outer;
-};
-
-/// One analysed plan.
-struct Level {
-  const GraphImpl* g = nullptr;
-  const Level* parent = nullptr;
-  std::string context;  ///< NodeInfo::context of its nodes
-  std::vector<Access> accesses;
-  std::vector<std::unique_ptr<Level>> nested;  ///< child plans and bodies, in node order
-  std::vector<Race> races;
-  std::vector<RedundantEdge> redundant;
-  std::vector<UnboundedAccess> unbounded;
-  std::size_t races_found = 0;
-  std::size_t unknown_extents = 0;
-
-  NodeInfo info(std::uint32_t i) const {
-    NodeInfo n = g->info(i);
-    n.context = context;
-    return n;
-  }
-};
-
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t r;
-  return __builtin_add_overflow(a, b, &r) ? all_bytes : r;
-}
-std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? all_bytes : r;
-}
+namespace race {
 
 Region make_region(Space space, std::uint64_t key, std::uint64_t lo, std::uint64_t width, std::uint64_t pitch,
                    std::uint64_t rows) {
@@ -119,6 +44,40 @@ Region make_region(Space space, std::uint64_t key, std::uint64_t lo, std::uint64
 }
 
 Region whole(Space space, std::uint64_t key) { return Region{space, key, 0, all_bytes, 0, 1, all_bytes}; }
+
+/// The graph buffer id standing for `field` of memset/memcpy node i, or 0.
+std::uint64_t buffer_of(const GraphImpl& g, std::uint32_t i, BufferField field) {
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.node == i && u.field == field && u.alloc_node != ConditionRef::unresolved) {
+      return g.allocs[g.nodes[u.alloc_node].payload].uid;
+    }
+  }
+  return 0;
+}
+
+/// The uid of the Condition `r` refers to from a node of the innermost plan of `scope`, or 0.
+std::uint64_t condition_uid(const Scope* scope, ConditionRef r) {
+  if (r.levels == ConditionRef::unresolved) return 0;
+  for (std::uint32_t k = 0; scope != nullptr && k < r.levels; ++k) scope = scope->outer;
+  if (scope == nullptr || r.index >= scope->plan->conditions.size()) return 0;
+  return scope->plan->conditions[r.index].uid;
+}
+
+/// Adds the accesses of `inner` (a child plan or a body) as accesses of node i of `level`.
+void add_nested(Level& level, std::uint32_t i, std::int32_t body, std::unique_ptr<Level> inner) {
+  for (const Access& x : inner->accesses) {
+    Access a = x;
+    a.node = i;
+    a.origin = Origin::nested;
+    a.param = body;
+    a.inner = &x;
+    a.inner_level = inner.get();
+    level.accesses.push_back(a);
+  }
+  level.nested.push_back(std::move(inner));
+}
+
+namespace {
 
 /// True when rows of `a` and `b` (same space and key, bounding ranges overlapping) share a byte.
 bool rows_overlap(const Region& a, const Region& b) {
@@ -152,107 +111,7 @@ bool overlap(const Region& a, const Region& b) {
   return a.space == b.space && a.key == b.key && a.lo < b.hi && b.lo < a.hi && rows_overlap(a, b);
 }
 
-
 // ---- accesses of one node -------------------------------------------------------------------
-
-/// The graph buffer id standing for `field` of memset/memcpy node i, or 0.
-std::uint64_t buffer_of(const GraphImpl& g, std::uint32_t i, BufferField field) {
-  for (const BufferUse& u : g.buffer_uses) {
-    if (u.node == i && u.field == field && u.alloc_node != ConditionRef::unresolved) {
-      return g.allocs[g.nodes[u.alloc_node].payload].uid;
-    }
-  }
-  return 0;
-}
-
-/// The uid of the Condition `r` refers to from a node of the innermost plan of `scope`, or 0.
-std::uint64_t condition_uid(const Scope* scope, ConditionRef r) {
-  if (r.levels == ConditionRef::unresolved) return 0;
-  for (std::uint32_t k = 0; scope != nullptr && k < r.levels; ++k) scope = scope->outer;
-  if (scope == nullptr || r.index >= scope->plan->conditions.size()) return 0;
-  return scope->plan->conditions[r.index].uid;
-}
-
-/// The accesses of one end of a memcpy node.
-void memcpy_side(const GraphImpl& g, std::uint32_t i, bool dst, Access a, std::vector<Access>& out) {
-  const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
-  a.mode = dst ? AccessMode::write : AccessMode::read;
-  a.origin = dst ? Origin::memcpy_dst : Origin::memcpy_src;
-  if (cudaArray_t array = dst ? p.dstArray : p.srcArray; array != nullptr) {
-    a.r = whole(Space::array, reinterpret_cast<std::uintptr_t>(array));
-    out.push_back(a);
-    return;
-  }
-  const cudaPitchedPtr& ptr = dst ? p.dstPtr : p.srcPtr;
-  const cudaPos& pos = dst ? p.dstPos : p.srcPos;
-  const std::uint64_t uid = buffer_of(g, i, dst ? BufferField::memcpy_dst : BufferField::memcpy_src);
-  if (uid == 0 && ptr.ptr == nullptr) return;  // validate() reports it
-  const Space space = uid != 0 ? Space::buffer : Space::address;
-  const std::uint64_t base = uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(ptr.ptr);
-  // With a CUDA array on the other end the extent's width counts elements: take whole pitches.
-  const bool other_array = (dst ? p.srcArray : p.dstArray) != nullptr;
-  const std::uint64_t width = other_array ? (ptr.pitch > 0 ? ptr.pitch : all_bytes) : p.extent.width;
-  const std::uint64_t pitch = ptr.pitch, h = p.extent.height, d = std::max<std::size_t>(p.extent.depth, 1);
-  const std::uint64_t slice = sat_mul(pitch, ptr.ysize);
-  const std::uint64_t lo = sat_add(base, sat_add(sat_add(sat_mul(pos.z, slice), sat_mul(pos.y, pitch)), pos.x));
-  if (d == 1 || ptr.ysize == h) {
-    a.r = make_region(space, uid, lo, width, pitch, sat_mul(h, d));
-    out.push_back(a);
-  } else if (d <= 64) {
-    for (std::uint64_t z = 0; z < d; ++z) {
-      a.r = make_region(space, uid, sat_add(lo, sat_mul(z, slice)), width, pitch, h);
-      out.push_back(a);
-    }
-  } else {  // many partial slices: one bounding range
-    const Region last = make_region(space, uid, sat_add(lo, sat_mul(d - 1, slice)), width, pitch, h);
-    a.r = make_region(space, uid, lo, last.hi - lo, 0, 1);
-    out.push_back(a);
-  }
-}
-
-/// The accesses of kernel node i's parameters and placeholders (not its declared ranges).
-void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, const std::vector<bool>& declared,
-                     Level& level) {
-  const KernelData& k = g.kernels[g.nodes[i].payload];
-  const ArgLayout* layout = k.layout;
-  if (layout == nullptr || layout->access == nullptr) return;
-  Access a;
-  a.node = i;
-  std::vector<bool> placeholder(layout->count, false);
-  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
-    const auto* at = std::find(layout->offsets, layout->offsets + layout->count, ph.offset);
-    const auto param = static_cast<std::uint32_t>(at - layout->offsets);
-    if (param >= layout->count) continue;
-    placeholder[param] = true;
-    a.param = static_cast<std::int32_t>(param);
-    if (ph.kind == PlaceholderKind::condition) {
-      const std::uint64_t uid = condition_uid(scope, ph.ref);
-      if (uid == 0) continue;
-      a.r = make_region(Space::condition, uid, 0, 1, 0, 1);
-      a.mode = AccessMode::write;
-      a.origin = Origin::kernel_condition;
-    } else {
-      if (declared[param] || ph.ref.levels != 0) continue;
-      a.r = whole(Space::buffer, g.allocs[g.nodes[ph.ref.index].payload].uid);
-      a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
-      a.origin = Origin::kernel_buffer;
-    }
-    level.accesses.push_back(a);
-  }
-  for (std::uint32_t param = 0; param < layout->count; ++param) {
-    if (layout->access[param] == 0 || placeholder[param] || declared[param]) continue;
-    void* ptr = nullptr;
-    std::memcpy(&ptr, g.args.data() + k.args + layout->offsets[param], sizeof ptr);
-    if (ptr == nullptr) continue;
-    a.param = static_cast<std::int32_t>(param);
-    a.r = make_region(Space::address, 0, reinterpret_cast<std::uintptr_t>(ptr), 1, 0, 1);
-    a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
-    a.origin = Origin::kernel_pointer;
-    level.accesses.push_back(a);
-    ++level.unknown_extents;
-  }
-}
 
 /// The declared ranges of node i (declared[k] says which kernel parameters have one).
 void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<const DeclaredAccess*>& list,
@@ -272,23 +131,6 @@ void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<co
   }
 }
 
-
-std::unique_ptr<Level> analyze(const GraphImpl& g, std::string context, const Scope* outer, const Level* parent);
-
-/// Adds the accesses of `inner` (a child plan or a body) as accesses of node i of `level`.
-void add_nested(Level& level, std::uint32_t i, std::int32_t body, std::unique_ptr<Level> inner) {
-  for (const Access& x : inner->accesses) {
-    Access a = x;
-    a.node = i;
-    a.origin = Origin::nested;
-    a.param = body;
-    a.inner = &x;
-    a.inner_level = inner.get();
-    level.accesses.push_back(a);
-  }
-  level.nested.push_back(std::move(inner));
-}
-
 /// The accesses of node i (its declared ranges in `decl`).
 void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
                    const std::vector<const DeclaredAccess*>& decl, Level& level) {
@@ -298,69 +140,7 @@ void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
                                : 0,
                            false);
   declared_accesses(g, i, decl, params, level);
-  Access a;
-  a.node = i;
-  a.mode = AccessMode::write;
-  switch (n.kind) {
-    case NodeKind::kernel: kernel_accesses(g, i, &here, params, level); break;
-    case NodeKind::memset: {
-      const cudaMemsetParams& p = g.memsets[n.payload];
-      const std::uint64_t uid = buffer_of(g, i, BufferField::memset_dst);
-      if (uid == 0 && p.dst == nullptr) break;
-      a.origin = Origin::memset_dst;
-      a.r = make_region(uid != 0 ? Space::buffer : Space::address, uid,
-                        uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(p.dst), sat_mul(p.width, p.elementSize),
-                        p.pitch, p.height);
-      level.accesses.push_back(a);
-      break;
-    }
-    case NodeKind::memcpy:
-      memcpy_side(g, i, true, a, level.accesses);
-      memcpy_side(g, i, false, a, level.accesses);
-      break;
-    case NodeKind::host:
-    case NodeKind::captured:
-      if (decl.empty()) {
-        level.unbounded.push_back(UnboundedAccess{
-            level.info(i), n.kind == NodeKind::host ? "a host callback with no accesses() declaration: not checked"
-                                                    : "captured work with no accesses() declaration: not checked"});
-      }
-      break;
-    case NodeKind::mem_alloc:
-    case NodeKind::mem_free: {
-      const std::uint32_t alloc = n.kind == NodeKind::mem_alloc ? i : g.frees[n.payload];
-      if (alloc == ConditionRef::unresolved) break;
-      a.origin = n.kind == NodeKind::mem_alloc ? Origin::alloc : Origin::free;
-      a.r = whole(Space::buffer, g.allocs[g.nodes[alloc].payload].uid);
-      level.accesses.push_back(a);
-      break;
-    }
-    case NodeKind::child:
-      add_nested(level, i, -1,
-                 analyze(*g.children[n.payload], fmt::format("in {} of graph '{}'", level.info(i).describe(), g.name),
-                         &here, &level));
-      break;
-    case NodeKind::conditional: {
-      const ConditionalData& c = g.conditionals[n.payload];
-      if (const std::uint64_t uid = condition_uid(&here, c.condition); uid != 0) {
-        a.mode = AccessMode::read;
-        a.origin = Origin::conditional;
-        a.r = make_region(Space::condition, uid, 0, 1, 0, 1);
-        level.accesses.push_back(a);
-      }
-      for (std::size_t b = 0; b < c.bodies.size(); ++b) {
-        add_nested(level, i, static_cast<std::int32_t>(b),
-                   analyze(*c.bodies[b],
-                           fmt::format("in body {} ({}) of {} of graph '{}'", b, c.bodies[b]->name,
-                                       level.info(i).describe(), g.name),
-                           &here, &level));
-      }
-      break;
-    }
-    case NodeKind::empty:
-    case NodeKind::event_record:
-    case NodeKind::event_wait: break;
-  }
+  if (const auto accesses = race_ops(n.kind).accesses) accesses(NodeContext{g, i, here, decl, params, level});
 }
 
 // ---- ordering ---------------------------------------------------------------------------------
@@ -582,6 +362,8 @@ class RaceFinder {
   std::vector<std::int32_t> slot_;
 };
 
+}  // namespace
+
 std::unique_ptr<Level> analyze(const GraphImpl& g, std::string context, const Scope* outer, const Level* parent) {
   auto level = std::make_unique<Level>();
   level->g = &g;
@@ -614,6 +396,9 @@ std::unique_ptr<Level> analyze(const GraphImpl& g, std::string context, const Sc
   return level;
 }
 
+namespace {
+
+/// Appends the findings of `level`
 /// Appends the findings of `level` and of the plans it holds (pre-order) to `r`.
 void emit(const Level& level, RaceReport& r) {
   for (const Race& x : level.races) {
@@ -628,6 +413,8 @@ void emit(const Level& level, RaceReport& r) {
 
 }  // namespace
 
+}  // namespace race
+
 void declare_accesses(const Node& node, const DeclaredAccess* list, std::size_t count) {
   if (!node.valid()) throw UsageError("accesses(): empty node handle (a default-constructed Node was used)");
   GraphImpl& g = *node.ref().graph;
@@ -637,12 +424,12 @@ void declare_accesses(const Node& node, const DeclaredAccess* list, std::size_t 
                                         d.param >= 0 ? fmt::format(", parameter {}", d.param) : ", accesses()");
     const std::string range = fmt::format("gd::{} declares elements [{}, {})",
                                           d.mode == AccessMode::write ? "writes" : "reads", d.first,
-                                          sat_add(d.first, d.count));
+                                          race::sat_add(d.first, d.count));
     if (d.overflow) {
       throw UsageError(fmt::format("{}: {} of {} bytes each; the byte range does not fit in 64 bits", who, range,
                                    d.element));
     }
-    if (d.buffer && (d.key == 0 || sat_add(d.begin, d.bytes) > d.buffer_bytes)) {
+    if (d.buffer && (d.key == 0 || race::sat_add(d.begin, d.bytes) > d.buffer_bytes)) {
       throw UsageError(fmt::format("{}: {} of a graph buffer of {} elements; a declared range must lie inside its "
                                    "buffer",
                                    who, range, d.buffer_bytes / std::max<std::size_t>(d.element, 1)));
@@ -688,9 +475,9 @@ std::string RaceReport::to_string() const {
 }
 
 RaceReport Graph::check_races() const {
-  const std::unique_ptr<detail::Level> top = detail::analyze(impl(), std::string(), nullptr, nullptr);
+  const std::unique_ptr<detail::race::Level> top = detail::race::analyze(impl(), std::string(), nullptr, nullptr);
   RaceReport r;
-  detail::emit(*top, r);
+  detail::race::emit(*top, r);
   return r;
 }
 

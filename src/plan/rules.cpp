@@ -1,15 +1,17 @@
 // src/plan/rules.cpp — the rules a plan must satisfy before it reaches CUDA.
+//
+// The rules of one node kind are in the rules section of src/kinds/<kind>.cpp (RuleOps,
+// plan/kind_rules.hpp); here: what applies to every node (edge kinds, placement), the plan-wide
+// rules (cycles, scopes of Conditions, graph memory, conditional bodies) and the walk over the plans.
 #include <algorithm>
-#include <cstring>
-#include <iterator>
-#include <limits>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "native/device_rules.hpp"
-#include "graphdsl/detail/condition_kernels.hpp"
 #include "graphdsl/error.hpp"
+#include "plan/kind_rules.hpp"
+#include "plan/placement.hpp"
+#include "plan/rule_kit.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl::detail {
@@ -23,40 +25,9 @@ BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i) {
   return BufferUses{first, last};
 }
 
+namespace rule {
+
 namespace {
-
-[[noreturn]] void fail(const GraphImpl& g, std::uint32_t i, const std::string& context, const std::string& rule) {
-  throw UsageError(fmt::format("{}{}: {}", context, g.info(i).describe(), rule));
-}
-
-std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z); }
-
-constexpr std::uint32_t no_buffer = ConditionRef::unresolved;
-
-/// A count computed from user-given sizes (bytes, threads), checked for overflow: a product that
-/// does not fit in 64 bits must fail the limits it is compared with, not wrap around to a small
-/// number that passes them.
-struct Count {
-  std::uint64_t value = 0;
-  bool fits = true;
-
-  Count times(std::uint64_t k) const {
-    Count r;
-    r.fits = fits && !__builtin_mul_overflow(value, k, &r.value);
-    return r;
-  }
-  Count plus(const Count& o) const {
-    Count r;
-    r.fits = fits && o.fits && !__builtin_add_overflow(value, o.value, &r.value);
-    return r;
-  }
-  bool above(std::uint64_t limit) const { return !fits || value > limit; }
-  /// Above the largest size graphdsl accepts (max_bytes): a wrapped product or a negative count.
-  bool too_large() const { return above(max_bytes); }
-  std::string text() const {
-    return fits ? fmt::format("{}", value) : fmt::format("more than {}", std::numeric_limits<std::uint64_t>::max());
-  }
-};
 
 /// The buffer use of node i for `field`, or nullptr.
 const BufferUse* buffer_use(const GraphImpl& g, std::uint32_t i, BufferField field) {
@@ -65,6 +36,8 @@ const BufferUse* buffer_use(const GraphImpl& g, std::uint32_t i, BufferField fie
   }
   return nullptr;
 }
+
+}  // namespace
 
 /// Checks a memset/memcpy pointer that may be a graph buffer: null only when a buffer stands for
 /// it; the buffer allocated by this plan and large enough for `bytes`.
@@ -87,119 +60,21 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
   }
 }
 
-/// CUDA's per-dimension limits of grid and block (the same on every device graphdsl supports);
-/// threads per block and dynamic shared memory are checked elsewhere.
-void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const LaunchShape& l) {
-  struct Limit {
-    const char* what;
-    char axis;
-    unsigned value;
-    unsigned most;
-  };
-  const Limit limits[] = {{"grid", 'x', l.grid.x, 2147483647u}, {"grid", 'y', l.grid.y, 65535u},
-                          {"grid", 'z', l.grid.z, 65535u},      {"block", 'x', l.block.x, 1024u},
-                          {"block", 'y', l.block.y, 1024u},     {"block", 'z', l.block.z, 64u}};
-  for (const Limit& m : limits) {
-    if (m.value > m.most) {
-      fail(g, i, ctx, fmt::format("{} {} has {} = {}; CUDA allows at most {} in {}.{}", m.what,
-                                  dims(m.what[0] == 'g' ? l.grid : l.block), m.axis, m.value, m.most, m.what, m.axis));
-    }
+/// Refuses a byte count above max_bytes (`what` says which, e.g. "sets", "copies").
+void check_size(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const char* what, const Count& bytes) {
+  if (bytes.too_large()) {
+    fail(g, i, ctx, fmt::format("{} {} bytes, more than {} bytes, the largest size graphdsl accepts (a negative count "
+                                "converted to std::size_t, or a size that wraps around?)",
+                                what, bytes.text(), max_bytes));
   }
 }
 
-/// The launch attributes' rules that need no CUDA call (the device's own limits are checked when
-/// the plan is compiled: materialize.cpp, check_attributes_on_device).
-void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
-  const dim3& c = l.cluster;
-  if (c.x != 0 || c.y != 0 || c.z != 0) {
-    if (c.x == 0 || c.y == 0 || c.z == 0) {
-      fail(g, i, ctx, fmt::format("cluster {} has a zero dimension; every dimension must be at least 1 (or all 0 for "
-                                  "no cluster)",
-                                  dims(c)));
-    }
-    const std::pair<char, std::pair<unsigned, unsigned>> axes[] = {
-        {'x', {l.grid.x, c.x}}, {'y', {l.grid.y, c.y}}, {'z', {l.grid.z, c.z}}};
-    for (const auto& [axis, gc] : axes) {
-      if (gc.first % gc.second != 0) {
-        fail(g, i, ctx, fmt::format("grid {} is not a whole number of clusters {}: {} blocks in {} do not divide into "
-                                    "clusters of {}",
-                                    dims(l.grid), dims(c), gc.first, axis, gc.second));
-      }
-    }
-    const Count blocks = Count{c.x}.times(c.y).times(c.z);
-    if (blocks.above(16)) {
-      fail(g, i, ctx, fmt::format("cluster {} has {} blocks; CUDA allows at most 8 blocks per cluster (16 with "
-                                  "cudaFuncAttributeNonPortableClusterSizeAllowed)",
-                                  dims(c), blocks.text()));
-    }
-  }
-  if (l.l2.bytes != 0) {
-    if (l.l2.base == nullptr) fail(g, i, ctx, fmt::format("its L2 window of {} bytes starts at a null pointer", l.l2.bytes));
-    if (!(l.l2.hit_ratio >= 0.0f && l.l2.hit_ratio <= 1.0f)) {
-      fail(g, i, ctx, fmt::format("its L2 window's hit ratio is {}; it must be in [0, 1]", l.l2.hit_ratio));
-    }
-  }
-  const auto domain = static_cast<unsigned>(l.sync_domain);
-  if (domain > 1) fail(g, i, ctx, fmt::format("memory sync domain {} is not a MemSyncDomain (default or remote)", domain));
-  for (auto [which, a] : {std::pair<const char*, L2Access>{"hit", l.l2.hit}, {"miss", l.l2.miss}}) {
-    if (static_cast<unsigned>(a) > 2) {
-      fail(g, i, ctx, fmt::format("its L2 window's {} property {} is not an L2Access (normal, streaming or "
-                                  "persisting)",
-                                  which, static_cast<unsigned>(a)));
-    }
-  }
-}
+}  // namespace rule
 
-/// A kernel made by add_set_condition (or given its kernel through a setter): the comparison
-/// argument must be one of the six the kernel knows (any other sets the condition to 0).
-void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const KernelData& k) {
-  const void* kinds[] = {reinterpret_cast<const void*>(set_condition_kernel<int>()),
-                         reinterpret_cast<const void*>(set_condition_kernel<unsigned int>()),
-                         reinterpret_cast<const void*>(set_condition_kernel<float>()),
-                         reinterpret_cast<const void*>(set_condition_kernel<double>())};
-  if (std::find(std::begin(kinds), std::end(kinds), k.func) == std::end(kinds)) return;
-  int op = 0;
-  std::memcpy(&op, g.args.data() + k.args + k.layout->offsets[2], sizeof op);
-  if (op < 0 || op > static_cast<int>(Compare::greater_equal)) {
-    fail(g, i, ctx, fmt::format("sets its condition with comparison {}, which is not a Compare value (equal, "
-                                "not_equal, less, less_equal, greater or greater_equal)",
-                                op));
-  }
-}
+namespace {
 
-void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const KernelData& k = g.kernels[g.nodes[i].payload];
-  if (k.func == nullptr) fail(g, i, ctx, "the kernel function is null");
-  const LaunchShape& l = k.launch;
-  for (auto [what, d] : {std::pair<const char*, dim3>{"grid", l.grid}, {"block", l.block}}) {
-    if (d.x == 0 || d.y == 0 || d.z == 0) {
-      fail(g, i, ctx, fmt::format("{} {} has a zero dimension; every dimension must be at least 1", what, dims(d)));
-    }
-  }
-  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
-    if (ph.ref.levels != ConditionRef::unresolved) continue;
-    if (ph.kind == PlaceholderKind::condition) {
-      fail(g, i, ctx, fmt::format("a Condition argument is not declared in graph {} or a plan enclosing it (an "
-                                  "empty Condition, or one declared by another plan)",
-                                  quoted(g.name)));
-    }
-    fail(g, i, ctx, fmt::format("a GraphBuffer argument is not allocated by graph {} (a buffer is used in the plan "
-                                "that allocates it)",
-                                quoted(g.name)));
-  }
-  // The total first: "2048 threads" says more than "x = 2048" when both rules are broken.
-  const Count threads = Count{l.block.x}.times(l.block.y).times(l.block.z);
-  if (threads.above(1024)) {
-    fail(g, i, ctx, fmt::format("block {} has {} threads; CUDA allows at most 1024 threads per block",
-                                dims(l.block), threads.text()));
-  }
-  check_launch_limits(g, i, ctx, l);
-  if (attributes_of(g, g.nodes[i].payload) != nullptr) {
-    check_launch_attributes(g, i, ctx, launch_of(g, g.nodes[i].payload));
-  }
-  check_set_condition(g, i, ctx, k);
-}
+using rule::fail;
+using rule::no_buffer;
 
 /// Edges into node i that are not full ones join two kernels (CUDA's rule for programmatic and
 /// launch-completion edges).
@@ -222,86 +97,7 @@ void check_edge_kinds(const GraphImpl& g, std::uint32_t i, const std::string& ct
   }
 }
 
-/// Refuses a byte count above max_bytes (`what` says which, e.g. "sets", "copies").
-void check_size(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const char* what, const Count& bytes) {
-  if (bytes.too_large()) {
-    fail(g, i, ctx, fmt::format("{} {} bytes, more than {} bytes, the largest size graphdsl accepts (a negative count "
-                                "converted to std::size_t, or a size that wraps around?)",
-                                what, bytes.text(), max_bytes));
-  }
-}
-
-void check_memset(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const cudaMemsetParams& p = g.memsets[g.nodes[i].payload];
-  const Count row = Count{p.width}.times(p.elementSize);
-  const Count span = p.height <= 1 ? row : Count{p.pitch}.times(p.height - 1).plus(row);
-  check_size(g, i, ctx, "sets", span);
-  check_pointer(g, i, ctx, p.dst, BufferField::memset_dst, "destination", span);
-  if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) {
-    fail(g, i, ctx, fmt::format("element size is {} bytes; CUDA memset nodes take 1, 2 or 4-byte elements", p.elementSize));
-  }
-  if (p.width == 0 || p.height == 0) {
-    fail(g, i, ctx, fmt::format("sets {} x {} elements; a memset node must set at least one element", p.width, p.height));
-  }
-  if (p.height > 1 && row.above(p.pitch)) {
-    fail(g, i, ctx, fmt::format("pitch {} bytes is smaller than one row ({} elements x {} bytes = {} bytes)", p.pitch,
-                                p.width, p.elementSize, row.text()));
-  }
-}
-
-void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
-  if (p.extent.width == 0 || p.extent.height == 0 || p.extent.depth == 0) {
-    fail(g, i, ctx, fmt::format("copies {} x {} x {} bytes; a memcpy node must copy at least one byte", p.extent.width,
-                                p.extent.height, p.extent.depth));
-  }
-  const Count bytes = Count{p.extent.width}.times(p.extent.height).times(p.extent.depth);
-  check_size(g, i, ctx, "copies", bytes);
-  const Count rows = Count{p.extent.height}.times(p.extent.depth);
-  for (auto [ptr, array] : {std::pair<const cudaPitchedPtr*, cudaArray_t>{&p.srcPtr, p.srcArray}, {&p.dstPtr, p.dstArray}}) {
-    // the rows of a pitched pointer span pitch * (rows - 1) + width
-    if (array != nullptr || (rows.fits && rows.value == 1)) continue;
-    check_size(g, i, ctx, "spans",
-               rows.fits ? Count{ptr->pitch}.times(rows.value - 1).plus(Count{p.extent.width}) : rows);
-  }
-  if (p.srcArray == nullptr) check_pointer(g, i, ctx, p.srcPtr.ptr, BufferField::memcpy_src, "source", bytes);
-  if (p.dstArray == nullptr) check_pointer(g, i, ctx, p.dstPtr.ptr, BufferField::memcpy_dst, "destination", bytes);
-  if (p.kind < cudaMemcpyHostToHost || p.kind > cudaMemcpyDefault) {
-    fail(g, i, ctx, fmt::format("cudaMemcpyKind {} is not a valid copy direction", static_cast<int>(p.kind)));
-  }
-  const bool multi_row = p.extent.height > 1 || p.extent.depth > 1;
-  for (auto [what, ptr, array] : {std::tuple<const char*, cudaPitchedPtr, cudaArray_t>{"source", p.srcPtr, p.srcArray},
-                                  {"destination", p.dstPtr, p.dstArray}}) {
-    if (array == nullptr && multi_row && ptr.pitch < p.extent.width) {
-      fail(g, i, ctx, fmt::format("{} pitch {} bytes is smaller than the row width {} bytes", what, ptr.pitch,
-                                  p.extent.width));
-    }
-  }
-}
-
 }  // namespace
-
-static void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const ConditionalData& c = g.conditionals[g.nodes[i].payload];
-  const std::size_t n = c.bodies.size();
-  if (c.type > ConditionalType::switch_case) {
-    fail(g, i, ctx, fmt::format("ConditionalType({}) is not a conditional type (if_then, if_else, while_loop or "
-                                "switch_case)",
-                                static_cast<unsigned>(c.type)));
-  }
-  const bool ok = c.type == ConditionalType::switch_case ? n >= 1 : n == (c.type == ConditionalType::if_else ? 2u : 1u);
-  if (!ok) {
-    fail(g, i, ctx, fmt::format("{} {} node with {} bodies; {}", c.type == ConditionalType::switch_case || c.type == ConditionalType::while_loop ? "a" : "an", to_string(c.type), n,
-                                c.type == ConditionalType::switch_case ? "a switch needs at least one body"
-                                : c.type == ConditionalType::if_else   ? "an if-else has exactly two bodies"
-                                                                       : "it has exactly one body"));
-  }
-  if (c.condition.levels == ConditionRef::unresolved) {
-    fail(g, i, ctx, fmt::format("its Condition is not declared in graph {} or a plan enclosing it (an empty "
-                                "Condition, or one declared by another plan)",
-                                quoted(g.name)));
-  }
-}
 
 /// A WHILE whose body holds only empty nodes never ends once its condition is non-zero. Checked
 /// after the body itself, so that a broken body (a cycle, say) is reported as such.
@@ -316,41 +112,7 @@ void check_while_progress(const GraphImpl& g, std::uint32_t i, const std::string
 }
 
 void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const NodeData& n = g.nodes[i];
-  switch (n.kind) {
-    case NodeKind::kernel: check_kernel(g, i, ctx); break;
-    case NodeKind::memset: check_memset(g, i, ctx); break;
-    case NodeKind::memcpy: check_memcpy(g, i, ctx); break;
-    case NodeKind::host:
-      if (g.hosts[n.payload]->empty) {
-        fail(g, i, ctx, "the callable is empty (a null function pointer or an empty std::function)");
-      }
-      break;
-    case NodeKind::event_record:
-    case NodeKind::event_wait:
-      if (!g.events[n.payload]) fail(g, i, ctx, "the Event is empty (default-constructed); make one with Event::create()");
-      break;
-    case NodeKind::conditional: check_conditional_shape(g, i, ctx); break;
-    case NodeKind::captured: {
-      const cudaStreamCaptureMode m = g.captures[n.payload].mode;
-      if (m != cudaStreamCaptureModeGlobal && m != cudaStreamCaptureModeThreadLocal && m != cudaStreamCaptureModeRelaxed) {
-        fail(g, i, ctx, fmt::format("cudaStreamCaptureMode {} is not a capture mode", static_cast<int>(m)));
-      }
-      break;
-    }
-    case NodeKind::mem_alloc:
-      if (g.allocs[n.payload].bytes == 0) fail(g, i, ctx, "allocates 0 bytes; a graph allocation needs at least one");
-      break;
-    case NodeKind::mem_free:
-      if (g.frees[n.payload] == no_buffer) {
-        fail(g, i, ctx, fmt::format("the GraphBuffer it frees is not allocated by graph {} (a buffer is freed in the "
-                                    "plan that allocates it)",
-                                    quoted(g.name)));
-      }
-      break;
-    case NodeKind::child:  // the child plan is checked by check_plan, with its scope
-    case NodeKind::empty: break;
-  }
+  if (const auto check = rule_ops(g.nodes[i].kind).check) check(g, i, ctx);
   if (!g.edge_kinds.empty()) check_edge_kinds(g, i, ctx);
   check_placement(g, i, ctx);
 }
@@ -544,8 +306,7 @@ void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<
 void check_body_kinds(const GraphImpl& body, const std::string& ctx) {
   for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
     const NodeData& n = body.nodes[i];
-    if (n.kind == NodeKind::host || n.kind == NodeKind::event_record || n.kind == NodeKind::event_wait ||
-        n.kind == NodeKind::mem_alloc || n.kind == NodeKind::mem_free) {
+    if (!rule_ops(n.kind).in_body) {
       fail(body, i, ctx, fmt::format("{} nodes are not allowed in a conditional body (bodies may hold kernel, "
                                      "empty, child, memset, memcpy and conditional nodes)",
                                      to_string(n.kind)));
