@@ -40,8 +40,27 @@ const DescribeOps describe{};
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::empty {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder&, const GraphImpl&, std::uint32_t, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  out.api = "cudaGraphAddEmptyNode";
+  out.rc = cuda_try(cudaGraphAddEmptyNode, &out.node, graph, deps.data(), deps.size());
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end build ====

@@ -40,8 +40,29 @@ const DescribeOps describe{};
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::mem_free {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  out.api = "cudaGraphAddMemFreeNode";
+  out.rc = cuda_try(cudaGraphAddMemFreeNode, &out.node, graph, deps.data(), deps.size(),
+                    builder.dptrs_[g.frees[g.nodes[i].payload]]);
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end build ====

@@ -40,8 +40,30 @@ const DescribeOps describe{};
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::memset {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  out.api = "cudaGraphAddMemsetNode";
+  const cudaMemsetParams p = memset_params(g, i, builder.dptrs_);
+  out.rc = cuda_try(cudaGraphAddMemsetNode, &out.node, graph, deps.data(), deps.size(), &p);
+  if (out.rc == cudaErrorInvalidValue) out.hint = "the destination must be device memory (not pageable host memory)";
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end build ====
