@@ -32,8 +32,36 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::captured {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const detail::CaptureData& c = g.captures[g.nodes[i].payload];
+  const cudaStreamCaptureMode m = c.mode;
+  const std::string what = detail::escaped(c.fn->describe());
+  return fmt::format("{}stream capture, mode {}", what.empty() ? "" : what + ", ",
+                     m == cudaStreamCaptureModeGlobal       ? "global"
+                     : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
+                                                             : "relaxed");
+}
+
+void dot_label(std::string& label, const detail::GraphImpl& g, std::uint32_t i) {
+  const std::string what = g.captures[g.nodes[i].payload].fn->describe();
+  if (!what.empty()) label += "\\n" + dot_escape(what);
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, &describing::dot_label, "component", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end describe ====

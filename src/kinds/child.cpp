@@ -32,8 +32,36 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::child {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const auto& c = *g.children[g.nodes[i].payload];
+  return fmt::format("graph {}, {} nodes, {} edges", detail::quoted(c.name), c.nodes.size(), c.edge_count);
+}
+
+void dump_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& indent) {
+  dump_into(out, *g.children[g.nodes[i].payload], indent + "    ");
+}
+
+void dot_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& prefix,
+                const std::string& indent) {
+  dot_cluster(out, *g.children[g.nodes[i].payload], fmt::format("{}{}", prefix, i), fmt::format("{}{}_", prefix, i),
+              indent);
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "box3d", &describing::dump_nested, &describing::dot_nested};
+
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end describe ====

@@ -32,8 +32,44 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::conditional {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const auto& c = g.conditionals[g.nodes[i].payload];
+  return fmt::format("{}, {} bod{}, condition {}", to_string(c.type), c.bodies.size(),
+                     c.bodies.size() == 1 ? "y" : "ies", condition_ref(c.condition));
+}
+
+void dump_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& indent) {
+  const auto& c = g.conditionals[g.nodes[i].payload];
+  for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+    out += fmt::format("{}    body {} ({}):\n", indent, b, detail::quoted(c.bodies[b]->name));
+    dump_into(out, *c.bodies[b], indent + "      ");
+  }
+}
+
+void dot_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& prefix,
+                const std::string& indent) {
+  const auto& c = g.conditionals[g.nodes[i].payload];
+  for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+    dot_cluster(out, *c.bodies[b], fmt::format("{}{}", prefix, i), fmt::format("{}{}_b{}_", prefix, i, b), indent);
+  }
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "octagon", &describing::dump_nested,
+                           &describing::dot_nested};
+
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end describe ====

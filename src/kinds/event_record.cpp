@@ -33,7 +33,7 @@ const CompareOps compare{};
 // ==== describe (plan/kind_describe.hpp) ====
 
 namespace graphdsl::detail::kinds::event_record {
-const DescribeOps describe{};
+const DescribeOps describe{nullptr, nullptr, "diamond", nullptr, nullptr};  // no summary: the kind says it all
 }  // namespace graphdsl::detail::kinds::event_record
 
 // ==== end describe ====

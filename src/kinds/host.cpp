@@ -33,7 +33,7 @@ const CompareOps compare{};
 // ==== describe (plan/kind_describe.hpp) ====
 
 namespace graphdsl::detail::kinds::host {
-const DescribeOps describe{};
+const DescribeOps describe{nullptr, nullptr, "hexagon", nullptr, nullptr};  // no summary: the kind says it all
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end describe ====

@@ -32,8 +32,29 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::mem_alloc {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const auto& a = g.allocs[g.nodes[i].payload];
+  std::string s = fmt::format("{} bytes on {}", a.bytes, a.device < 0 ? std::string("the current device")
+                                                                      : fmt::format("device {}", a.device));
+  for (int p : a.peers) s += fmt::format(", peer {}", p);
+  return s;
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "cylinder", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end describe ====

@@ -32,8 +32,27 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::mem_free {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const std::uint32_t a = g.frees[g.nodes[i].payload];
+  return a == detail::ConditionRef::unresolved ? std::string("frees a buffer of another plan")
+                                               : fmt::format("frees {}", g.info(a).ref());
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "cylinder", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end describe ====
