@@ -20,6 +20,8 @@ namespace graphdsl::detail {
 
 class DeviceScope;  // native/device_rules.hpp
 
+/// Builds the cudaGraph_t of one plan (materialize): one Builder for the top-level plan and,
+/// through build(), the plans nested in it. Its state is public for the kinds' add functions.
 class Builder {
  public:
   Builder(KeepAlive& keep, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots, DeviceScope* devices)
