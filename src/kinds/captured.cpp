@@ -64,16 +64,132 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::captured {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const detail::CaptureData& c = g.captures[g.nodes[i].payload];
+  const cudaStreamCaptureMode m = c.mode;
+  const std::string what = detail::escaped(c.fn->describe());
+  return fmt::format("{}stream capture, mode {}", what.empty() ? "" : what + ", ",
+                     m == cudaStreamCaptureModeGlobal       ? "global"
+                     : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
+                                                             : "relaxed");
+}
+
+void dot_label(std::string& label, const detail::GraphImpl& g, std::uint32_t i) {
+  const std::string what = g.captures[g.nodes[i].payload].fn->describe();
+  if (!what.empty()) label += "\\n" + dot_escape(what);
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, &describing::dot_label, "component", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <string>
+#include <vector>
+
+#include "graphdsl/detail/config.hpp"
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::captured {
-const BuildOps build{};
+namespace building {
+namespace {
+
+/// Captures captured node i of g into `graph` after `deps`; returns the capture's last nodes.
+/// On a CUDA failure sets `api`, `rc` and `hint`; if the user's function throws, the capture is
+/// ended (the caller destroys the half-built graph) and the exception propagates.
+std::vector<cudaGraphNode_t> capture(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+                                     const std::vector<cudaGraphNode_t>& deps, const char*& api, cudaError_t& rc,
+                                     std::string& hint) {
+  const CaptureData& c = g.captures[g.nodes[i].payload];
+  c.fn->check(builder.info(g, i));
+  const cudaStream_t s = builder.capture_stream();
+  api = "cudaStreamBeginCaptureToGraph";
+  rc = cuda_try(cudaStreamBeginCaptureToGraph, s, graph, deps.data(), static_cast<const cudaGraphEdgeData*>(nullptr),
+                deps.size(), c.mode);
+  if (rc != cudaSuccess) return {};
+  auto end_capture = [&] {
+    cudaGraph_t ended = nullptr;
+    return cuda_try(cudaStreamEndCapture, s, &ended);  // capturing into `graph`: `ended` is `graph`
+  };
+  try {
+    c.fn->call(s);
+  } catch (...) {
+    (void)end_capture();
+    throw;
+  }
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t* last = nullptr;
+  std::size_t count = 0;
+  api = "cudaStreamGetCaptureInfo";
+#if GRAPHDSL_CUDA_13
+  rc = cuda_try(cudaStreamGetCaptureInfo, s, &status, static_cast<unsigned long long*>(nullptr),
+                static_cast<cudaGraph_t*>(nullptr), &last, static_cast<const cudaGraphEdgeData**>(nullptr), &count);
+#else
+  rc = cuda_try(cudaStreamGetCaptureInfo, s, &status, static_cast<unsigned long long*>(nullptr),
+                static_cast<cudaGraph_t*>(nullptr), &last, &count);
+#endif
+  std::vector<cudaGraphNode_t> exits(last, last + (rc == cudaSuccess ? count : 0));
+  const cudaError_t ended = end_capture();
+  if (ended != cudaSuccess || rc == cudaSuccess) {  // report the end of the capture unless only the query failed
+    api = "cudaStreamEndCapture";
+    rc = ended;
+  }
+  if (rc == cudaErrorStreamCaptureInvalidated || status == cudaStreamCaptureStatusInvalidated) {
+    rc = rc == cudaSuccess ? cudaErrorStreamCaptureInvalidated : rc;
+    hint = "the capture was invalidated inside the captured function: it made a call that is not allowed while "
+           "capturing (cudaMalloc or another unsafe call in thread-local or global mode, a synchronization, or work "
+           "on the legacy default stream); use cudaMallocAsync, or cudaStreamCaptureModeRelaxed for allocations";
+  } else if (rc == cudaErrorStreamCaptureUnjoined) {
+    hint = "the captured function forked work to another stream and did not join it back into the capture stream";
+  }
+  return exits;
+}
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  if (builder.body_depth_ > 0 || g.captures[g.nodes[i].payload].fn->own_graph()) {
+    // Inside a conditional body the capture goes into a graph of its own, embedded as a child
+    // node: a capture invalidated while capturing straight into a body crashes the driver
+    // (seen on CUDA 13.0 / driver 580: cudaMalloc or a synchronization in the captured function).
+    // Closures that ask for it (own_graph) are captured the same way everywhere.
+    NativeGraph inner = create_native_graph();
+    (void)capture(builder, g, i, inner.get(), {}, out.api, out.rc, out.hint);
+    if (out.rc != cudaSuccess) return out;
+    out.api = "cudaGraphAddChildGraphNode";
+    out.rc = cuda_try(cudaGraphAddChildGraphNode, &out.node, graph, deps.data(), deps.size(),
+                      inner.get());  // clones `inner`
+    return out;
+  }
+  const std::vector<cudaGraphNode_t> exits = capture(builder, g, i, graph, deps, out.api, out.rc, out.hint);
+  if (out.rc != cudaSuccess) return out;
+  out.api = "cudaGraphAddEmptyNode";  // the node successors wait for: after everything captured
+  out.rc = cuda_try(cudaGraphAddEmptyNode, &out.node, graph, exits.data(), exits.size());
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end build ====

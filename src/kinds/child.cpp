@@ -54,16 +54,80 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::child {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const auto& c = *g.children[g.nodes[i].payload];
+  return fmt::format("graph {}, {} nodes, {} edges", detail::quoted(c.name), c.nodes.size(), c.edge_count);
+}
+
+void dump_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& indent) {
+  dump_into(out, *g.children[g.nodes[i].payload], indent + "    ");
+}
+
+void dot_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& prefix,
+                const std::string& indent) {
+  dot_cluster(out, *g.children[g.nodes[i].payload], fmt::format("{}{}", prefix, i), fmt::format("{}{}_", prefix, i),
+              indent);
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "box3d", &describing::dump_nested, &describing::dot_nested};
+
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+#include "plan/rules.hpp"
+
 namespace graphdsl::detail::kinds::child {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  const GraphImpl& c = *g.children[g.nodes[i].payload];
+  NativeGraph inner = create_native_graph();
+  std::vector<cudaGraphNode_t> inner_nodes;
+  HostSlots* const outer = std::exchange(builder.slots_, nullptr);  // only top-level slots are recorded
+  const std::string outer_where = builder.where_;
+  builder.where_ = fmt::format("in {} of graph {}{}", g.info(i).describe(), quoted(g.name),
+                               outer_where.empty() ? "" : " " + outer_where);
+  builder.build(c, inner.get(), creation_order(c), inner_nodes);
+  builder.where_ = outer_where;
+  builder.slots_ = outer;
+  AddedNode out;
+  out.api = "cudaGraphAddChildGraphNode";
+  out.rc = cuda_try(cudaGraphAddChildGraphNode, &out.node, graph, deps.data(), deps.size(),
+                    inner.get());  // clones `inner`
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, true};
+
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end build ====

@@ -96,16 +96,108 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::conditional {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const auto& c = g.conditionals[g.nodes[i].payload];
+  return fmt::format("{}, {} bod{}, condition {}", to_string(c.type), c.bodies.size(),
+                     c.bodies.size() == 1 ? "y" : "ies", condition_ref(c.condition));
+}
+
+void dump_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& indent) {
+  const auto& c = g.conditionals[g.nodes[i].payload];
+  for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+    out += fmt::format("{}    body {} ({}):\n", indent, b, detail::quoted(c.bodies[b]->name));
+    dump_into(out, *c.bodies[b], indent + "      ");
+  }
+}
+
+void dot_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, const std::string& prefix,
+                const std::string& indent) {
+  const auto& c = g.conditionals[g.nodes[i].payload];
+  for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+    dot_cluster(out, *c.bodies[b], fmt::format("{}{}", prefix, i), fmt::format("{}{}_b{}_", prefix, i, b), indent);
+  }
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "octagon", &describing::dump_nested,
+                           &describing::dot_nested};
+
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "graphdsl/detail/config.hpp"
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+#include "plan/rules.hpp"
+
 namespace graphdsl::detail::kinds::conditional {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  const ConditionalData& c = g.conditionals[g.nodes[i].payload];
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = builder.scopes_[builder.scopes_.size() - 1 - c.condition.levels][c.condition.index];
+#if CUDART_VERSION >= 12080
+  p.conditional.type = c.type == ConditionalType::while_loop    ? cudaGraphCondTypeWhile
+                       : c.type == ConditionalType::switch_case ? cudaGraphCondTypeSwitch
+                                                                : cudaGraphCondTypeIf;
+#else  // SWITCH exists from CUDA 12.8 on; instantiate() refuses it earlier with older runtimes
+  p.conditional.type = c.type == ConditionalType::while_loop ? cudaGraphCondTypeWhile : cudaGraphCondTypeIf;
+#endif
+  p.conditional.size = static_cast<unsigned>(c.bodies.size());
+  AddedNode out;
+  out.api = "cudaGraphAddNode";
+#if GRAPHDSL_CUDA_13
+  out.rc = cuda_try(cudaGraphAddNode, &out.node, graph, deps.data(), static_cast<const cudaGraphEdgeData*>(nullptr),
+                    deps.size(), &p);
+#else
+  out.rc = cuda_try(cudaGraphAddNode, &out.node, graph, deps.data(), deps.size(), &p);
+#endif
+  if (out.rc != cudaSuccess) return out;
+  HostSlots* const outer = std::exchange(builder.slots_, nullptr);
+  const std::string outer_where = builder.where_;
+  ++builder.body_depth_;
+  for (std::size_t b = 0; b < c.bodies.size(); ++b) {
+    builder.where_ = fmt::format("in body {} ({}) of {} of graph {}{}", b, escaped(c.bodies[b]->name),
+                                 g.info(i).describe(), quoted(g.name), outer_where.empty() ? "" : " " + outer_where);
+    std::vector<cudaGraphNode_t> body_nodes;
+    builder.build(*c.bodies[b], p.conditional.phGraph_out[b], creation_order(*c.bodies[b]), body_nodes);
+  }
+  --builder.body_depth_;
+  builder.where_ = outer_where;
+  builder.slots_ = outer;
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, true};
+
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end build ====

@@ -34,15 +34,34 @@ const CompareOps compare{};
 // ==== describe (plan/kind_describe.hpp) ====
 
 namespace graphdsl::detail::kinds::empty {
-const DescribeOps describe{};
+const DescribeOps describe{nullptr, nullptr, "point", nullptr, nullptr};  // no summary: the kind says it all
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::empty {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder&, const GraphImpl&, std::uint32_t, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  out.api = "cudaGraphAddEmptyNode";
+  out.rc = cuda_try(cudaGraphAddEmptyNode, &out.node, graph, deps.data(), deps.size());
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end build ====

@@ -47,15 +47,37 @@ const CompareOps compare{};
 // ==== describe (plan/kind_describe.hpp) ====
 
 namespace graphdsl::detail::kinds::event_wait {
-const DescribeOps describe{};
+const DescribeOps describe{nullptr, nullptr, "diamond", nullptr, nullptr};  // no summary: the kind says it all
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::event_wait {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  const cudaEvent_t native = builder.node_event(g, i, out);
+  if (out.rc != cudaSuccess) return out;
+  out.api = "cudaGraphAddEventWaitNode";
+  out.rc = cuda_try(cudaGraphAddEventWaitNode, &out.node, graph, deps.data(), deps.size(), native);
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, true};
+
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end build ====

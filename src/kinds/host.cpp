@@ -64,15 +64,62 @@ const CompareOps compare{};
 // ==== describe (plan/kind_describe.hpp) ====
 
 namespace graphdsl::detail::kinds::host {
-const DescribeOps describe{};
+const DescribeOps describe{nullptr, nullptr, "hexagon", nullptr, nullptr};  // no summary: the kind says it all
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+#include "native/reaper.hpp"
+
 namespace graphdsl::detail::kinds::host {
-const BuildOps build{};
+namespace building {
+namespace {
+
+/// The host node's CUDA callback: runs the slot's current callable; what it throws goes to the
+/// executable's error sink.
+void CUDART_CB host_trampoline(void* p) {
+  const OnCallbackThread callback;  // CUDA calls are refused here: releases go to the release thread
+  auto* slot = static_cast<HostSlot*>(p);
+  const std::shared_ptr<HostClosure> fn = std::atomic_load(&slot->fn);  // a concurrent set_host may swap it
+  try {
+    fn->call();
+  } catch (...) {
+    slot->sink->store(std::current_exception());
+  }
+}
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  const NodeData& n = g.nodes[i];
+  auto slot = std::make_shared<HostSlot>();
+  slot->fn = g.hosts[n.payload];
+  slot->sink = builder.sink_;
+  cudaHostNodeParams p{};
+  p.fn = &host_trampoline;
+  p.userData = slot.get();
+  if (builder.slots_ != nullptr) (*builder.slots_)[n.payload] = slot.get();
+  builder.keep_.add(std::move(slot));
+  AddedNode out;
+  out.api = "cudaGraphAddHostNode";
+  out.rc = cuda_try(cudaGraphAddHostNode, &out.node, graph, deps.data(), deps.size(),
+                    static_cast<const cudaHostNodeParams*>(&p));
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, true};
+
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end build ====

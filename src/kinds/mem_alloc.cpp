@@ -65,16 +65,74 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::mem_alloc {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const auto& a = g.allocs[g.nodes[i].payload];
+  std::string s = fmt::format("{} bytes on {}", a.bytes, a.device < 0 ? std::string("the current device")
+                                                                      : fmt::format("device {}", a.device));
+  for (int p : a.peers) s += fmt::format(", peer {}", p);
+  return s;
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "cylinder", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::mem_alloc {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  const AllocData& a = g.allocs[g.nodes[i].payload];
+  int device = a.device;
+  if (device < 0) GRAPHDSL_CHECK(cudaGetDevice, &device);
+  cudaMemAllocNodeParams p{};
+  p.poolProps.allocType = cudaMemAllocationTypePinned;
+  p.poolProps.location.type = cudaMemLocationTypeDevice;
+  p.poolProps.location.id = device;
+  std::vector<cudaMemAccessDesc> access(a.peers.size());
+  for (std::size_t k = 0; k < a.peers.size(); ++k) {
+    access[k].location.type = cudaMemLocationTypeDevice;
+    access[k].location.id = a.peers[k];
+    access[k].flags = cudaMemAccessFlagsProtReadWrite;
+  }
+  p.accessDescs = access.empty() ? nullptr : access.data();
+  p.accessDescCount = access.size();
+  p.bytesize = a.bytes;
+  AddedNode out;
+  out.api = "cudaGraphAddMemAllocNode";
+  out.rc = cuda_try(cudaGraphAddMemAllocNode, &out.node, graph, deps.data(), deps.size(), &p);
+  if (out.rc == cudaSuccess) builder.dptrs_[i] = p.dptr;
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end build ====

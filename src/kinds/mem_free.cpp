@@ -71,16 +71,56 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::mem_free {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const std::uint32_t a = g.frees[g.nodes[i].payload];
+  return a == detail::ConditionRef::unresolved ? std::string("frees a buffer of another plan")
+                                               : fmt::format("frees {}", g.info(a).ref());
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "cylinder", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::mem_free {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  out.api = "cudaGraphAddMemFreeNode";
+  out.rc = cuda_try(cudaGraphAddMemFreeNode, &out.node, graph, deps.data(), deps.size(),
+                    builder.dptrs_[g.frees[g.nodes[i].payload]]);
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end build ====

@@ -128,16 +128,68 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/names.hpp"
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::memcpy {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+/// The direction of a copy, by cudaMemcpyKind.
+constexpr const char* copy_kind_names[] = {"host-to-host", "host-to-device", "device-to-host", "device-to-device",
+                                           "cudaMemcpyDefault (direction inferred by CUDA at run time)"};
+static_assert(cudaMemcpyHostToHost == 0 && cudaMemcpyHostToDevice == 1 && cudaMemcpyDeviceToHost == 2 &&
+              cudaMemcpyDeviceToDevice == 3 && cudaMemcpyDefault == 4);
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const detail::NodeData& n = g.nodes[i];
+  const auto& p = g.memcpys[n.payload];
+  if (const detail::PeerCopy* peer = g.peer_copy(i)) {
+    return fmt::format("{} bytes, peer copy device {} -> device {}", p.extent.width, peer->src_device,
+                       peer->dst_device);
+  }
+  return fmt::format("{} x {} x {} bytes, {}", p.extent.width, p.extent.height, p.extent.depth,
+                     name_of(p.kind, copy_kind_names, "invalid"));
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "cds", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::memcpy {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  out.api = "cudaGraphAddMemcpyNode";
+  const cudaMemcpy3DParms p = memcpy_params(g, i, builder.dptrs_);
+  out.rc = cuda_try(cudaGraphAddMemcpyNode, &out.node, graph, deps.data(), deps.size(), &p);
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end build ====

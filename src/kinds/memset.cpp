@@ -83,16 +83,78 @@ const CompareOps compare{};
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "plan/print_parts.hpp"
+
 namespace graphdsl::detail::kinds::memset {
-const DescribeOps describe{};
+namespace describing {
+namespace {
+
+/// A typed memset's value as its element type ("1.5 (float)"); the bits for add_memset_raw.
+std::string memset_value(unsigned int bits, detail::ScalarType type) {
+  float f = 0.0f;
+  std::memcpy(&f, &bits, sizeof f);
+  switch (type) {
+    case detail::ScalarType::float32: return fmt::format("{} (float)", f);
+    case detail::ScalarType::int8: return fmt::format("{} (int8)", static_cast<std::int8_t>(bits));
+    case detail::ScalarType::uint8: return fmt::format("{} (uint8)", static_cast<std::uint8_t>(bits));
+    case detail::ScalarType::int16: return fmt::format("{} (int16)", static_cast<std::int16_t>(bits));
+    case detail::ScalarType::uint16: return fmt::format("{} (uint16)", static_cast<std::uint16_t>(bits));
+    case detail::ScalarType::int32: return fmt::format("{} (int32)", static_cast<std::int32_t>(bits));
+    case detail::ScalarType::uint32: return fmt::format("{} (uint32)", bits);
+    case detail::ScalarType::raw: break;
+  }
+  return fmt::format("0x{:x}", bits);
+}
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams& params) {
+  const detail::NodeData& n = g.nodes[i];
+  const auto& p = g.memsets[n.payload];
+  const std::string param = params.empty() ? std::string() : detail::escaped(param_label(g, params[0].first)) + "=";
+  return fmt::format("value {}{}, {}-byte elements, {} x {}", param, memset_value(p.value, g.memset_types[n.payload]),
+                     p.elementSize, p.width, p.height);
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "cds", nullptr, nullptr};
+
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end describe ====
 
 // ==== build (native/kind_build.hpp) ====
 
+#include <vector>
+
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+
 namespace graphdsl::detail::kinds::memset {
-const BuildOps build{};
+namespace building {
+namespace {
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  out.api = "cudaGraphAddMemsetNode";
+  const cudaMemsetParams p = memset_params(g, i, builder.dptrs_);
+  out.rc = cuda_try(cudaGraphAddMemsetNode, &out.node, graph, deps.data(), deps.size(), &p);
+  if (out.rc == cudaErrorInvalidValue) out.hint = "the destination must be device memory (not pageable host memory)";
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, false};
+
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end build ====

@@ -1,0 +1,74 @@
+// src/native/builder.hpp — the Builder of materialize: creates the native nodes of a plan and of the
+// plans nested in it. Generic parts (order, edges, condition handles, the dispatch) are in
+// src/native/materialize.cpp; what each node kind creates is its BuildOps::add (the build section of
+// src/kinds/<kind>.cpp), which gets the Builder to reach the state of the build below.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/graph_impl.hpp"
+#include "native/kind_build.hpp"
+#include "native/native.hpp"
+
+namespace graphdsl::detail {
+
+class DeviceScope;  // native/device_rules.hpp
+
+/// Builds the cudaGraph_t of one plan (materialize): one Builder for the top-level plan and,
+/// through build(), the plans nested in it. Its state is public for the kinds' add functions.
+class Builder {
+ public:
+  Builder(KeepAlive& keep, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots, DeviceScope* devices)
+      : keep_(keep), sink_(sink), slots_(slots), devices_(devices) {}
+
+  /// Adds the nodes of `g` to `graph` in `order`; out[i] receives plan node i's native node.
+  void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
+             std::vector<cudaGraphNode_t>& out);
+
+  /// Hands the top-level plan's condition handles and allocation addresses to `m`.
+  void take_results(Materialized& m);
+
+  /// Node i of `g` as messages name it: with the context of the plan being built.
+  NodeInfo info(const GraphImpl& g, std::uint32_t i) const;
+
+  /// A capture stream on the current device (one per device, created on first use).
+  cudaStream_t capture_stream();
+
+  /// The cudaEvent_t of event node i of `g` (event_record, event_wait), created now (on the current
+  /// device) if this is its first use, and kept alive by the graph; null with `out.api` and `out.rc`
+  /// set when it cannot be created.
+  cudaEvent_t node_event(const GraphImpl& g, std::uint32_t i, AddedNode& out);
+
+  // ---- the state of the build, used by the kinds' add functions (src/kinds/<kind>.cpp) ----------
+
+  KeepAlive& keep_;  ///< what the root graph keeps alive (retained once the plan is built)
+  std::shared_ptr<HostErrorSink> sink_;
+  HostSlots* slots_;
+  std::string where_;  ///< context of the plan being built, for messages about nested nodes
+  HandleScopes scopes_;
+  int body_depth_ = 0;        ///< how many conditional bodies enclose the plan being built
+  std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
+  std::vector<unsigned char> block_;
+  std::vector<void*> argv_;
+
+ private:
+  /// Adds node i of `g` through its kind's BuildOps. @throws CudaError naming the node.
+  cudaGraphNode_t add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps);
+
+  /// Adds the edge from -> to with its kind's edge data (programmatic: the kernel's programmatic
+  /// port; launch completion: its launch-completion port). @throws CudaError naming the node.
+  void add_kinded_edge(const GraphImpl& g, std::uint32_t from, std::uint32_t to, cudaGraph_t graph,
+                       cudaGraphNode_t native_from, cudaGraphNode_t native_to) const;
+
+  DeviceScope* devices_;  ///< switches devices for placed nodes; null for single-device plans
+  std::vector<std::pair<int, NativeStream>> streams_;  ///< capture streams by device, created on first use
+  std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
+};
+
+}  // namespace graphdsl::detail

@@ -1,0 +1,110 @@
+// src/native/launch_attributes.cpp — a kernel node's launch attributes on the device (launch_attributes.hpp).
+#include "native/launch_attributes.hpp"
+
+#include <fmt/format.h>
+
+#include "native/cuda_call.hpp"
+
+namespace graphdsl::detail {
+
+void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::string& context, const KernelData& k,
+                                const Launch& l) {
+  int device = 0;
+  GRAPHDSL_CHECK(cudaGetDevice, &device);
+  auto attribute = [device](cudaDeviceAttr a) {
+    int v = 0;
+    GRAPHDSL_CHECK(cudaDeviceGetAttribute, &v, a, device);
+    return v;
+  };
+  auto refuse = [&](const std::string& rule) {
+    NodeInfo node = g.info(i);
+    node.context = context;
+    throw UsageError(fmt::format("{}: {}", node.describe(), rule));
+  };
+  const unsigned long long cluster_blocks = 1ull * l.cluster.x * l.cluster.y * l.cluster.z;
+  if (cluster_blocks != 0) {
+    const int major = attribute(cudaDevAttrComputeCapabilityMajor);
+    if (major < 9) {
+      refuse(fmt::format("thread-block clusters need compute capability 9.0 or newer; device {} has {}.{}", device,
+                         major, attribute(cudaDevAttrComputeCapabilityMinor)));
+    }
+    if (cluster_blocks > 8) {
+      cudaFuncAttributes fa{};
+      GRAPHDSL_CHECK(cudaFuncGetAttributes, &fa, k.func);
+      if (fa.nonPortableClusterSizeAllowed == 0) {
+        refuse(fmt::format("a cluster of {} blocks is above CUDA's portable size of 8; allow it with "
+                           "cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)",
+                           cluster_blocks));
+      }
+    }
+  }
+  if (l.cooperative) {
+    if (attribute(cudaDevAttrCooperativeLaunch) == 0) {
+      refuse(fmt::format("device {} does not support cooperative launches", device));
+    }
+    int per_sm = 0;
+    GRAPHDSL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, k.func,
+                   static_cast<int>(l.block.x * l.block.y * l.block.z), static_cast<std::size_t>(l.shared_bytes));
+    const int sms = attribute(cudaDevAttrMultiProcessorCount);
+    const unsigned long long blocks = 1ull * l.grid.x * l.grid.y * l.grid.z;
+    const unsigned long long most = 1ull * static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
+    if (blocks > most) {
+      refuse(fmt::format("a cooperative launch of {} blocks, but device {} runs at most {} blocks of this kernel at "
+                         "once ({} per multiprocessor x {} multiprocessors, for {} threads and {} B of dynamic "
+                         "shared memory per block); every block of a cooperative grid must be resident",
+                         blocks, device, most, per_sm, sms, l.block.x * l.block.y * l.block.z, l.shared_bytes));
+    }
+  }
+  if (l.l2.bytes != 0) {
+    const auto most = static_cast<std::size_t>(attribute(cudaDevAttrMaxAccessPolicyWindowSize));
+    if (l.l2.bytes > most) {
+      refuse(fmt::format("its L2 window of {} bytes is larger than device {}'s largest, {} bytes "
+                         "(cudaDevAttrMaxAccessPolicyWindowSize)",
+                         l.l2.bytes, device, most));
+    }
+  }
+}
+
+cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttributes* l, const char*& api) {
+  cudaError_t rc = cudaSuccess;
+  auto set = [&](cudaLaunchAttributeID id, const cudaLaunchAttributeValue& v) {
+    if (rc != cudaSuccess) return;
+    api = "cudaGraphKernelNodeSetAttribute";
+    rc = cuda_try(cudaGraphKernelNodeSetAttribute, node, id, &v);
+  };
+  cudaLaunchAttributeValue v{};
+  if (priority != 0) {
+    v.priority = priority;
+    set(cudaLaunchAttributePriority, v);
+  }
+  if (l == nullptr) return rc;
+  if (l->cluster.x != 0) {
+    v = cudaLaunchAttributeValue{};
+    v.clusterDim.x = l->cluster.x;
+    v.clusterDim.y = l->cluster.y;
+    v.clusterDim.z = l->cluster.z;
+    set(cudaLaunchAttributeClusterDimension, v);
+  }
+  if (l->cooperative) {
+    v = cudaLaunchAttributeValue{};
+    v.cooperative = 1;
+    set(cudaLaunchAttributeCooperative, v);
+  }
+  if (l->sync_domain != MemSyncDomain::default_domain) {
+    v = cudaLaunchAttributeValue{};
+    v.memSyncDomain = cudaLaunchMemSyncDomainRemote;
+    set(cudaLaunchAttributeMemSyncDomain, v);
+  }
+  if (l->l2.bytes != 0) {
+    v = cudaLaunchAttributeValue{};
+    v.accessPolicyWindow.base_ptr = const_cast<void*>(l->l2.base);
+    v.accessPolicyWindow.num_bytes = l->l2.bytes;
+    v.accessPolicyWindow.hitRatio = l->l2.hit_ratio;
+    v.accessPolicyWindow.hitProp = static_cast<cudaAccessProperty>(l->l2.hit);
+    v.accessPolicyWindow.missProp = static_cast<cudaAccessProperty>(l->l2.miss);
+    set(cudaLaunchAttributeAccessPolicyWindow, v);
+  }
+  return rc;
+}
+
+}  // namespace graphdsl::detail

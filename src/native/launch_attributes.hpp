@@ -1,0 +1,27 @@
+// src/native/launch_attributes.hpp — a kernel node's launch attributes on the device: the checks
+// against the device it is created on and setting them on the native node (materialize, the build
+// section of src/kinds/kernel.cpp). The rules that need no device are in src/plan/rules.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+/// The launch attributes against the device the node is created on (the current one): a cluster
+/// needs compute capability 9.0 and, above 8 blocks, a kernel that allows a non-portable size; a
+/// cooperative grid must fit on the device at once; an L2 window is at most the device's largest.
+/// `context` is where the plan being built is nested (NodeInfo::context of the message).
+/// @throws UsageError naming the node; CudaError when a query fails.
+void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::string& context, const KernelData& k,
+                                const Launch& l);
+
+/// Sets the node's priority and launch attributes (those not at their defaults); `api` receives
+/// the name of the last call made.
+cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttributes* l, const char*& api);
+
+}  // namespace graphdsl::detail
