@@ -5,6 +5,7 @@
 // ==== make (the Graph::add_* of this kind) ====
 
 #include <atomic>
+
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
 
