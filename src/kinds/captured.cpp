@@ -4,6 +4,28 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include "graphdsl/graph.hpp"
+#include "plan/counters.hpp"
+
+namespace graphdsl::detail {
+
+StreamClosure::StreamClosure() noexcept { counters().host_closures.fetch_add(1); }
+StreamClosure::~StreamClosure() { counters().host_closures.fetch_sub(1); }
+void StreamClosure::check(const NodeInfo&) const {}
+std::string StreamClosure::describe() const { return {}; }
+
+}  // namespace graphdsl::detail
+
+namespace graphdsl {
+
+CapturedNode Graph::add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode) {
+  auto& g = impl();
+  g.captures.push_back(detail::CaptureData{std::move(fn), mode});
+  return CapturedNode(g.push(NodeKind::captured, g.captures.size() - 1));
+}
+
+}  // namespace graphdsl
+
 // ==== end make ====
 
 // ==== rules (plan/kind_rules.hpp) ====

@@ -4,6 +4,14 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include "graphdsl/graph.hpp"
+
+namespace graphdsl {
+
+EmptyNode Graph::add_empty() { return EmptyNode(impl().push(NodeKind::empty, 0)); }
+
+}  // namespace graphdsl
+
 // ==== end make ====
 
 // ==== rules (plan/kind_rules.hpp) ====

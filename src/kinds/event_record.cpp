@@ -4,6 +4,18 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include "graphdsl/graph.hpp"
+
+namespace graphdsl {
+
+EventRecordNode Graph::add_event_record(const Event& event) {
+  auto& g = impl();
+  g.events.push_back(event);
+  return EventRecordNode(g.push(NodeKind::event_record, g.events.size() - 1));
+}
+
+}  // namespace graphdsl
+
 // ==== end make ====
 
 // ==== rules (plan/kind_rules.hpp) ====

@@ -4,6 +4,26 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include "graphdsl/graph.hpp"
+#include "plan/counters.hpp"
+
+namespace graphdsl::detail {
+
+HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
+HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
+
+}  // namespace graphdsl::detail
+
+namespace graphdsl {
+
+HostNode Graph::add_host_node(std::shared_ptr<detail::HostClosure> closure) {
+  auto& g = impl();
+  g.hosts.push_back(std::move(closure));
+  return HostNode(g.push(NodeKind::host, g.hosts.size() - 1));
+}
+
+}  // namespace graphdsl
+
 // ==== end make ====
 
 // ==== rules (plan/kind_rules.hpp) ====

@@ -4,6 +4,26 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include <atomic>
+
+#include "graphdsl/graph.hpp"
+#include "plan/graph_build.hpp"
+
+namespace graphdsl {
+
+std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options) {
+  static std::atomic<std::uint64_t> next{1};
+  auto& g = impl();
+  const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
+  g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,
+                                       static_cast<std::uint32_t>(g.nodes.size())});
+  const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
+  if (options.device >= 0) g.nodes[ref.index].device = detail::device_number(options.device, "MemAllocOptions::device");
+  return {MemAllocNode(ref), uid};
+}
+
+}  // namespace graphdsl
+
 // ==== end make ====
 
 // ==== rules (plan/kind_rules.hpp) ====

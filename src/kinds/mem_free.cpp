@@ -4,6 +4,18 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include "graphdsl/graph.hpp"
+
+namespace graphdsl {
+
+MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
+  auto& g = impl();
+  g.frees.push_back(g.alloc_node(uid));
+  return MemFreeNode(g.push(NodeKind::mem_free, g.frees.size() - 1));
+}
+
+}  // namespace graphdsl
+
 // ==== end make ====
 
 // ==== rules (plan/kind_rules.hpp) ====

@@ -4,6 +4,21 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include "graphdsl/graph.hpp"
+#include "plan/node_params.hpp"
+
+namespace graphdsl {
+
+MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                                 std::size_t height, std::size_t pitch_bytes) {
+  auto& g = impl();
+  g.memsets.push_back(detail::memset_node_params(dst, value, element_size, width, height, pitch_bytes));
+  g.memset_types.push_back(detail::ScalarType::raw);  // add_memset_2d records a typed value's type
+  return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
+}
+
+}  // namespace graphdsl
+
 // ==== end make ====
 
 // ==== rules (plan/kind_rules.hpp) ====

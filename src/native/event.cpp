@@ -3,7 +3,7 @@
 #include "native/cuda_call.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/device_value.hpp"
-#include "native/native.hpp"
+#include "native/event_state.hpp"
 #include "native/reaper.hpp"
 
 namespace graphdsl {

@@ -14,26 +14,9 @@
 #include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/unique_handle.hpp"
 #include "graphdsl/graph.hpp"
+#include "native/event_state.hpp"
 
 namespace graphdsl::detail {
-
-/// The state an Event's copies share: the flags, and the cudaEvent_t once created (lazily, on
-/// first native use: Event::native_handle). Counted in live_counts().events while the event exists.
-struct EventState {
-  explicit EventState(unsigned int event_flags) noexcept : flags(event_flags) {}
-  ~EventState();
-  EventState(const EventState&) = delete;
-  EventState& operator=(const EventState&) = delete;
-  /// The cudaEvent_t, created on the first call. @throws CudaError when it cannot be created.
-  cudaEvent_t get();
-  /// get() for callers that name the node themselves: the cudaEvent_t in `out`, or the error of
-  /// cudaEventCreateWithFlags (sticky error cleared) with `out` null.
-  cudaError_t try_get(cudaEvent_t& out) noexcept;
-
-  const unsigned int flags;
-  std::atomic<cudaEvent_t> handle{nullptr};
-  std::mutex create_mutex;
-};
 
 /// The cudaEvent_t of `e` in `out`, created now if it does not exist yet (null for an empty Event).
 /// Returns the error of cudaEventCreateWithFlags, for callers that name the node.

@@ -1,4 +1,5 @@
-// src/plan/graph.cpp — building and inspecting plans. No function in this file calls CUDA.
+// src/plan/graph.cpp — building and inspecting plans (the add_* of each node kind are in src/kinds/<kind>.cpp).
+// No function in this file calls CUDA.
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include "plan/counters.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
+#include "plan/graph_build.hpp"
 #include "plan/node_params.hpp"
 #include "plan/rules.hpp"
 #include "plan/walk.hpp"
@@ -73,13 +75,6 @@ GraphImpl& handle_plan(const Node& n) {
 void throw_inexact_value(const char* api, const std::string& value, const char* role, const std::string& type) {
   throw UsageError(fmt::format("{}: {} does not convert exactly to {} ({})", api, value, role, type));
 }
-
-HostClosure::HostClosure() noexcept { counters().host_closures.fetch_add(1); }
-HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
-StreamClosure::StreamClosure() noexcept { counters().host_closures.fetch_add(1); }
-StreamClosure::~StreamClosure() { counters().host_closures.fetch_sub(1); }
-void StreamClosure::check(const NodeInfo&) const {}
-std::string StreamClosure::describe() const { return {}; }
 
 GraphImpl::GraphImpl(std::string graph_name)
     : id(next_plan_id()), name(std::move(graph_name)), token(std::make_shared<PlanToken>(PlanToken{this, id, name})) {
@@ -239,9 +234,6 @@ bool uses_devices(const GraphImpl& root) {
   });
 }
 
-namespace {
-/// The device number of on_device / set_default_device / add_memcpy_peer, checked for its form
-/// only (whether the device exists is checked when the plan is compiled).
 std::int16_t device_number(int device, const char* what) {
   if (device < -1 || device > INT16_MAX) {
     throw UsageError(fmt::format("{}: {} is not a device number (use 0, 1, ... or -1 for the current device "
@@ -250,7 +242,6 @@ std::int16_t device_number(int device, const char* what) {
   }
   return static_cast<std::int16_t>(device);
 }
-}  // namespace
 
 void place_node(const Node& node, int device) {
   GraphImpl& g = changeable(node, "placing it");
@@ -413,226 +404,16 @@ std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
 }  // namespace
 
 // ---- Graph: nodes ------------------------------------------------------------------------------
-
-detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
-                                       std::size_t args_offset, const detail::PlaceholderArg* placeholders,
-                                       std::size_t count) {
-  auto& g = impl();
-  const auto first = static_cast<std::uint32_t>(g.placeholders.size());
-  for (std::size_t k = 0; k < count; ++k) {
-    const detail::PlaceholderArg& p = placeholders[k];
-    detail::ConditionRef ref;
-    if (p.kind == detail::PlaceholderKind::condition) {
-      ref = g.resolve(Condition(p.uid));
-    } else if (const std::uint32_t alloc = g.alloc_node(p.uid); alloc != detail::ConditionRef::unresolved) {
-      ref = detail::ConditionRef{0, alloc};
-    }
-    g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
-  }
-  g.kernels.push_back(detail::KernelData{func, detail::LaunchShape{}, layout, std::uint64_t{args_offset}, first,
-                                         static_cast<std::uint32_t>(count)});
-  detail::store_launch(g, static_cast<std::uint32_t>(g.kernels.size() - 1), launch);
-  return g.push(NodeKind::kernel, g.kernels.size() - 1);
-}
-
-namespace detail {
-
-const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept {
-  if (g.kernel_attributes.empty()) return nullptr;
-  const auto it = std::lower_bound(g.kernel_attributes.begin(), g.kernel_attributes.end(), kernel,
-                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
-  return it != g.kernel_attributes.end() && it->kernel == kernel ? &*it : nullptr;
-}
-
-Launch launch_of(const GraphImpl& g, std::uint32_t kernel) {
-  const LaunchShape& s = g.kernels[kernel].launch;
-  Launch l(s.grid, s.block, s.shared_bytes, s.priority);
-  if (const KernelAttributes* a = attributes_of(g, kernel)) {
-    l.cluster = a->cluster;
-    l.cooperative = a->cooperative;
-    l.sync_domain = a->sync_domain;
-    l.l2 = a->l2;
-  }
-  return l;
-}
-
-void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l) {
-  g.kernels[kernel].launch = LaunchShape{l.grid, l.block, l.shared_bytes, l.priority};
-  auto& all = g.kernel_attributes;
-  const auto it = std::lower_bound(all.begin(), all.end(), kernel,
-                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
-  const bool present = it != all.end() && it->kernel == kernel;
-  if (!l.has_attributes()) {
-    if (present) all.erase(it);
-    return;
-  }
-  const KernelAttributes a{kernel, l.cluster, l.cooperative, l.sync_domain, l.l2};
-  if (present) {
-    *it = a;
-  } else {
-    all.insert(it, a);
-  }
-}
-
-}  // namespace detail
-
-std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options) {
-  static std::atomic<std::uint64_t> next{1};
-  auto& g = impl();
-  const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
-  g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,
-                                       static_cast<std::uint32_t>(g.nodes.size())});
-  const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
-  if (options.device >= 0) g.nodes[ref.index].device = detail::device_number(options.device, "MemAllocOptions::device");
-  return {MemAllocNode(ref), uid};
-}
-
-MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
-  auto& g = impl();
-  g.frees.push_back(g.alloc_node(uid));
-  return MemFreeNode(g.push(NodeKind::mem_free, g.frees.size() - 1));
-}
+// Each node kind's Graph::add_* is in the `make` section of its file, src/kinds/<kind>.cpp.
 
 void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid) {
   auto& g = impl();
   g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid), uid});
 }
 
-Condition Graph::add_condition(unsigned int default_value, bool assign_default) {
-  static std::atomic<std::uint64_t> next{1};
-  auto& g = impl();
-  const Condition c(next.fetch_add(1, std::memory_order_relaxed));
-  g.conditions.push_back(detail::ConditionData{c.id(), default_value, assign_default});
-  return c;
-}
-
-namespace {
-std::string body_name(ConditionalType type, unsigned i) {
-  switch (type) {
-    case ConditionalType::if_then: return "if body";
-    case ConditionalType::if_else: return i == 0 ? "then body" : "else body";
-    case ConditionalType::while_loop: return "while body";
-    case ConditionalType::switch_case: return fmt::format("switch case {}", i);
-  }
-  return "body";
-}
-}  // namespace
-
-ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& cond, unsigned int size,
-                                       const std::function<void(unsigned int, Graph&)>& body) {
-  auto& g = impl();
-  detail::ConditionalData c{type, g.resolve(cond), {}};
-  c.bodies.reserve(std::min(size, 16u));  // `size` is the user's: a huge one fails in validate(), not here
-  // The bodies reach this plan through `link` while their builders run, and only then: the guard
-  // cuts it on every exit, so a body moved out of its builder cannot reach this plan later.
-  const auto link = std::make_shared<detail::ParentLink>(detail::ParentLink{g.token});
-  struct Cut {
-    detail::ParentLink& l;
-    ~Cut() { l.outer.reset(); }
-  } cut{*link};
-  const std::shared_ptr<detail::PlanToken> outer = g.token;  // outlives the plan if a builder destroys it
-  std::vector<const detail::GraphImpl*> built;
-  for (unsigned int i = 0; i < size; ++i) {
-    Graph b(body_name(type, i));
-    b.impl_->parent = link;
-    body(i, b);
-    if (outer->plan != &g || impl_.get() != &g) {
-      throw UsageError(fmt::format("the builder of the {} of a {} node destroyed, replaced or moved graph '{}', the plan "
-                                   "the node is added to; a builder builds only its body",
-                                   body_name(type, i), to_string(type), outer->name));
-    }
-    if (!b.impl_) throw UsageError(fmt::format("the {} of a {} node was moved from inside its builder", body_name(type, i),
-                                               to_string(type)));
-    b.impl_->parent.reset();
-    b.impl_->sealed = detail::Sealed::body;
-    built.push_back(b.impl_.get());
-    c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(std::move(b.impl_)));
-  }
-  g.embed(built, false, fmt::format("add_conditional ({})", to_string(type)));
-  g.conditionals.push_back(std::move(c));
-  return ConditionalNode(g.push(NodeKind::conditional, g.conditionals.size() - 1));
-}
-
-MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
-                                 std::size_t height, std::size_t pitch_bytes) {
-  auto& g = impl();
-  g.memsets.push_back(detail::memset_node_params(dst, value, element_size, width, height, pitch_bytes));
-  g.memset_types.push_back(detail::ScalarType::raw);  // add_memset_2d records a typed value's type
-  return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
-}
-
-MemcpyNode Graph::add_memcpy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  return add_memcpy_2d(dst, bytes, src, bytes, bytes, 1, kind);
-}
-
-MemcpyNode Graph::add_memcpy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                                std::size_t width_bytes, std::size_t height, cudaMemcpyKind kind) {
-  return add_memcpy_3d(detail::memcpy_node_params(dst, dst_pitch, src, src_pitch, width_bytes, height, kind));
-}
-
-MemcpyNode Graph::add_memcpy_3d(const cudaMemcpy3DParms& params) {
-  auto& g = impl();
-  g.memcpys.push_back(params);
-  return MemcpyNode(g.push(NodeKind::memcpy, g.memcpys.size() - 1));
-}
-
-MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device,
-                                        std::size_t bytes) {
-  const std::int16_t d = detail::device_number(dst_device, "add_memcpy_peer (destination device)");
-  const std::int16_t s = detail::device_number(src_device, "add_memcpy_peer (source device)");
-  MemcpyNode n = add_memcpy_bytes(dst, src, bytes, cudaMemcpyDeviceToDevice);
-  auto& g = impl();
-  g.peer_copies.push_back(detail::PeerCopy{n.index(), s, d});
-  g.nodes[n.index()].device = d;  // the copy runs in the destination's context
-  return n;
-}
-
 void Graph::set_default_device(int device) { impl().default_device = detail::device_number(device, "set_default_device"); }
 
 int Graph::default_device() const { return impl().default_device; }
-
-
-HostNode Graph::add_host_node(std::shared_ptr<detail::HostClosure> closure) {
-  auto& g = impl();
-  g.hosts.push_back(std::move(closure));
-  return HostNode(g.push(NodeKind::host, g.hosts.size() - 1));
-}
-
-CapturedNode Graph::add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode) {
-  auto& g = impl();
-  g.captures.push_back(detail::CaptureData{std::move(fn), mode});
-  return CapturedNode(g.push(NodeKind::captured, g.captures.size() - 1));
-}
-
-ChildNode Graph::add_child(const Graph& child) {
-  const auto& c = child.impl();
-  if (!c.params.empty()) {
-    throw UsageError(fmt::format("add_child: graph {} declares {} parameter{} (the first: {}); a child plan cannot hold "
-                                 "parameters: Executable::set patches nodes of the top-level plan only (graphdsl's "
-                                 "per-node setters do not reach the nodes of a child graph)",
-                                 detail::quoted(c.name), c.params.size(), c.params.size() == 1 ? "" : "s",
-                                 c.param_ref(0)));
-  }
-  auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
-  auto& g = impl();
-  g.embed({copy.get()}, true, "add_child");
-  g.children.push_back(std::move(copy));
-  return ChildNode(g.push(NodeKind::child, g.children.size() - 1));
-}
-
-EmptyNode Graph::add_empty() { return EmptyNode(impl().push(NodeKind::empty, 0)); }
-
-EventRecordNode Graph::add_event_record(const Event& event) {
-  auto& g = impl();
-  g.events.push_back(event);
-  return EventRecordNode(g.push(NodeKind::event_record, g.events.size() - 1));
-}
-
-EventWaitNode Graph::add_event_wait(const Event& event) {
-  auto& g = impl();
-  g.events.push_back(event);
-  return EventWaitNode(g.push(NodeKind::event_wait, g.events.size() - 1));
-}
 
 void Graph::add_edge(const Node& from, const Node& to) {
   auto& g = impl();
