@@ -3,10 +3,11 @@
 #   docs      the API reference with Doxygen, warnings as errors: every public name in
 #             include/graphdsl (detail/ excepted) must be documented. Output: <build>/docs/api/html.
 #             Without Doxygen the target only says so.
-#   pictures  the DOT export of the samples' plans rendered to SVG and PNG with Graphviz's `dot`, into
-#             <build>/docs/pictures. Without Graphviz (or without samples) the target only says so.
-#   update-pictures  the same plans, as DOT and SVG, into docs/pictures: the one target that writes
-#             to the source tree (its output is committed; the pictures.<sample> tests check it).
+#   pictures  the DOT export of the samples' plans, and the pictures drawn by hand in DOT
+#             (docs/pictures/architecture.dot), rendered to SVG and PNG with Graphviz's `dot`, into
+#             <build>/docs/pictures. Without Graphviz the target only says so.
+#   update-pictures  the same pictures, as DOT and SVG, into docs/pictures: the one target that writes
+#             to the source tree (its output is committed; the pictures.<name> tests check it).
 #
 # The API reference stays in the build tree and is never committed.
 
@@ -42,16 +43,16 @@ if(GRAPHDSL_BUILD_SAMPLES)
   endforeach()
 endif()
 
-# One render command per sample, for `pictures` and `update-pictures`.
+# Pictures drawn by hand: docs/pictures/<name>.dot is the source (edited by hand), <name>.svg is
+# rendered from it; the pictures.<name> tests check that the SVG was drawn from the current DOT and
+# that every file the picture names still exists.
+set(GRAPHDSL_DRAWN_PICTURES architecture)
+
+# One render command per sample and per drawn picture, for `pictures` and `update-pictures`.
 function(_graphdsl_picture_target target output_dir formats comment)
-  set(skip "")
-  if(NOT _graphdsl_picture_samples)
-    set(skip "the samples are not built (GRAPHDSL_BUILD_SAMPLES=OFF)")
-  elseif(NOT GRAPHDSL_DOT_EXECUTABLE)
-    set(skip "Graphviz 'dot' not found (Debian/Ubuntu: apt-get install graphviz)")
-  endif()
-  if(skip)
-    add_custom_target(${target} COMMAND ${CMAKE_COMMAND} -E echo "${target}: ${skip}; skipped" VERBATIM)
+  if(NOT GRAPHDSL_DOT_EXECUTABLE)
+    add_custom_target(${target} COMMAND ${CMAKE_COMMAND} -E echo
+      "${target}: Graphviz 'dot' not found (Debian/Ubuntu: apt-get install graphviz); skipped" VERBATIM)
     return()
   endif()
   set(commands)
@@ -61,22 +62,44 @@ function(_graphdsl_picture_target target output_dir formats comment)
               -DDOT=${GRAPHDSL_DOT_EXECUTABLE} "-DFORMATS=${formats}" -DOUTPUT_DIR=${output_dir}
               -P ${PROJECT_SOURCE_DIR}/cmake/graphdslRenderDot.cmake)
   endforeach()
+  foreach(picture IN LISTS GRAPHDSL_DRAWN_PICTURES)
+    list(APPEND commands
+      COMMAND ${CMAKE_COMMAND} -DMODE=render -DSOURCE=${GRAPHDSL_PICTURES_DIR}/${picture}.dot
+              -DDOT=${GRAPHDSL_DOT_EXECUTABLE} "-DFORMATS=${formats}" -DOUTPUT_DIR=${output_dir}
+              -P ${PROJECT_SOURCE_DIR}/cmake/graphdslRenderDot.cmake)
+  endforeach()
+  if(NOT _graphdsl_picture_samples)
+    list(APPEND commands COMMAND ${CMAKE_COMMAND} -E echo
+      "${target}: the samples are not built (GRAPHDSL_BUILD_SAMPLES=OFF): their plans' pictures skipped")
+  endif()
+  set(depends)
+  if(_graphdsl_picture_samples)
+    set(depends DEPENDS ${_graphdsl_picture_samples})
+  endif()
   add_custom_target(${target} ${commands}
-    DEPENDS ${_graphdsl_picture_samples}
+    ${depends}
     COMMENT "${comment}"
     VERBATIM)
 endfunction()
 
 # `pictures`: SVG and PNG into <build>/docs/pictures, to look at; the source tree is untouched.
 _graphdsl_picture_target(pictures ${PROJECT_BINARY_DIR}/docs/pictures "svg png"
-  "Graphviz: the samples' plans as SVG and PNG in ${PROJECT_BINARY_DIR}/docs/pictures")
+  "Graphviz: the samples' plans and the drawn pictures as SVG and PNG in ${PROJECT_BINARY_DIR}/docs/pictures")
 # `update-pictures`: rewrites docs/pictures (DOT and SVG) after a change to a sample's plan or to
-# Graph::to_dot(); commit the result.
+# Graph::to_dot(), and the SVG of a drawn picture after its DOT was edited; commit the result.
 _graphdsl_picture_target(update-pictures ${GRAPHDSL_PICTURES_DIR} "svg"
-  "Graphviz: regenerating ${GRAPHDSL_PICTURES_DIR} from the samples' plans")
+  "Graphviz: regenerating ${GRAPHDSL_PICTURES_DIR} from the samples' plans and the drawn pictures' DOT")
 
 # Tests pictures.<sample>: docs/pictures shows the sample's current plans (no GPU, no Graphviz).
+# Tests pictures.<name> of the drawn pictures: the SVG is drawn from the current DOT, and the files
+# the DOT names exist (no Graphviz).
 if(GRAPHDSL_BUILD_TESTS)
+  foreach(picture IN LISTS GRAPHDSL_DRAWN_PICTURES)
+    add_test(NAME pictures.${picture}
+      COMMAND ${CMAKE_COMMAND} -DMODE=check -DSOURCE=${GRAPHDSL_PICTURES_DIR}/${picture}.dot
+              -DOUTPUT_DIR=${GRAPHDSL_PICTURES_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+              -P ${PROJECT_SOURCE_DIR}/cmake/graphdslRenderDot.cmake)
+  endforeach()
   foreach(sample IN LISTS _graphdsl_picture_samples)
     add_test(NAME pictures.${sample}
       COMMAND ${CMAKE_COMMAND} -DMODE=check -DPROGRAM=$<TARGET_FILE:${sample}> -DNAME=${sample}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building graphdsl needs and is missing (Debian/Ubuntu packages): CMake, Ninja,
-# fmt and Catch2; with CI=true also Doxygen, for the API reference CI builds (.ci/run), and ccache. The CUDA
-# toolkit (12.3 or newer) must already be installed.
+# fmt and Catch2; with CI=true also Doxygen, for the API reference CI builds (.ci/run), ccache, and
+# what the structure and format checks need (clang-format; lizard from PyPI). The CUDA toolkit (12.3
+# or newer) must already be installed.
 set -euo pipefail
 
 have_header() {
@@ -22,6 +23,8 @@ have_header catch2/catch.hpp catch2/catch_all.hpp || need+=(catch2)
 if [ "${CI:-}" = true ]; then
   command -v doxygen >/dev/null 2>&1 || need+=(doxygen)
   command -v ccache >/dev/null 2>&1 || need+=(ccache)
+  # scripts/check-format.sh and scripts/check-structure.sh (CI's first stage).
+  command -v clang-format >/dev/null 2>&1 || command -v clang-format-14 >/dev/null 2>&1 || need+=(clang-format)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
@@ -35,6 +38,13 @@ if [ ${#need[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get install -y --no-install-recommends "${need[@]}" ||
     { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "${need[@]}"; }
+fi
+
+# lizard (function lengths, scripts/check-structure.sh) comes from PyPI, not from a Debian package.
+if [ "${CI:-}" = true ] && command -v python3 >/dev/null 2>&1 && ! python3 -c "import lizard" >/dev/null 2>&1; then
+  echo "graphdsl: installing lizard (python3 -m pip)"
+  python3 -m pip install --quiet lizard || python3 -m pip install --quiet --user --break-system-packages lizard ||
+    { echo "graphdsl: could not install lizard (python3 -m pip install lizard)" >&2; exit 1; }
 fi
 
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The structure checks (issue 13; CONTRIBUTING.md and docs/architecture.md say why): seconds, no
+# build, no GPU. Fails (exit 1), naming each offender, when
+#   - `grep -rn "switch (.*kind" src` finds more than 2 lines (per-kind behaviour goes through the
+#     node-kind table, src/kinds/, not through a switch on NodeKind);
+#   - a file under src/ is over 600 lines;
+#   - a function in src/ or include/graphdsl/ is over 80 lines (lizard, from PyPI:
+#     `python3 -m pip install lizard`; scripts/deps.sh installs it when CI=true; without it, and
+#     outside CI, this one check is skipped with a message);
+#   - an include goes from a lower layer to a higher one (plan < native < exec < kinds, nccl):
+#     src/plan/ includes "native/", "exec/", "kinds/" or "nccl/"; src/native/ includes "exec/",
+#     "kinds/" or "nccl/"; src/exec/ includes "kinds/" or "nccl/"; include/graphdsl/graph.hpp
+#     includes graphdsl/executable.hpp; a public header under include/ includes a file of src/.
+# When all pass it prints one line per measure.
+#
+#   scripts/check-structure.sh [ROOT]     ROOT: the tree to check (default: this repository)
+set -uo pipefail
+root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+cd "$root" || exit 2
+if [ ! -d src ] || [ ! -d include/graphdsl ]; then
+  echo "check-structure: $root has no src/ and include/graphdsl/" >&2
+  exit 2
+fi
+
+max_kind_switches=2
+max_file_lines=600
+max_function_lines=80
+failures=0
+summary=()
+fail() {
+  echo "check-structure: $*" >&2
+  failures=$((failures + 1))
+}
+indent() { sed 's/^/  /' >&2; }
+
+# 1. switch on a kind.
+switches="$(grep -rn "switch (.*kind" src)"
+count=0
+[ -n "$switches" ] && count="$(printf '%s\n' "$switches" | wc -l)"
+if [ "$count" -gt "$max_kind_switches" ]; then
+  fail "$count lines of src/ switch on a kind (at most $max_kind_switches; per-kind behaviour goes" \
+    "through the node-kind table, src/kinds/):"
+  indent <<<"$switches"
+else
+  summary+=("switch on a kind: $count line(s) in src/ (at most $max_kind_switches)")
+fi
+
+# 2. File length.
+files=0
+failures_before=$failures
+longest=""
+longest_lines=0
+while IFS= read -r -d '' file; do
+  lines="$(wc -l <"$file")"
+  files=$((files + 1))
+  if [ "$lines" -gt "$max_file_lines" ]; then
+    fail "$file has $lines lines (at most $max_file_lines)"
+  fi
+  if [ "$lines" -gt "$longest_lines" ]; then
+    longest_lines=$lines
+    longest=$file
+  fi
+done < <(find src -type f -print0 | sort -z)
+[ "$failures" -eq "$failures_before" ] && summary+=("file length: $files files under src/, the longest $longest ($longest_lines lines; at most $max_file_lines)")
+
+# 3. Function length (lizard counts from a function's first line to its last).
+lizard=()
+if python3 -c "import lizard" >/dev/null 2>&1; then
+  lizard=(python3 -m lizard)
+elif command -v lizard >/dev/null 2>&1; then
+  lizard=(lizard)
+fi
+if [ ${#lizard[@]} -eq 0 ]; then
+  if [ "${CI:-}" = true ]; then
+    fail "lizard not found (scripts/deps.sh installs it when CI=true: python3 -m pip install lizard)"
+  else
+    summary+=("function length: SKIPPED, lizard not found (python3 -m pip install lizard)")
+  fi
+else
+  csv="$("${lizard[@]}" -l cpp -C 1000 -L "$max_function_lines" -t "$(nproc)" --csv src include/graphdsl)"
+  rc=$?
+  # Exit 1 only means warnings (functions over a threshold); the CSV holds every function.
+  if [ "$rc" -gt 1 ] || [ -z "$csv" ]; then
+    fail "lizard failed (exit $rc)"
+  else
+    # CSV columns: NLOC, CCN, token, PARAM, length, location, file, function, long_name, start, end.
+    failures_before=$failures
+    report="$(printf '%s\n' "$csv" | python3 -c '
+import csv, sys
+limit = int(sys.argv[1])
+rows = [r for r in csv.reader(sys.stdin) if len(r) >= 11 and r[4].isdigit()]
+over = sorted((r for r in rows if int(r[4]) > limit), key=lambda r: (r[6], int(r[9])))
+for r in over:
+    print("over %s:%s: %s is %s lines (at most %d)" % (r[6], r[9], r[7], r[4], limit))
+if rows:
+    top = max(rows, key=lambda r: int(r[4]))
+    print("longest %d functions in src/ and include/graphdsl/, the longest %s (%s:%s, %s lines; at most %d)"
+          % (len(rows), top[7], top[6], top[9], top[4], limit))
+' "$max_function_lines")"
+    while IFS= read -r line; do
+      case "$line" in
+        over\ *) fail "${line#over }" ;;
+        longest\ *) longest="${line#longest }" ;;
+      esac
+    done <<<"$report"
+    [ "$failures" -eq "$failures_before" ] && summary+=("function length: $longest")
+  fi
+fi
+
+# 4. Layers: an include never goes from a lower layer to a higher one.
+failures_before=$failures
+upward() {  # upward <folder> <layer name> <higher folders, a regex alternative>
+  local dir=$1 name=$2 higher=$3 hits
+  [ -d "$dir" ] || return 0
+  hits="$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]($higher)/" "$dir")"
+  if [ -n "$hits" ]; then
+    fail "$name includes a higher layer (plan < native < exec < kinds, nccl):"
+    indent <<<"$hits"
+  fi
+}
+includes="$(grep -rhE '^[[:space:]]*#[[:space:]]*include' src include | wc -l)"
+upward src/plan "src/plan/ (no CUDA call)" "native|exec|kinds|nccl"
+upward src/native "src/native/" "exec|kinds|nccl"
+upward src/exec "src/exec/" "kinds|nccl"
+if [ -f include/graphdsl/graph.hpp ]; then
+  hits="$(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]graphdsl/executable\.hpp[">]' \
+    include/graphdsl/graph.hpp)"
+  [ -n "$hits" ] && fail "include/graphdsl/graph.hpp:${hits%%:*}: includes graphdsl/executable.hpp" \
+    "(the plan's header must not need the executable's; executable.hpp includes graph.hpp)"
+fi
+# A public header includes nothing of src/: neither a path through src/ nor one of its folders
+# (src/ is a private include directory, not installed).
+src_dirs="$(find src -mindepth 1 -maxdepth 1 -type d -printf '%f|' | sed 's/|$//')"
+pattern="^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](([^\">]*/)?src/"
+[ -n "$src_dirs" ] && pattern+="|($src_dirs)/"
+pattern+=")"
+hits="$(grep -rnE "$pattern" include)"
+if [ -n "$hits" ]; then
+  fail "a public header under include/ includes a private file of src/:"
+  indent <<<"$hits"
+fi
+[ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/)")
+
+[ ${#summary[@]} -gt 0 ] && printf 'check-structure: %s\n' "${summary[@]}"
+if [ "$failures" -ne 0 ]; then
+  echo "check-structure: FAILED, $failures problem(s) (the rules: CONTRIBUTING.md, docs/architecture.md)" >&2
+  exit 1
+fi
