@@ -39,7 +39,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.capt
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end compare ====

@@ -65,10 +65,14 @@ void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool own) {
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.children[payload] = s.child; }
 
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& memo) {
+  add_nested(f, *g.children[payload], memo);
+}
+
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, true,
-                         compare_fns::save, compare_fns::restore, true};
+const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
+                         true, compare_fns::save, compare_fns::restore, true};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end compare ====

@@ -88,10 +88,19 @@ void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool own) {
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.conditionals[payload].bodies = s.bodies; }
 
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& memo) {
+  const auto& c = g.conditionals[payload];
+  f.add(c.type);
+  f.add(c.condition.levels);
+  f.add(c.condition.index);
+  f.add(c.bodies.size());
+  for (const auto& b : c.bodies) add_nested(f, *b, memo);
+}
+
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, false,
-                         compare_fns::save, compare_fns::restore, true};
+const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
+                         false, compare_fns::save, compare_fns::restore, true};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end compare ====

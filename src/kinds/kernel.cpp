@@ -77,10 +77,23 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
   std::copy(s.args.begin(), s.args.end(), g.args.begin() + offset);
 }
 
+/// The function and the Condition or GraphBuffer arguments.
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& /*memo*/) {
+  const auto& k = g.kernels[payload];
+  f.add(k.func);
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const auto& kc = g.placeholders[k.ph_first + c];
+    f.add(kc.offset);
+    f.add(kc.kind);
+    f.add(kc.ref.levels);
+    f.add(kc.ref.index);
+  }
+}
+
 }  // namespace compare_fns
 
-const CompareOps compare{same_kernel, compare_fns::compare_shape, false,
-                         compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{same_kernel, compare_fns::compare_shape, compare_fns::fingerprint,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end compare ====

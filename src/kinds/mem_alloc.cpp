@@ -55,10 +55,18 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
 void save(SavedParams&, const GraphImpl&, std::uint32_t, bool) {}
 void restore(const SavedParams&, GraphImpl&, std::uint32_t) {}
 
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& /*memo*/) {
+  const auto& a = g.allocs[payload];
+  f.add(a.bytes);
+  f.add(a.device);
+  f.add(a.peers.size());
+  f.add(a.peers.data(), a.peers.size() * sizeof(int));
+}
+
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, false,
-                         compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end compare ====

@@ -51,7 +51,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.memc
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end compare ====

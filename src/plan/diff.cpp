@@ -193,14 +193,14 @@ std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b,
     }
   }
   const CompareOps& ops = compare_ops(x.kind);
-  if (ops.compare_shape != nullptr && !ops.shape_after_edges) {
+  if (ops.compare_shape != nullptr && !ops.after_edges) {
     if (auto r = ops.compare_shape(a, b, i, ctx)) return r;
   }
   if (x.preds != y.preds) {
     if (auto r = missing_edge(a, "executable", b, "template", b, i, ctx)) return r;
     if (auto r = missing_edge(b, "template", a, "executable", b, i, ctx)) return r;
   }
-  if (ops.compare_shape != nullptr && ops.shape_after_edges) {
+  if (ops.compare_shape != nullptr && ops.after_edges) {
     if (auto r = ops.compare_shape(a, b, i, ctx)) return r;
   }
   if (out != nullptr) {
@@ -410,40 +410,29 @@ UpdateResult diff(const Graph& current, const Graph& templ) {
 
 // ---- Graph::fingerprint ------------------------------------------------------------------------
 
+namespace detail {
 namespace {
-struct Fnv {
-  std::uint64_t h = 1469598103934665603ull;
-  void add(const void* p, std::size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
-  }
-  template <class T>
-  void add(const T& v) {
-    add(&v, sizeof v);
-  }
-};
 
-/// Fingerprints of nested plans already hashed in one fingerprint() call: copies of a plan share
-/// its nested plans, and a plan embedding copies of itself would otherwise be hashed 2^n times.
-using FingerprintMemo = std::unordered_map<const detail::GraphImpl*, std::uint64_t>;
+void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo);
 
-void fingerprint_into(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo);
-
-/// Adds the fingerprint of nested plan `g` to `f`.
-void add_nested(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo) {
-  auto it = memo.find(&g);
-  if (it == memo.end()) {
-    Fnv inner;
-    fingerprint_into(inner, g, memo);
-    it = memo.emplace(&g, inner.h).first;
-  }
-  f.add(it->second);
+/// Hashes node n of g: kind, device, the kind's own structure (CompareOps::fingerprint) and edges.
+void fingerprint_node(Fnv& f, const GraphImpl& g, const NodeData& n, FingerprintMemo& memo,
+                      std::vector<std::uint32_t>& preds) {
+  f.add(n.kind);
+  f.add(n.device);
+  const CompareOps& ops = compare_ops(n.kind);
+  if (ops.fingerprint != nullptr && !ops.after_edges) ops.fingerprint(f, g, n.payload, memo);
+  preds.assign(n.preds.begin(), n.preds.end());
+  std::sort(preds.begin(), preds.end());
+  f.add(preds.size());
+  f.add(preds.data(), preds.size() * sizeof(std::uint32_t));
+  if (ops.fingerprint != nullptr && ops.after_edges) ops.fingerprint(f, g, n.payload, memo);
 }
 
 /// Hashes everything compare_shape() compares, so that equal fingerprints mean update-compatible
 /// plans (graph memory included: buffer uses, allocation sizes and devices, the buffer each free
 /// frees).
-void fingerprint_into(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo) {
+void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
   f.add(g.nodes.size());
   f.add(g.conditions.size());
   for (const auto& u : g.buffer_uses) {
@@ -472,49 +461,27 @@ void fingerprint_into(Fnv& f, const detail::GraphImpl& g, FingerprintMemo& memo)
     }
   }
   std::vector<std::uint32_t> preds;
-  for (const auto& n : g.nodes) {
-    f.add(n.kind);
-    f.add(n.device);
-    if (n.kind == NodeKind::kernel) {
-      const auto& k = g.kernels[n.payload];
-      f.add(k.func);
-      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-        const auto& kc = g.placeholders[k.ph_first + c];
-        f.add(kc.offset);
-        f.add(kc.kind);
-        f.add(kc.ref.levels);
-        f.add(kc.ref.index);
-      }
-    }
-    if (n.kind == NodeKind::mem_alloc) {
-      const auto& a = g.allocs[n.payload];
-      f.add(a.bytes);
-      f.add(a.device);
-      f.add(a.peers.size());
-      f.add(a.peers.data(), a.peers.size() * sizeof(int));
-    }
-    if (n.kind == NodeKind::mem_free) f.add(g.frees[n.payload]);
-    if (n.kind == NodeKind::conditional) {
-      const auto& c = g.conditionals[n.payload];
-      f.add(c.type);
-      f.add(c.condition.levels);
-      f.add(c.condition.index);
-      f.add(c.bodies.size());
-      for (const auto& b : c.bodies) add_nested(f, *b, memo);
-    }
-    preds.assign(n.preds.begin(), n.preds.end());
-    std::sort(preds.begin(), preds.end());
-    f.add(preds.size());
-    f.add(preds.data(), preds.size() * sizeof(std::uint32_t));
-    if (n.kind == NodeKind::child) add_nested(f, *g.children[n.payload], memo);
-  }
+  for (const auto& n : g.nodes) fingerprint_node(f, g, n, memo, preds);
 }
+
 }  // namespace
 
+void add_nested(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
+  auto it = memo.hashes.find(&g);
+  if (it == memo.hashes.end()) {
+    Fnv inner;
+    fingerprint_into(inner, g, memo);
+    it = memo.hashes.emplace(&g, inner.h).first;
+  }
+  f.add(it->second);
+}
+
+}  // namespace detail
+
 std::uint64_t Graph::fingerprint() const {
-  Fnv f;
-  FingerprintMemo memo;
-  fingerprint_into(f, impl(), memo);
+  detail::Fnv f;
+  detail::FingerprintMemo memo;
+  detail::fingerprint_into(f, impl(), memo);
   return f.h;
 }
 

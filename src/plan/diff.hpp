@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -66,6 +67,28 @@ std::shared_ptr<const GraphImpl> own_copy(const GraphImpl& g);
 /// Gives node i of the recorded plan `a` the names inside the template's child plan or bodies
 /// (node i's parameters are the same in both: only names differ).
 void take_nested_names(GraphImpl& a, const GraphImpl& t, std::uint32_t i);
+
+/// The FNV-1a hash behind Graph::fingerprint.
+struct Fnv {
+  std::uint64_t h = 1469598103934665603ull;
+  void add(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  }
+  template <class T>
+  void add(const T& v) {
+    add(&v, sizeof v);
+  }
+};
+
+/// Fingerprints of nested plans already hashed in one fingerprint() call: copies of a plan share
+/// its nested plans, and a plan embedding copies of itself would otherwise be hashed 2^n times.
+struct FingerprintMemo {
+  std::unordered_map<const GraphImpl*, std::uint64_t> hashes;
+};
+
+/// Adds the fingerprint of nested plan `g` to `f`.
+void add_nested(Fnv& f, const GraphImpl& g, FingerprintMemo& memo);
 
 /// A copy of one node's parameters, to move them between plans or roll a change back. Each kind
 /// saves and restores its own fields (CompareOps::save / restore, src/kinds/<kind>.cpp).

@@ -15,7 +15,9 @@
 namespace graphdsl::detail {
 
 struct GraphImpl;
-struct SavedParams;  // plan/diff.hpp
+struct SavedParams;      // plan/diff.hpp
+struct Fnv;              // plan/diff.hpp
+struct FingerprintMemo;  // plan/diff.hpp
 
 /// What graphdsl does per node kind for comparing, hashing, saving and restoring a node's parameters (diff(), fingerprint(), updates).
 struct CompareOps {
@@ -27,9 +29,12 @@ struct CompareOps {
   /// nothing. Null: the kind has no structure beyond its edges.
   std::optional<UpdateResult> (*compare_shape)(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
                                                const std::string& ctx);
-  /// compare_shape runs after the node's edges are compared (child plans: an edge refusal is
-  /// reported before one from inside the child), not before.
-  bool shape_after_edges;
+  /// Hashes what compare_shape compares of node `payload` of g into `f` (Graph::fingerprint;
+  /// nested plans through add_nested). Null: nothing beyond the node's kind, device and edges.
+  void (*fingerprint)(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& memo);
+  /// compare_shape and fingerprint run after the node's edges are compared and hashed (child
+  /// plans: an edge refusal is reported before one from inside the child), not before.
+  bool after_edges;
   /// Copies the parameters of node `payload` of g into `s`; with `own`, nested plans are deep copies.
   void (*save)(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool own);
   /// Writes the parameters in `s` into node `payload` of g (same kind; for kernels, same signature).
