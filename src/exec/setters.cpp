@@ -66,7 +66,6 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
   return true;
 }
 
-
 /// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
 /// setters' direct path, with no plan built and no heap allocation.
 cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block) {
@@ -145,7 +144,6 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
     }
   }
 }
-
 
 }  // namespace
 }  // namespace detail

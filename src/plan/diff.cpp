@@ -54,7 +54,6 @@ bool contains(const SmallVec& v, std::uint32_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-
 /// The first edge into node i that plan `has` holds and plan `lacks` does not, as a refusal whose
 /// nodes are those of the template `templ`.
 std::optional<UpdateResult> missing_edge(const GraphImpl& has, const char* has_name, const GraphImpl& lacks,
@@ -122,7 +121,6 @@ std::optional<UpdateResult> compare_parameters(const GraphImpl& a, const GraphIm
   }
   return std::nullopt;
 }
-
 
 /// The plan-wide structure compare_shape() compares before the nodes: node count, graph-buffer
 /// uses, peer copies, parameters, condition count.
