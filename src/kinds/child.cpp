@@ -109,7 +109,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   const GraphImpl& c = *g.children[g.nodes[i].payload];
   Materialized m;
   try {
-    m = materialize(c, check_plan(c), x.sink);
+    m = detail::materialize(c, detail::check_plan(c), x.sink);
   } catch (const CudaError& e) {
     return {e.code(), "cudaGraphAdd*Node (child plan)"};
   }

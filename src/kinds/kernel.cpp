@@ -92,7 +92,7 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintM
 
 }  // namespace compare_fns
 
-const CompareOps compare{same_kernel, compare_fns::compare_shape, compare_fns::fingerprint,
+const CompareOps compare{detail::same_kernel, compare_fns::compare_shape, compare_fns::fingerprint,
                          false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::kernel
 
@@ -132,8 +132,8 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   const GraphImpl& g = x.plan.impl();
   std::vector<void*> argv;
   std::vector<unsigned char> block;
-  const cudaKernelNodeParams p =
-      kernel_params(g, g.kernels[g.nodes[i].payload], HandleScopes{x.native.handles}, x.native.dptrs, block, argv);
+  const cudaKernelNodeParams p = detail::kernel_params(g, g.kernels[g.nodes[i].payload], HandleScopes{x.native.handles},
+                                                       x.native.dptrs, block, argv);
   return {exec_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphExecKernelNodeSetParams"};
 }
 

@@ -86,7 +86,7 @@ namespace graphdsl::detail::kinds::memcpy {
 namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  const cudaMemcpy3DParms p = memcpy_params(x.plan.impl(), i, x.native.dptrs);
+  const cudaMemcpy3DParms p = detail::memcpy_params(x.plan.impl(), i, x.native.dptrs);
   return {cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), x.native.nodes[i], &p),
           "cudaGraphExecMemcpyNodeSetParams"};
 }

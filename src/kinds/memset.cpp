@@ -82,7 +82,7 @@ namespace graphdsl::detail::kinds::memset {
 namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  const cudaMemsetParams p = memset_params(x.plan.impl(), i, x.native.dptrs);
+  const cudaMemsetParams p = detail::memset_params(x.plan.impl(), i, x.native.dptrs);
   return {cuda_try(cudaGraphExecMemsetNodeSetParams, x.exec.get(), x.native.nodes[i], &p),
           "cudaGraphExecMemsetNodeSetParams"};
 }
