@@ -22,6 +22,8 @@
 #include <cuda_runtime_api.h>
 
 #include "graphdsl/buffer.hpp"
+#include "graphdsl/graph.hpp"
+#include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/parameter.hpp"
@@ -30,7 +32,6 @@
 namespace graphdsl {
 
 class Event;
-class Graph;
 
 namespace detail {
 struct ExecImpl;
@@ -55,36 +56,6 @@ struct GraphMemoryReport {
 
 /// Returns the device's unused graph memory to the OS (cudaDeviceGraphMemTrim); -1: the current device.
 void trim_graph_memory(int device = -1);
-
-/// How a plan is compiled; each setter maps to one cudaGraphInstantiateFlags bit.
-class InstantiateOptions {
- public:
-  /// cudaGraphInstantiateFlagAutoFreeOnLaunch: free the previous launch's graph allocations on relaunch.
-  InstantiateOptions& auto_free_on_launch(bool on = true) { return set(cudaGraphInstantiateFlagAutoFreeOnLaunch, on); }
-  /// cudaGraphInstantiateFlagDeviceLaunch: make the executable launchable from device code. Not
-  /// combinable with auto_free_on_launch; the plan may hold only kernel, memcpy, memset and child nodes.
-  InstantiateOptions& device_launch(bool on = true) { return set(cudaGraphInstantiateFlagDeviceLaunch, on); }
-  /// cudaGraphInstantiateFlagUseNodePriority: run kernel nodes at their Launch::priority.
-  InstantiateOptions& use_node_priority(bool on = true) { return set(cudaGraphInstantiateFlagUseNodePriority, on); }
-  /// cudaGraphInstantiateFlagUpload: upload the executable on `stream` as part of instantiation.
-  InstantiateOptions& upload_on(cudaStream_t stream) {
-    upload_stream_ = stream;
-    return set(cudaGraphInstantiateFlagUpload, true);
-  }
-
-  /// The cudaGraphInstantiateFlags bits set so far.
-  unsigned long long flags() const noexcept { return flags_; }
-  /// The stream given to upload_on() (nullptr when it was not called).
-  cudaStream_t upload_stream() const noexcept { return upload_stream_; }
-
- private:
-  InstantiateOptions& set(unsigned long long bit, bool on) {
-    flags_ = on ? (flags_ | bit) : (flags_ & ~bit);
-    return *this;
-  }
-  unsigned long long flags_ = 0;
-  cudaStream_t upload_stream_ = nullptr;
-};
 
 /// A compiled plan. Move-only; an empty (default-constructed or moved-from) Executable throws
 /// UsageError on use.
@@ -284,5 +255,100 @@ class Executable {
   bool enabled_node(const Node& node) const;
   std::unique_ptr<detail::ExecImpl> impl_;
 };
+
+// ---- Executable's typed setters (they build one-node plans) ------------------------------------
+
+template <class... P, class... A>
+void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
+  static_assert(!(detail::is_parameter_v<A> || ...),
+                "graphdsl setters take values, not Parameters: patch a parameter with Executable::set(param, value)");
+  // Plain values (no Condition, GraphBuffer or declared range) of a block of at most
+  // max_setter_block bytes are converted and packed on the stack; set_kernel_params patches the
+  // node from there. Anything else takes the general path through a one-node plan.
+  constexpr bool plain = sizeof...(P) == sizeof...(A) &&
+                         !((detail::is_declared_v<A> || detail::is_condition_v<detail::unwrap_declared_t<A>> ||
+                            detail::is_buffer_v<detail::unwrap_declared_t<A>>) ||
+                           ...);
+  using Layout = detail::ArgLayoutOf<P...>;
+  if constexpr (plain && Layout::value.total <= detail::max_setter_block) {
+    detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<A&&...>{});
+    unsigned char block[Layout::value.total + 1];
+    detail::PlaceholderArgs<0> none;
+    detail::ArgPacker<P...>::pack(block, none, std::forward<A>(args)...);
+    set_kernel_params(node, block, &Layout::value, nullptr);
+  } else {
+    const detail::KernelData& k = recorded_kernel(node);
+    set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), recorded_launch(node),
+               std::forward<A>(args)...);
+  }
+}
+
+template <class... P, class... A>
+void Executable::set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args) {
+  static_assert(!(detail::is_parameter_v<A> || ...),
+                "graphdsl setters take values, not Parameters: patch a parameter with Executable::set(param, value)");
+  Graph one("setter");
+  one.add_kernel(kernel, launch, std::forward<A>(args)...);
+  replace_node(node, one);
+}
+
+template <class... P>
+void Executable::set_launch(const KernelNode<P...>& node, const Launch& launch) {
+  set_kernel_params(node, nullptr, nullptr, &launch);
+}
+
+template <class T>
+void Executable::set_memset(const MemsetNode& node, T* dst, T value, std::size_t count) {
+  Graph::check_memset_types<T, T>();
+  set_memset_raw(node, dst, Graph::bit_pattern(value), sizeof(T), count, detail::scalar_type_of<T>());
+}
+
+template <class T>
+void Executable::set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T value, std::size_t count) {
+  Graph one("setter");
+  one.add_memset(dst, value, count);
+  replace_node(node, one);
+}
+
+template <class D, class S>
+void Executable::set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
+  Graph::check_memcpy_types<D, S>();
+  set_memcpy_bytes(node, dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
+}
+
+template <class T>
+void Executable::set_memcpy(const MemcpyNode& node, const GraphBuffer<T>& dst, const T* src, std::size_t count,
+                            cudaMemcpyKind kind) {
+  Graph one("setter");
+  one.add_memcpy(dst, src, count, kind);
+  replace_node(node, one);
+}
+
+template <class T>
+void Executable::set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>& src, std::size_t count,
+                            cudaMemcpyKind kind) {
+  Graph one("setter");
+  one.add_memcpy(dst, src, count, kind);
+  replace_node(node, one);
+}
+
+template <class T, class V>
+ParameterSet Executable::set(const Parameter<T>& param, const V& value) {
+  // Exactly T (a pointer parameter also takes what converts to its pointer type, nullptr included):
+  // anything else reaches set_parameter as a value of another type, which it refuses by name.
+  if constexpr (std::is_same_v<V, T> || (std::is_pointer_v<T> && std::is_convertible_v<const V&, T>)) {
+    const T v = value;
+    return set_parameter(param.plan_token(), param.id(), detail::param_type<T>(), &v);
+  } else {
+    return set_parameter(param.plan_token(), param.id(), detail::param_type<V>(), nullptr);
+  }
+}
+
+template <class F>
+void Executable::set_host(const HostNode& node, F&& fn) {
+  Graph one("setter");
+  one.add_host(std::forward<F>(fn));
+  replace_node(node, one);
+}
 
 }  // namespace graphdsl

@@ -44,13 +44,15 @@
 #include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/event.hpp"
-#include "graphdsl/executable.hpp"
+#include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/parameter.hpp"
 #include "graphdsl/races.hpp"
 
 namespace graphdsl {
+
+class Executable;  // graphdsl/executable.hpp: what instantiate() returns; it also defines the typed setters
 
 /// How deep plans may nest: child plans and conditional bodies, in any mix. add_child and the
 /// add_if/add_while/... family throw UsageError beyond it (every walk over nested plans then stays
@@ -534,101 +536,6 @@ class Graph {
 
   std::unique_ptr<detail::GraphImpl> impl_;
 };
-
-// ---- Executable's typed setters (defined here: they build one-node plans) ----------------------
-
-template <class... P, class... A>
-void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
-  static_assert(!(detail::is_parameter_v<A> || ...),
-                "graphdsl setters take values, not Parameters: patch a parameter with Executable::set(param, value)");
-  // Plain values (no Condition, GraphBuffer or declared range) of a block of at most
-  // max_setter_block bytes are converted and packed on the stack; set_kernel_params patches the
-  // node from there. Anything else takes the general path through a one-node plan.
-  constexpr bool plain = sizeof...(P) == sizeof...(A) &&
-                         !((detail::is_declared_v<A> || detail::is_condition_v<detail::unwrap_declared_t<A>> ||
-                            detail::is_buffer_v<detail::unwrap_declared_t<A>>) ||
-                           ...);
-  using Layout = detail::ArgLayoutOf<P...>;
-  if constexpr (plain && Layout::value.total <= detail::max_setter_block) {
-    detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<A&&...>{});
-    unsigned char block[Layout::value.total + 1];
-    detail::PlaceholderArgs<0> none;
-    detail::ArgPacker<P...>::pack(block, none, std::forward<A>(args)...);
-    set_kernel_params(node, block, &Layout::value, nullptr);
-  } else {
-    const detail::KernelData& k = recorded_kernel(node);
-    set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), recorded_launch(node),
-               std::forward<A>(args)...);
-  }
-}
-
-template <class... P, class... A>
-void Executable::set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args) {
-  static_assert(!(detail::is_parameter_v<A> || ...),
-                "graphdsl setters take values, not Parameters: patch a parameter with Executable::set(param, value)");
-  Graph one("setter");
-  one.add_kernel(kernel, launch, std::forward<A>(args)...);
-  replace_node(node, one);
-}
-
-template <class... P>
-void Executable::set_launch(const KernelNode<P...>& node, const Launch& launch) {
-  set_kernel_params(node, nullptr, nullptr, &launch);
-}
-
-template <class T>
-void Executable::set_memset(const MemsetNode& node, T* dst, T value, std::size_t count) {
-  Graph::check_memset_types<T, T>();
-  set_memset_raw(node, dst, Graph::bit_pattern(value), sizeof(T), count, detail::scalar_type_of<T>());
-}
-
-template <class T>
-void Executable::set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T value, std::size_t count) {
-  Graph one("setter");
-  one.add_memset(dst, value, count);
-  replace_node(node, one);
-}
-
-template <class D, class S>
-void Executable::set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
-  Graph::check_memcpy_types<D, S>();
-  set_memcpy_bytes(node, dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
-}
-
-template <class T>
-void Executable::set_memcpy(const MemcpyNode& node, const GraphBuffer<T>& dst, const T* src, std::size_t count,
-                            cudaMemcpyKind kind) {
-  Graph one("setter");
-  one.add_memcpy(dst, src, count, kind);
-  replace_node(node, one);
-}
-
-template <class T>
-void Executable::set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>& src, std::size_t count,
-                            cudaMemcpyKind kind) {
-  Graph one("setter");
-  one.add_memcpy(dst, src, count, kind);
-  replace_node(node, one);
-}
-
-template <class T, class V>
-ParameterSet Executable::set(const Parameter<T>& param, const V& value) {
-  // Exactly T (a pointer parameter also takes what converts to its pointer type, nullptr included):
-  // anything else reaches set_parameter as a value of another type, which it refuses by name.
-  if constexpr (std::is_same_v<V, T> || (std::is_pointer_v<T> && std::is_convertible_v<const V&, T>)) {
-    const T v = value;
-    return set_parameter(param.plan_token(), param.id(), detail::param_type<T>(), &v);
-  } else {
-    return set_parameter(param.plan_token(), param.id(), detail::param_type<V>(), nullptr);
-  }
-}
-
-template <class F>
-void Executable::set_host(const HostNode& node, F&& fn) {
-  Graph one("setter");
-  one.add_host(std::forward<F>(fn));
-  replace_node(node, one);
-}
 
 /// A plan holding one captured node: `fn(stream)` is captured each time the plan is compiled, so
 /// the result can be compiled on its own or embedded with add_child. See Graph::add_captured.

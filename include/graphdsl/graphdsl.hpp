@@ -29,6 +29,7 @@
 #include "graphdsl/event.hpp"
 #include "graphdsl/executable.hpp"
 #include "graphdsl/graph.hpp"
+#include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "graphdsl/error.hpp"
+#include "graphdsl/executable.hpp"
 #include "graphdsl/graph.hpp"
 
 namespace graphdsl::nccl {

@@ -5,13 +5,43 @@
 // Code of the exec layer dispatches on a node's kind through this table, never a switch.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
+#include <cuda_runtime_api.h>
+
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/update.hpp"
 
 namespace graphdsl::detail {
 
+struct ExecImpl;
+struct GraphImpl;
+
+/// What one per-node setter returned, and the API that returned it (for messages).
+struct Applied {
+  cudaError_t rc = cudaSuccess;
+  const char* api = "";
+};
+
+/// What the changed nodes of an update need that per-node setters cannot do (Executable::update):
+/// any of them makes the automatic policy go whole-graph and per_node refuse.
+struct UpdateNeeds {
+  bool priority_changed = false;  ///< a kernel's priority or launch attributes
+  bool multi_dim_copy = false;    ///< a multi-dimensional copy (the memcpy setter takes 1-D operands)
+  bool nested_change = false;     ///< condition defaults, conditional bodies, captured nodes
+};
+
 /// What graphdsl does per node kind for patching a node of the kind in an executable (per-node update, setters).
 struct PatchOps {
-  int placeholder = 0;  ///< replaced by the concern's functions
+  /// Pushes the recorded parameters of plan node i to the executable with one per-node setter
+  /// (called with the node's device current).
+  Applied (*apply)(ExecImpl& x, std::uint32_t i);
+  /// Notes in `needs` what the change of node i (`a`: the executable's plan, `t`: the template)
+  /// needs beyond a per-node setter; returns a refusal for a change no update can make. Null:
+  /// the kind's setter patches any change.
+  std::optional<UpdateResult> (*update_needs)(const GraphImpl& a, const GraphImpl& t, std::uint32_t i,
+                                              UpdateNeeds& needs);
 };
 
 /// The PatchOps of `kind`.

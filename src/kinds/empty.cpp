@@ -33,8 +33,19 @@ const RaceOps races{nullptr};
 
 // ==== compare (plan/kind_compare.hpp) ====
 
+#include "plan/diff.hpp"
+
 namespace graphdsl::detail::kinds::empty {
-const CompareOps compare{};
+namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+bool same_params(const GraphImpl&, std::uint32_t, const GraphImpl&, std::uint32_t) { return true; }
+void save(SavedParams&, const GraphImpl&, std::uint32_t, bool) {}
+void restore(const SavedParams&, GraphImpl&, std::uint32_t) {}
+
+}  // namespace compare_fns
+
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end compare ====
@@ -76,8 +87,17 @@ const BuildOps build{&building::add, false};
 
 // ==== patch (exec/kind_patch.hpp) ====
 
+#include "exec/patch.hpp"
+
 namespace graphdsl::detail::kinds::empty {
-const PatchOps patch{};
+namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+/// Nothing to patch.
+Applied apply(ExecImpl&, std::uint32_t) { return {}; }
+
+}  // namespace patch_fns
+
+const PatchOps patch{patch_fns::apply, nullptr};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end patch ====

@@ -50,8 +50,23 @@ const RaceOps races{nullptr};
 
 // ==== compare (plan/kind_compare.hpp) ====
 
+#include "plan/diff.hpp"
+
 namespace graphdsl::detail::kinds::event_record {
-const CompareOps compare{};
+namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
+  return a.events[pa].state() == b.events[pb].state();
+}
+
+void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) { s.event = g.events[payload]; }
+
+void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.events[payload] = s.event; }
+
+}  // namespace compare_fns
+
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::event_record
 
 // ==== end compare ====
@@ -96,8 +111,31 @@ const BuildOps build{&building::add, true};
 
 // ==== patch (exec/kind_patch.hpp) ====
 
+#include "exec/patch.hpp"
+#include "native/cuda_call.hpp"
+#include "native/native.hpp"
+
 namespace graphdsl::detail::kinds::event_record {
-const PatchOps patch{};
+namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+Applied apply(ExecImpl& x, std::uint32_t i) {
+  const GraphImpl& g = x.plan.impl();
+  const Event& ev = g.events[g.nodes[i].payload];
+  cudaEvent_t e = nullptr;  // created here if the template brought a new Event
+  if (const cudaError_t rc = native_event(ev, e); rc != cudaSuccess) {
+    return {rc, "cudaEventCreateWithFlags"};
+  }
+  const Applied applied{cuda_try(cudaGraphExecEventRecordNodeSetEvent, x.exec.get(), x.native.nodes[i], e),
+                       "cudaGraphExecEventRecordNodeSetEvent"};
+  // The event must outlive the launches that use it, also after the executable is destroyed
+  // (the recorded plan alone dies with the executable): the executable's user object keeps it.
+  if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(ev.state());
+  return applied;
+}
+
+}  // namespace patch_fns
+
+const PatchOps patch{patch_fns::apply, nullptr};
 }  // namespace graphdsl::detail::kinds::event_record
 
 // ==== end patch ====

@@ -75,8 +75,23 @@ const RaceOps races{&race::host_accesses};
 
 // ==== compare (plan/kind_compare.hpp) ====
 
+#include "plan/diff.hpp"
+
 namespace graphdsl::detail::kinds::host {
-const CompareOps compare{};
+namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
+  return a.hosts[pa] == b.hosts[pb];
+}
+
+void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) { s.host = g.hosts[payload]; }
+
+void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.hosts[payload] = s.host; }
+
+}  // namespace compare_fns
+
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end compare ====
@@ -146,8 +161,25 @@ const BuildOps build{&building::add, true};
 
 // ==== patch (exec/kind_patch.hpp) ====
 
+#include <atomic>
+
+#include "exec/patch.hpp"
+#include "native/native.hpp"
+
 namespace graphdsl::detail::kinds::host {
-const PatchOps patch{};
+namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+/// Swaps the callable in the node's slot: no CUDA call.
+Applied apply(ExecImpl& x, std::uint32_t i) {
+  const GraphImpl& g = x.plan.impl();
+  const std::uint32_t payload = g.nodes[i].payload;
+  std::atomic_store(&x.native.host_slots[payload]->fn, g.hosts[payload]);
+  return {};
+}
+
+}  // namespace patch_fns
+
+const PatchOps patch{patch_fns::apply, nullptr};
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end patch ====

@@ -90,8 +90,34 @@ const RaceOps races{&race::memset_accesses};
 
 // ==== compare (plan/kind_compare.hpp) ====
 
+#include "plan/diff.hpp"
+
 namespace graphdsl::detail::kinds::memset {
-const CompareOps compare{};
+namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+bool same_memset(const cudaMemsetParams& x, const cudaMemsetParams& y) {
+  return x.dst == y.dst && x.pitch == y.pitch && x.value == y.value && x.elementSize == y.elementSize &&
+         x.width == y.width && x.height == y.height;
+}
+
+bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
+  return same_memset(a.memsets[pa], b.memsets[pb]);
+}
+
+void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) {
+  s.memset = g.memsets[payload];
+  s.memset_type = g.memset_types[payload];
+}
+
+void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
+  g.memsets[payload] = s.memset;
+  g.memset_types[payload] = s.memset_type;
+}
+
+}  // namespace compare_fns
+
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
+                         false, compare_fns::save, compare_fns::restore, false};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end compare ====
@@ -176,8 +202,22 @@ const BuildOps build{&building::add, false};
 
 // ==== patch (exec/kind_patch.hpp) ====
 
+#include "exec/patch.hpp"
+#include "native/cuda_call.hpp"
+#include "native/native.hpp"
+
 namespace graphdsl::detail::kinds::memset {
-const PatchOps patch{};
+namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+Applied apply(ExecImpl& x, std::uint32_t i) {
+  const cudaMemsetParams p = detail::memset_params(x.plan.impl(), i, x.native.dptrs);
+  return {cuda_try(cudaGraphExecMemsetNodeSetParams, x.exec.get(), x.native.nodes[i], &p),
+          "cudaGraphExecMemsetNodeSetParams"};
+}
+
+}  // namespace patch_fns
+
+const PatchOps patch{patch_fns::apply, nullptr};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end patch ====

@@ -5,13 +5,43 @@
 // Code of the plan layer dispatches on a node's kind through this table, never a switch.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/update.hpp"
 
 namespace graphdsl::detail {
 
+struct GraphImpl;
+struct SavedParams;      // plan/diff.hpp
+struct Fnv;              // plan/diff.hpp
+struct FingerprintMemo;  // plan/diff.hpp
+
 /// What graphdsl does per node kind for comparing, hashing, saving and restoring a node's parameters (diff(), fingerprint(), updates).
 struct CompareOps {
-  int placeholder = 0;  ///< replaced by the concern's functions
+  /// Whether node `pa` (its payload) of plan `a` and node `pb` of plan `b`, of this kind and of the
+  /// same shape, have the same parameters: what diff() lists as changed.
+  bool (*same_params)(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb);
+  /// The kind's own structure check of node i of `a` (the executable's plan) and `b` (the template),
+  /// once the kind and device match: the refusal naming what differs (`ctx` prefixes it), or
+  /// nothing. Null: the kind has no structure beyond its edges.
+  std::optional<UpdateResult> (*compare_shape)(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
+                                               const std::string& ctx);
+  /// Hashes what compare_shape compares of node `payload` of g into `f` (Graph::fingerprint;
+  /// nested plans through add_nested). Null: nothing beyond the node's kind, device and edges.
+  void (*fingerprint)(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& memo);
+  /// compare_shape and fingerprint run after the node's edges are compared and hashed (child
+  /// plans: an edge refusal is reported before one from inside the child), not before.
+  bool after_edges;
+  /// Copies the parameters of node `payload` of g into `s`; with `own`, nested plans are deep copies.
+  void (*save)(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool own);
+  /// Writes the parameters in `s` into node `payload` of g (same kind; for kernels, same signature).
+  void (*restore)(const SavedParams& s, GraphImpl& g, std::uint32_t payload);
+  /// The kind holds nested plans (child plans, conditional bodies): a changed node of the kind is
+  /// checked with its scopes (check_plan), not alone (check_node).
+  bool nested;
 };
 
 /// The CompareOps of `kind`.

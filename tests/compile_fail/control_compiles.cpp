@@ -7,7 +7,7 @@
 #include <utility>
 
 #include <graphdsl/device_value.hpp>
-#include <graphdsl/graph.hpp>
+#include <graphdsl/executable.hpp>
 
 namespace gd = graphdsl;
 

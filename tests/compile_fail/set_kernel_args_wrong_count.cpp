@@ -1,6 +1,6 @@
 // The per-node setter checks its arguments like add_kernel does (row 17).
 // expect: graphdsl add_kernel: the number of arguments differs
-#include <graphdsl/graph.hpp>
+#include <graphdsl/executable.hpp>
 
 void kernel(int*, float) {}
 

@@ -1,6 +1,6 @@
 // set_kernel cannot switch a node to a kernel of another signature (row 17: the driver accepts it).
 // expect: no matching (member )?function for call to .*set_kernel
-#include <graphdsl/graph.hpp>
+#include <graphdsl/executable.hpp>
 
 void other(int*, int) {}
 

@@ -1,7 +1,7 @@
 // Per-node setters take values: a Parameter given to set_kernel_args is refused at compile time
 // (Executable::set(param, value) is how a parameter changes).
 // expect: graphdsl setters take values, not Parameters
-#include <graphdsl/graph.hpp>
+#include <graphdsl/executable.hpp>
 
 void kernel2(int*, float) {}
 

@@ -1,0 +1,35 @@
+// src/exec/patch.hpp — patching one node of an executable (exec/setters.cpp): the per-node setter
+// of any kind (apply_node, through the kind table) and the kernel setters' direct path, shared by
+// Executable::update, the typed setters, Executable::set and the patch sections of src/kinds/.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "exec/kind_patch.hpp"
+#include "graphdsl/detail/graph_impl.hpp"
+#include "native/native.hpp"
+
+namespace graphdsl::detail {
+
+/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates, through the
+/// driver's entry point where it can (see exec/setters.cpp).
+cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p);
+
+/// Whether `layout` (the setter's) packs exactly like `recorded`.
+bool same_layout(const ArgLayout& layout, const ArgLayout& recorded);
+
+/// Whether kernel `k` can be patched from a plain argument block (kernel_direct): no Condition or
+/// GraphBuffer argument to resolve, and few enough arguments for the argument array on the stack.
+inline bool direct_kernel(const KernelData& k) { return k.ph_count == 0 && k.layout->count <= max_setter_args; }
+
+/// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
+/// setters' direct path, with no plan built and no heap allocation.
+cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block);
+
+/// Pushes the recorded parameters of plan node i to the executable with one per-node setter (the
+/// kind's PatchOps::apply, in the node's context).
+Applied apply_node(ExecImpl& x, std::uint32_t i);
+
+}  // namespace graphdsl::detail

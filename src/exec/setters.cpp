@@ -1,0 +1,465 @@
+// src/exec/setters.cpp — patching nodes of an executable one by one: the per-node setter of any
+// kind (apply_node, through the kind table: exec/kind_patch.hpp), the kernel setters' direct driver
+// path, Executable::replace_node and the typed setters, Executable::set (parameters), enabling nodes.
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include <cuda.h>
+#include <fmt/format.h>
+
+#include "exec/kind_patch.hpp"
+#include "exec/patch.hpp"
+#include "graphdsl/executable.hpp"
+#include "graphdsl/graph.hpp"
+#include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
+#include "native/native.hpp"
+#include "plan/diff.hpp"
+#include "plan/node_params.hpp"
+#include "plan/rules.hpp"
+
+namespace graphdsl {
+namespace detail {
+
+/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates. First the driver's
+/// entry point with the kernel's CUfunction, looked up once per executable and kernel (the
+/// runtime's own call looks it up and converts the parameters on every call), then, on any failure
+/// or without that entry point, the runtime call, whose error is the one reported (cuda_call.hpp,
+/// driver_entry). A failed driver attempt also forgets the function: it may be another context's
+/// (looked up while another device was current), and the next call looks it up again.
+cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
+  using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
+  static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
+  if (driver != nullptr && x.setter_func != p.func) {
+    cudaFunction_t function = nullptr;
+    if (cuda_try(cudaGetFuncBySymbol, &function, static_cast<const void*>(p.func)) == cudaSuccess) {
+      x.setter_func = p.func;
+      x.setter_function = function;
+    }
+  }
+  if (driver != nullptr && x.setter_func == p.func) {
+    CUDA_KERNEL_NODE_PARAMS d{};
+    d.func = x.setter_function;
+    d.gridDimX = p.gridDim.x;
+    d.gridDimY = p.gridDim.y;
+    d.gridDimZ = p.gridDim.z;
+    d.blockDimX = p.blockDim.x;
+    d.blockDimY = p.blockDim.y;
+    d.blockDimZ = p.blockDim.z;
+    d.sharedMemBytes = p.sharedMemBytes;
+    d.kernelParams = p.kernelParams;
+    count_cuda_call();
+    if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return cudaSuccess;
+    x.setter_func = nullptr;
+  }
+  return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
+}
+
+/// Whether `layout` (the setter's) packs exactly like `recorded`.
+bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
+  if (&layout == &recorded) return true;
+  if (layout.count != recorded.count || layout.total != recorded.total) return false;
+  for (std::uint32_t a = 0; a < layout.count; ++a) {
+    if (layout.offsets[a] != recorded.offsets[a] || layout.sizes[a] != recorded.sizes[a]) return false;
+  }
+  return true;
+}
+
+/// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
+/// setters' direct path, with no plan built and no heap allocation.
+cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block) {
+  std::array<void*, max_setter_args> argv{};
+  const cudaKernelNodeParams p = kernel_node_params(k, block, argv.data());
+  const DeviceScope device(node_device(x.plan.impl(), i, -1));
+  return exec_kernel_set_params(x, x.native.nodes[i], p);
+}
+
+Applied apply_node(ExecImpl& x, std::uint32_t i) {
+  const GraphImpl& g = x.plan.impl();
+  const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
+  return patch_ops(g.nodes[i].kind).apply(x, i);
+}
+
+// ---- Executable: per-node setters --------------------------------------------------------------
+
+namespace {
+
+/// What argument `arg` of kernel `k` of plan `g` stands for, in words. With `in`, a Condition or
+/// GraphBuffer is looked up in that plan (the executable's) by its id; without, by g's own reference.
+std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uint32_t arg, const GraphImpl* in) {
+  const GraphImpl& where = in != nullptr ? *in : g;
+  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    if (ph.offset != k.layout->offsets[arg]) continue;
+    if (ph.kind == PlaceholderKind::condition) {
+      const ConditionRef ref = in != nullptr ? in->resolve(Condition(ph.uid)) : ph.ref;
+      if (ref.levels != 0) return fmt::format("a Condition that graph '{}' does not declare", where.name);
+      return fmt::format("condition number {} of graph '{}'", ref.index, where.name);
+    }
+    const std::uint32_t alloc = in != nullptr ? in->alloc_node(ph.uid) : ph.ref.index;
+    if (alloc == ConditionRef::unresolved) return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+    return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
+  }
+  return "a plain value";
+}
+
+/// What pointer `field` of memset or memcpy node i of plan `g` stands for, in words (`in`: as above).
+std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferField field, const GraphImpl* in) {
+  const GraphImpl& where = in != nullptr ? *in : g;
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.node != i || u.field != field) continue;
+    const std::uint32_t alloc = in != nullptr ? in->alloc_node(u.uid) : u.alloc_node;
+    if (alloc == ConditionRef::unresolved) return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+    return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
+  }
+  return "a plain pointer";
+}
+
+/// Refuses a setter whose Condition or GraphBuffer arguments (plan `s`, node #0) do not mean, in
+/// the executable's plan `a`, what node i's recorded ones mean: a setter, like update(), patches
+/// values; it cannot turn a graph buffer into a raw pointer (the buffer's address would be written
+/// over it) or a raw pointer into a graph buffer (it would reach the kernel as null).
+void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
+  const NodeData& n = a.nodes[i];
+  auto refuse = [&](const std::string& what, const std::string& was, const std::string& now) {
+    throw UsageError(fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
+                                 "patch values, not which arguments are Conditions or GraphBuffers (compile a new "
+                                 "plan for that)",
+                                 a.info(i).describe(), what, was, now));
+  };
+  if (n.kind == NodeKind::kernel) {
+    const KernelData& k = a.kernels[n.payload];
+    const KernelData& ks = s.kernels[s.nodes[0].payload];
+    for (std::uint32_t arg = 0; arg < k.layout->count; ++arg) {
+      const std::string was = kernel_arg_meaning(a, k, arg, nullptr), now = kernel_arg_meaning(s, ks, arg, &a);
+      if (was != now) refuse(fmt::format("argument {}", arg), was, now);
+    }
+  } else if (n.kind == NodeKind::memset || n.kind == NodeKind::memcpy) {
+    const bool set = n.kind == NodeKind::memset;
+    for (const BufferField f : {BufferField::memset_dst, BufferField::memcpy_dst, BufferField::memcpy_src}) {
+      if ((f == BufferField::memset_dst) != set) continue;
+      const std::string was = buffer_field_meaning(a, i, f, nullptr), now = buffer_field_meaning(s, 0, f, &a);
+      if (was != now) refuse(f == BufferField::memcpy_src ? "the source" : "the destination", was, now);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+const detail::KernelData& Executable::recorded_kernel(const Node& node) const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& a = x.plan.impl();
+  return a.kernels[a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload];
+}
+
+Launch Executable::recorded_launch(const Node& node) const {
+  const detail::ExecImpl& x = impl();
+  const detail::GraphImpl& a = x.plan.impl();
+  return detail::launch_of(a, a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload);
+}
+
+void Executable::replace_node(const Node& target, const Graph& source) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const detail::GraphImpl& s = source.impl();
+  const std::uint32_t i = detail::exec_index(x, target, s.nodes[0].kind);
+  if (s.nodes[0].kind == NodeKind::child) {
+    const auto& now = *a.children[a.nodes[i].payload];
+    if (auto r = detail::compare_shape(now, *s.children[s.nodes[0].payload], {})) {
+      throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
+    }
+  }
+  if (s.nodes[0].kind == NodeKind::kernel) {
+    // A KernelNode made from a NodeRef is not checked against the kernel it names (node_cast is):
+    // an argument block of another layout would overrun the recorded one or leave the kernel
+    // reading past the arguments given.
+    const detail::ArgLayout& now = *a.kernels[a.nodes[i].payload].layout;
+    const detail::ArgLayout& given = *s.kernels[s.nodes[0].payload].layout;
+    if (!detail::same_layout(given, now)) {
+      throw UsageError(fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
+                                   "the node launches ({} parameters, {} bytes): a KernelNode handle of another "
+                                   "signature (node_cast checks it; KernelNodeOf<decltype(kernel)> names it)",
+                                   a.info(i).describe(), given.count, given.total, now.count, now.total));
+    }
+  }
+  detail::check_placeholders(a, i, s);
+  const detail::SavedParams old = detail::SavedParams::save(a, i);
+  detail::SavedParams::save(s, 0, true).restore(a, i);
+  try {
+    detail::check_node(a, i);
+  } catch (...) {
+    old.restore(a, i);
+    throw;
+  }
+  detail::Applied applied;
+  try {
+    applied = detail::apply_node(x, i);  // may throw: a child plan's captured function, for one
+  } catch (...) {
+    old.restore(a, i);
+    throw;
+  }
+  if (applied.rc != cudaSuccess) {
+    old.restore(a, i);
+    detail::throw_cuda(applied.rc, applied.api, a.info(i));
+  }
+}
+
+
+void Executable::set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
+                                   const Launch* launch) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
+  detail::KernelData& k = a.kernels[a.nodes[i].payload];
+  const bool direct = detail::direct_kernel(k) && (args == nullptr || detail::same_layout(*layout, *k.layout));
+  if (!direct) {  // Conditions or GraphBuffers to resolve and compare: the general path
+    Graph one("setter");
+    auto& o = one.impl();
+    const unsigned char* from = args != nullptr ? args : a.args.data() + k.args;
+    const detail::ArgLayout* l = args != nullptr ? layout : k.layout;
+    o.args.assign(from, from + l->total);
+    const Launch recorded = detail::launch_of(a, a.nodes[i].payload);
+    if (launch != nullptr) detail::check_setter_attributes(a, i, recorded, *launch);
+    Launch shape = launch != nullptr ? *launch : recorded;
+    shape.priority = recorded.priority;  // CUDA cannot patch a priority per node
+    // A new launch keeps the recorded arguments, Conditions and GraphBuffers included; new
+    // arguments are plain values, which replace_node refuses where the recorded ones are not.
+    std::vector<detail::PlaceholderArg> same;
+    if (args == nullptr) {
+      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+        const detail::KernelPlaceholder& ph = a.placeholders[k.ph_first + c];
+        same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid});
+      }
+    }
+    one.add_kernel_node(k.func, shape, l, 0, same.data(), same.size());
+    replace_node(node, one);
+    return;
+  }
+  // The launch rules first (before any CUDA call), on the recorded kernel with the new shape; the
+  // recorded launch is put back on any failure.
+  // (The attributes are the recorded ones, so only the record's shape changes.)
+  struct KeepLaunch {
+    detail::KernelData& k;
+    detail::LaunchShape old;
+    bool done = false;
+    ~KeepLaunch() {
+      if (!done) k.launch = old;
+    }
+  } keep{k, k.launch};
+  if (launch != nullptr) {
+    if (!a.kernel_attributes.empty()) {
+      detail::check_setter_attributes(a, i, detail::launch_of(a, a.nodes[i].payload), *launch);
+    } else if (launch->has_attributes()) {
+      detail::check_setter_attributes(a, i, Launch{}, *launch);
+    }
+    k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
+    detail::check_node(a, i);
+  }
+  const cudaError_t rc = detail::kernel_direct(x, i, k, args != nullptr ? args : a.args.data() + k.args);
+  if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
+  if (args != nullptr) std::memcpy(a.args.data() + k.args, args, k.layout->total);
+  keep.done = true;
+}
+
+namespace detail {
+namespace {
+
+/// The direct setters of memset and memcpy nodes: writes `now` into the recorded `slot` of node i,
+/// checks the node's rules, and patches the node with `set(exec, node, &slot)` (`api` names it);
+/// on any failure puts the old parameters back (`also_restore` restores what else was written)
+/// and rethrows.
+template <class Params, class Set, class Restore>
+void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& now, Set set, const char* api,
+                    Restore also_restore) {
+  GraphImpl& a = x.plan.impl();
+  const Params old = slot;
+  slot = now;
+  try {
+    check_node(a, i);
+    const DeviceScope device(node_device(a, i, -1));
+    const cudaError_t rc = cuda_try(set, x.exec.get(), x.native.nodes[i], static_cast<const Params*>(&slot));
+    if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
+  } catch (...) {
+    slot = old;
+    also_restore();
+    throw;
+  }
+}
+
+}  // namespace
+}  // namespace detail
+
+void Executable::set_memset_raw(const Node& node, void* dst, unsigned int value, unsigned int element_size,
+                                std::size_t count, detail::ScalarType type) {
+  const std::size_t bytes = detail::checked_bytes(count, element_size, "add_memset");
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::memset);
+  if (!detail::buffer_uses_of(a, i).empty()) {  // replace_node says why a raw pointer cannot stand for the buffer
+    Graph one("setter");
+    one.add_memset_raw(dst, value, element_size, count, 1, bytes);
+    one.impl().memset_types.back() = type;
+    replace_node(node, one);
+    return;
+  }
+  const std::uint32_t slot = a.nodes[i].payload;
+  const detail::ScalarType old_type = a.memset_types[slot];
+  a.memset_types[slot] = type;
+  detail::patch_recorded(x, i, a.memsets[slot], detail::memset_node_params(dst, value, element_size, count, 1, bytes),
+                         cudaGraphExecMemsetNodeSetParams, "cudaGraphExecMemsetNodeSetParams",
+                         [&] { a.memset_types[slot] = old_type; });
+}
+
+void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes,
+                                  cudaMemcpyKind kind) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::memcpy);
+  if (!detail::buffer_uses_of(a, i).empty()) {
+    Graph one("setter");
+    one.add_memcpy_bytes(dst, src, bytes, kind);
+    replace_node(node, one);
+    return;
+  }
+  detail::patch_recorded(x, i, a.memcpys[a.nodes[i].payload],
+                         detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
+                         cudaGraphExecMemcpyNodeSetParams, "cudaGraphExecMemcpyNodeSetParams", [] {});
+}
+
+// ---- Executable::set (parameters) --------------------------------------------------------------
+
+namespace detail {
+namespace {
+
+/// The index, in the executable's plan, of the parameter a Parameter handle names: its own
+/// (compiled from its plan or a copy: same id), or one of the last update template's, by position.
+/// @throws UsageError naming the parameter and both plans.
+std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+  const GraphImpl& a = x.plan.impl();
+  if (!plan || uid == 0) throw UsageError("Executable::set: an empty Parameter (default-constructed) was given");
+  if (const std::uint32_t k = a.param_index(uid); k != ConditionRef::unresolved) return k;
+  const GraphImpl* owner = plan->plan;
+  const std::uint32_t t = owner != nullptr ? owner->param_index(uid) : ConditionRef::unresolved;
+  if (plan->id == x.last_template_id && t != ConditionRef::unresolved && t < a.params.size()) return t;
+  const std::string which =
+      t != ConditionRef::unresolved
+          ? fmt::format("parameter {} of graph {} (plan id {})", owner->param_ref(t), quoted(owner->name), owner->id)
+          : fmt::format("parameter id {} of graph {} (plan id {}, destroyed)", uid, quoted(plan->name), plan->id);
+  throw UsageError(fmt::format("Executable::set: {} is not a parameter of this executable, compiled from graph {} (plan "
+                               "id {}); a parameter is set on executables compiled from the plan that declares it (or "
+                               "a copy of that plan)",
+                               which, quoted(a.name), x.origin_id));
+}
+
+/// Writes `value` (parameter d's bytes) into every place of the recorded plan `a` that uses d.
+void write_param(GraphImpl& a, const ParamData& d, const unsigned char* value) {
+  for (const ParamUse& u : d.uses) {
+    const NodeData& n = a.nodes[u.node];
+    if (u.position == 0) {
+      a.memsets[n.payload].value = memset_bits(value, d.type->size);
+    } else {
+      std::memcpy(a.args.data() + a.kernels[n.payload].args + u.offset, value, d.type->size);
+    }
+  }
+}
+
+/// Patches node i from the recorded plan: the direct kernel path where it applies (no allocation),
+/// else apply_node (a kernel with Condition or GraphBuffer arguments; memsets allocate nothing).
+Applied patch_param_node(ExecImpl& x, std::uint32_t i) {
+  const GraphImpl& a = x.plan.impl();
+  const NodeData& n = a.nodes[i];
+  if (n.kind == NodeKind::kernel && direct_kernel(a.kernels[n.payload])) {
+    const KernelData& k = a.kernels[n.payload];
+    return {kernel_direct(x, i, k, a.args.data() + k.args), "cudaGraphExecKernelNodeSetParams"};
+  }
+  return apply_node(x, i);
+}
+
+}  // namespace
+}  // namespace detail
+
+std::vector<std::uint32_t> ParameterSet::nodes() const {
+  std::vector<std::uint32_t> out;
+  for (const detail::ParamUse* u = first; u != last; ++u) {
+    if (out.empty() || out.back() != u->node) out.push_back(u->node);
+  }
+  return out;
+}
+
+ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>& plan, std::uint64_t uid,
+                                       const detail::ParamType& type, const void* value) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t k = detail::exec_param(x, plan, uid);
+  detail::ParamData& d = a.params[k];
+  if (value == nullptr || *type.info != *d.type->info) {
+    throw UsageError(fmt::format("Executable::set: parameter {} of graph {} is of type {}, the value given is of type "
+                                 "{}; a parameter's value is never converted: pass a {}",
+                                 a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
+  }
+  const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;
+  std::memcpy(d.value.data(), value, d.type->size);
+  detail::write_param(a, d, d.value.data());
+  // One driver call per node, after its last use was written (uses are in node order).
+  auto last_use = [&](std::size_t u) { return u + 1 == d.uses.size() || d.uses[u + 1].node != d.uses[u].node; };
+  ParameterSet result;
+  for (std::size_t u = 0; u < d.uses.size(); ++u) {
+    if (!last_use(u)) continue;
+    const detail::Applied applied = detail::patch_param_node(x, d.uses[u].node);
+    if (applied.rc == cudaSuccess) {
+      ++result.patched;
+      continue;
+    }
+    // Put the old value back in the recorded plan and in the nodes already patched.
+    d.value = old;
+    detail::write_param(a, d, d.value.data());
+    for (std::size_t v = 0; v < u; ++v) {
+      if (!last_use(v)) continue;
+      const detail::Applied back = detail::patch_param_node(x, d.uses[v].node);
+      if (back.rc != cudaSuccess) detail::throw_cuda(back.rc, back.api, a.info(d.uses[v].node), "rolling back Executable::set");
+    }
+    detail::throw_cuda(applied.rc, applied.api, a.info(d.uses[u].node));
+  }
+  result.first = d.uses.data();
+  result.last = d.uses.data() + d.uses.size();
+  return result;
+}
+
+void Executable::set_child(const ChildNode& node, const Graph& child) {
+  Graph one("setter");
+  one.add_child(child);
+  replace_node(node, one);
+}
+
+void Executable::set_event(const EventRecordNode& node, const Event& event) {
+  Graph one("setter");
+  one.add_event_record(event);
+  replace_node(node, one);
+}
+
+void Executable::set_event(const EventWaitNode& node, const Event& event) {
+  Graph one("setter");
+  one.add_event_wait(event);
+  replace_node(node, one);
+}
+
+void Executable::set_enabled_node(const Node& node, bool on) {
+  detail::ExecImpl& x = impl();
+  const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  const cudaError_t rc =
+      detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
+  if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
+}
+
+bool Executable::enabled_node(const Node& node) const {
+  detail::ExecImpl& x = impl();
+  const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  unsigned int on = 0;
+  const cudaError_t rc = detail::cuda_try(cudaGraphNodeGetEnabled, x.exec.get(), x.native.nodes[i], &on);
+  if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeGetEnabled", x.plan.impl().info(i));
+  return on != 0;
+}
+
+}  // namespace graphdsl

@@ -1,0 +1,486 @@
+// src/plan/diff.cpp — the host-side diff of two plans: shapes, parameters, names (diff(),
+// Executable::update, replace_node), and Graph::fingerprint. Per-kind comparisons go through the kind table
+// (plan/kind_compare.hpp). No CUDA call.
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "graphdsl/graph.hpp"
+#include "graphdsl/update.hpp"
+#include "plan/diff.hpp"
+#include "plan/kind_compare.hpp"
+#include "plan/rules.hpp"
+
+namespace graphdsl {
+
+std::string UpdateResult::to_string() const {
+  if (status == UpdateStatus::success && strategy == UpdateStrategy::none) {  // nothing sent to CUDA
+    return changed.empty() ? "nothing to update: the parameters are the same"
+                           : fmt::format("update possible: {} node{} differ{}", changed.size(),
+                                         changed.size() == 1 ? "" : "s", changed.size() == 1 ? "s" : "");
+  }
+  if (status == UpdateStatus::success) {
+    return fmt::format("update applied ({}): {} node{} patched", graphdsl::to_string(strategy), patched,
+                       patched == 1 ? "" : "s");
+  }
+  return fmt::format("update refused ({}): {}", graphdsl::to_string(status), reason);
+}
+
+namespace detail {
+
+// ---- shape -------------------------------------------------------------------------------------
+
+std::string without_prefix(const Error& e) {
+  const std::string what = e.what();
+  const std::string prefix = "graphdsl: ";
+  return what.compare(0, prefix.size(), prefix) == 0 ? what.substr(prefix.size()) : what;
+}
+
+UpdateResult refusal(UpdateStatus status, std::optional<NodeInfo> node, std::string reason) {
+  UpdateResult r;
+  r.status = status;
+  r.node = std::move(node);
+  r.reason = std::move(reason);
+  return r;
+}
+
+bool same_ref(const ConditionRef& x, const ConditionRef& y) { return x.levels == y.levels && x.index == y.index; }
+
+namespace {
+
+bool contains(const SmallVec& v, std::uint32_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+/// The first edge into node i that plan `has` holds and plan `lacks` does not, as a refusal whose
+/// nodes are those of the template `templ`.
+std::optional<UpdateResult> missing_edge(const GraphImpl& has, const char* has_name, const GraphImpl& lacks,
+                                         const char* lacks_name, const GraphImpl& templ, std::uint32_t i,
+                                         const std::string& ctx) {
+  // Long lists (the same edges added in another order) are searched sorted: O(d log d), not O(d^2).
+  const SmallVec& other = lacks.nodes[i].preds;
+  std::vector<std::uint32_t> sorted;
+  if (other.size() > 32) {
+    sorted.assign(other.begin(), other.end());
+    std::sort(sorted.begin(), sorted.end());
+  }
+  for (std::uint32_t p : has.nodes[i].preds) {
+    if (sorted.empty() ? contains(other, p) : std::binary_search(sorted.begin(), sorted.end(), p)) continue;
+    UpdateResult r = refusal(UpdateStatus::topology_changed, templ.info(i),
+                             fmt::format("{}edge {} -> {} exists in the {} but not in the {}", ctx, has.info(p).ref(),
+                                         has.info(i).ref(), has_name, lacks_name));
+    r.from_node = templ.info(p);
+    return r;
+  }
+  return std::nullopt;
+}
+
+/// What parameter use `u` of plan `g` is, in words: "argument 2 of kernel node 'k' (#1)".
+std::string param_use(const GraphImpl& g, const ParamUse& u) {
+  return u.position == 0 ? fmt::format("the value of {}", g.info(u.node).describe())
+                         : fmt::format("argument {} of {}", u.position, g.info(u.node).describe());
+}
+
+/// Parameters are structure: the same parameters (by position and type) used at the same places.
+/// Their values are compared as the nodes' parameters (the argument bytes and memset values).
+std::optional<UpdateResult> compare_parameters(const GraphImpl& a, const GraphImpl& b, const std::string& ctx) {
+  if (a.params.size() != b.params.size()) {
+    return refusal(UpdateStatus::topology_changed, std::nullopt,
+                   fmt::format("{}graph {} declares {} parameters in the template, {} in the executable", ctx,
+                               quoted(b.name), b.params.size(), a.params.size()));
+  }
+  for (std::uint32_t k = 0; k < a.params.size(); ++k) {
+    const ParamData& x = a.params[k];
+    const ParamData& y = b.params[k];
+    if (*x.type->info != *y.type->info) {
+      return refusal(UpdateStatus::topology_changed, std::nullopt,
+                     fmt::format("{}parameter {} is of type {} in the executable but parameter {} is of type {} in the "
+                                 "template",
+                                 ctx, a.param_ref(k), x.type->name, b.param_ref(k), y.type->name));
+    }
+    const std::size_t n = std::min(x.uses.size(), y.uses.size());
+    for (std::size_t u = 0; u <= n; ++u) {
+      const bool ex = u < x.uses.size(), ey = u < y.uses.size();
+      if (!ex && !ey) break;
+      if (ex && ey && x.uses[u].node == y.uses[u].node && x.uses[u].offset == y.uses[u].offset &&
+          x.uses[u].position == y.uses[u].position) {
+        continue;
+      }
+      // The first use one plan has and the other lacks.
+      const bool in_executable = ex && (!ey || x.uses[u].node <= y.uses[u].node);
+      const ParamUse& use = in_executable ? x.uses[u] : y.uses[u];
+      const GraphImpl& g = in_executable ? a : b;
+      UpdateResult r = refusal(UpdateStatus::topology_changed, b.info(use.node),
+                               fmt::format("{}{} is parameter {} in the {} but not in the {}", ctx, param_use(g, use),
+                                           g.param_ref(k), in_executable ? "executable" : "template",
+                                           in_executable ? "template" : "executable"));
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The plan-wide structure compare_shape() compares before the nodes: node count, graph-buffer
+/// uses, peer copies, parameters, condition count.
+std::optional<UpdateResult> compare_plan_tables(const GraphImpl& a, const GraphImpl& b, const std::string& ctx) {
+  const std::size_t na = a.nodes.size(), nb = b.nodes.size();
+  if (na != nb) {
+    const bool more = nb > na;
+    const NodeInfo extra = more ? b.info(static_cast<std::uint32_t>(na)) : a.info(static_cast<std::uint32_t>(nb));
+    return refusal(UpdateStatus::topology_changed, extra,
+                   fmt::format("{}the template has {} nodes, the executable {}: {} is not in the {}", ctx, nb, na,
+                               extra.describe(), more ? "executable" : "template"));
+  }
+  const bool same_uses = std::equal(a.buffer_uses.begin(), a.buffer_uses.end(), b.buffer_uses.begin(),
+                                    b.buffer_uses.end(), [](const BufferUse& u, const BufferUse& v) {
+                                      return u.node == v.node && u.field == v.field && u.alloc_node == v.alloc_node;
+                                    });
+  if (!same_uses) {
+    return refusal(UpdateStatus::topology_changed, std::nullopt,
+                   fmt::format("{}memset or memcpy nodes of graph {} use other graph buffers in the template", ctx,
+                               quoted(b.name)));
+  }
+  const bool same_peers = std::equal(a.peer_copies.begin(), a.peer_copies.end(), b.peer_copies.begin(),
+                                     b.peer_copies.end(), [](const PeerCopy& u, const PeerCopy& v) {
+                                       return u.node == v.node && u.src_device == v.src_device &&
+                                              u.dst_device == v.dst_device;
+                                     });
+  if (!same_peers) {
+    return refusal(UpdateStatus::not_supported, std::nullopt,
+                   fmt::format("{}the peer copies of graph {} (add_memcpy_peer) copy between other devices in the "
+                               "template; CUDA cannot move a copy to other devices",
+                               ctx, quoted(b.name)));
+  }
+  if (auto r = compare_parameters(a, b, ctx)) return r;
+  if (a.conditions.size() != b.conditions.size()) {
+    return refusal(UpdateStatus::topology_changed, std::nullopt,
+                   fmt::format("{}graph {} declares {} conditions in the template, {} in the executable", ctx, quoted(b.name),
+                               b.conditions.size(), a.conditions.size()));
+  }
+  return std::nullopt;
+}
+
+/// Compares node i of `a` and `b` (compare_shape's loop body): kind, device, the kind's own
+/// structure (CompareOps::compare_shape) and edges; with `out`, lists it as changed or renamed.
+std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
+                                         const std::string& ctx, const DiffOut* out) {
+  const NodeData& x = a.nodes[i];
+  const NodeData& y = b.nodes[i];
+  if (x.kind != y.kind) {
+    return refusal(UpdateStatus::node_type_changed, b.info(i),
+                   fmt::format("{}node #{} is a {} node in the executable but a {} node in the template", ctx, i,
+                               to_string(x.kind), to_string(y.kind)));
+  }
+  if (x.device != y.device) {
+    return refusal(UpdateStatus::not_supported, b.info(i),
+                   fmt::format("{}{} is placed on device {} in the executable but on device {} in the template; CUDA "
+                               "cannot move a node to another device",
+                               ctx, b.info(i).describe(), x.device, y.device));
+  }
+  if (x.kind == NodeKind::kernel && out != nullptr && x.preds == y.preds) {
+    // The common case, kept tight (the diff reads every node of both plans on every update): a
+    // kernel with the same function, edges and no Condition arguments.
+    const KernelData& kx = a.kernels[x.payload];
+    const KernelData& ky = b.kernels[y.payload];
+    if (kx.func == ky.func && (kx.ph_count | ky.ph_count) == 0) {
+      if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
+      if (x.name != y.name) out->renamed->push_back(i);
+      return std::nullopt;
+    }
+  }
+  const CompareOps& ops = compare_ops(x.kind);
+  if (ops.compare_shape != nullptr && !ops.after_edges) {
+    if (auto r = ops.compare_shape(a, b, i, ctx)) return r;
+  }
+  if (x.preds != y.preds) {
+    if (auto r = missing_edge(a, "executable", b, "template", b, i, ctx)) return r;
+    if (auto r = missing_edge(b, "template", a, "executable", b, i, ctx)) return r;
+  }
+  if (ops.compare_shape != nullptr && ops.after_edges) {
+    if (auto r = ops.compare_shape(a, b, i, ctx)) return r;
+  }
+  if (out != nullptr) {
+    if (!ops.same_params(a, x.payload, b, y.payload)) out->changed->push_back(i);
+    if (x.name != y.name) out->renamed->push_back(i);
+  }
+  return std::nullopt;
+}
+
+/// The same edges (compared node by node); now the same kinds of edge (programmatic, launch
+/// completion).
+std::optional<UpdateResult> compare_edge_kinds(const GraphImpl& a, const GraphImpl& b, const std::string& ctx) {
+  if (a.edge_kinds.size() != b.edge_kinds.size() ||
+      !std::equal(a.edge_kinds.begin(), a.edge_kinds.end(), b.edge_kinds.begin(),
+                  [](const EdgeKindData& p, const EdgeKindData& q) {
+                    return p.from == q.from && p.to == q.to && p.kind == q.kind;
+                  })) {
+    for (const GraphImpl* g : {&a, &b}) {
+      for (const EdgeKindData& e : g->edge_kinds) {
+        const EdgeKind in_a = edge_kind(a, e.from, e.to), in_b = edge_kind(b, e.from, e.to);
+        if (in_a == in_b) continue;
+        return refusal(UpdateStatus::topology_changed, b.info(e.to),
+                       fmt::format("{}edge {} -> {} is {} in the executable but {} in the template; CUDA cannot "
+                                   "change the kind of an edge in place",
+                                   ctx, b.info(e.from).ref(), b.info(e.to).ref(), to_string(in_a), to_string(in_b)));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b, const std::string& ctx,
+                                          const DiffOut* out) {
+  if (auto r = compare_plan_tables(a, b, ctx)) return r;
+  for (std::size_t k = 0; out != nullptr && k < a.conditions.size(); ++k) {
+    if (a.conditions[k].default_value != b.conditions[k].default_value ||
+        a.conditions[k].assign_default != b.conditions[k].assign_default) {
+      *out->conditions_changed = true;
+    }
+  }
+  const auto n = static_cast<std::uint32_t>(a.nodes.size());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (auto r = compare_node(a, b, i, ctx, out)) return r;
+  }
+  return compare_edge_kinds(a, b, ctx);
+}
+
+// ---- parameters --------------------------------------------------------------------------------
+
+bool same_dims(const dim3& x, const dim3& y) { return x.x == y.x && x.y == y.y && x.z == y.z; }
+
+/// Priority and launch attributes: what per-node setters cannot patch.
+bool same_attributes(const Launch& x, const Launch& y) {
+  return x.priority == y.priority && same_dims(x.cluster, y.cluster) && x.cooperative == y.cooperative &&
+         x.sync_domain == y.sync_domain && x.l2.bytes == y.l2.bytes &&
+         (x.l2.bytes == 0 || (x.l2.base == y.l2.base && x.l2.hit_ratio == y.l2.hit_ratio && x.l2.hit == y.l2.hit &&
+                              x.l2.miss == y.l2.miss));
+}
+
+/// A setter's launch keeps the node's launch attributes: CUDA patches a kernel node's grid, block,
+/// shared memory and arguments, not its attributes. @throws UsageError naming the node.
+void check_setter_attributes(const GraphImpl& a, std::uint32_t i, const Launch& recorded, const Launch& given) {
+  Launch with_priority = given;
+  with_priority.priority = recorded.priority;  // a setter's priority is ignored (documented)
+  if (!same_attributes(recorded, with_priority)) {
+    throw UsageError(fmt::format("{}: a setter's launch has other launch attributes (cluster, cooperative, sync "
+                                 "domain, L2 window) than the node's; CUDA cannot patch them on one node: give the "
+                                 "node's own attributes, or update the executable from a plan (whole graph)",
+                                 a.info(i).describe()));
+  }
+}
+
+/// "cluster (2,1,1), cooperative" / "no cluster, not cooperative" (update refusals).
+std::string launch_attributes_text(const Launch& l) {
+  return fmt::format("{}, {}",
+                     l.cluster.x != 0 ? fmt::format("cluster ({},{},{})", l.cluster.x, l.cluster.y, l.cluster.z)
+                                      : std::string("no cluster"),
+                     l.cooperative ? "cooperative" : "not cooperative");
+}
+
+namespace {
+
+/// Same shape and attributes (the attributes looked up only when a plan has any).
+bool same_launch(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb) {
+  const LaunchShape& x = a.kernels[ka].launch;
+  const LaunchShape& y = b.kernels[kb].launch;
+  if (!(same_dims(x.grid, y.grid) && same_dims(x.block, y.block) && x.shared_bytes == y.shared_bytes &&
+        x.priority == y.priority)) {
+    return false;
+  }
+  if (a.kernel_attributes.empty() && b.kernel_attributes.empty()) return true;
+  return same_attributes(launch_of(a, ka), launch_of(b, kb));
+}
+
+}  // namespace
+
+/// Same launch shape and argument bytes (the function is compared as structure). A kernel without
+/// parameters compares no bytes: its plan's argument block may be empty (data() null, which
+/// memcmp must not be given even for 0 bytes).
+bool same_kernel(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb) {
+  const KernelData& x = a.kernels[ka];
+  const KernelData& y = b.kernels[kb];
+  const std::size_t bytes = x.layout->total;
+  return same_launch(a, ka, b, kb) &&
+         (bytes == 0 || std::memcmp(a.args.data() + x.args, b.args.data() + y.args, bytes) == 0);
+}
+
+bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
+  return compare_ops(a.nodes[i].kind).same_params(a, a.nodes[i].payload, b, b.nodes[i].payload);
+}
+
+/// A deep copy of plan `g`: its child plans and conditional bodies are copied too, not shared.
+std::shared_ptr<const GraphImpl> own_copy(const GraphImpl& g) {
+  auto c = std::make_shared<GraphImpl>(g);
+  for (auto& child : c->children) child = own_copy(*child);
+  for (auto& cond : c->conditionals) {
+    for (auto& body : cond.bodies) body = own_copy(*body);
+  }
+  return c;
+}
+
+namespace {
+
+/// True when two plans of the same shape have the same graph and node names, nested plans included.
+bool same_names(const GraphImpl& a, const GraphImpl& b) {
+  if (&a == &b) return true;
+  if (a.name != b.name) return false;
+  for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
+    const NodeData& x = a.nodes[i];
+    if (x.name != b.nodes[i].name) return false;
+    if (x.kind == NodeKind::child && !same_names(*a.children[x.payload], *b.children[b.nodes[i].payload])) return false;
+    if (x.kind != NodeKind::conditional) continue;
+    const auto& ba = a.conditionals[x.payload].bodies;
+    const auto& bb = b.conditionals[b.nodes[i].payload].bodies;
+    for (std::size_t k = 0; k < ba.size(); ++k) {
+      if (!same_names(*ba[k], *bb[k])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+/// Gives node i of the recorded plan `a` the names inside the template's child plan or bodies
+/// (node i's parameters are the same in both: only names differ).
+void take_nested_names(GraphImpl& a, const GraphImpl& t, std::uint32_t i) {
+  const NodeData& n = a.nodes[i];
+  if (n.kind == NodeKind::child) {
+    const GraphImpl& tc = *t.children[t.nodes[i].payload];
+    if (!same_names(*a.children[n.payload], tc)) a.children[n.payload] = own_copy(tc);
+  } else if (n.kind == NodeKind::conditional) {
+    auto& bodies = a.conditionals[n.payload].bodies;
+    const auto& tb = t.conditionals[t.nodes[i].payload].bodies;
+    for (std::size_t k = 0; k < bodies.size(); ++k) {
+      if (!same_names(*bodies[k], *tb[k])) bodies[k] = own_copy(*tb[k]);
+    }
+  }
+}
+
+SavedParams SavedParams::save(const GraphImpl& g, std::uint32_t i, bool own) {
+  SavedParams s;
+  const NodeData& n = g.nodes[i];
+  s.kind = n.kind;
+  compare_ops(n.kind).save(s, g, n.payload, own);
+  return s;
+}
+
+void SavedParams::restore(GraphImpl& g, std::uint32_t i) const {
+  const NodeData& n = g.nodes[i];
+  compare_ops(n.kind).restore(*this, g, n.payload);
+}
+
+/// The shape check and the lists of changed and renamed nodes, in one pass. Unchanged nodes equal
+/// nodes of the recorded plan, which was validated when compiled, and an equal shape is acyclic, so
+/// only the changed nodes' parameters are checked again.
+UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::uint32_t>* renamed,
+                       bool* conditions_changed) {
+  UpdateResult result;
+  const DiffOut out{&result.changed, renamed, conditions_changed};
+  if (auto r = compare_shape(a, t, {}, &out)) return std::move(*r);
+  try {
+    const bool nested = std::any_of(result.changed.begin(), result.changed.end(), [&](std::uint32_t i) {
+      return compare_ops(t.nodes[i].kind).nested;
+    });
+    if (nested) {
+      (void)check_plan(t);  // changed nested plans are checked with their scopes
+    } else {
+      for (std::uint32_t i : result.changed) check_node(t, i);
+    }
+  } catch (const UsageError& e) {
+    return refusal(UpdateStatus::invalid_template, std::nullopt, without_prefix(e));
+  }
+  return result;
+}
+
+}  // namespace detail
+
+UpdateResult diff(const Graph& current, const Graph& templ) {
+  std::vector<std::uint32_t> renamed;
+  bool conditions_changed = false;
+  UpdateResult r = detail::plan_diff(current.impl(), templ.impl(), &renamed, &conditions_changed);
+  r.patched = 0;
+  return r;
+}
+
+// ---- Graph::fingerprint ------------------------------------------------------------------------
+
+namespace detail {
+namespace {
+
+void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo);
+
+/// Hashes node n of g: kind, device, the kind's own structure (CompareOps::fingerprint) and edges.
+void fingerprint_node(Fnv& f, const GraphImpl& g, const NodeData& n, FingerprintMemo& memo,
+                      std::vector<std::uint32_t>& preds) {
+  f.add(n.kind);
+  f.add(n.device);
+  const CompareOps& ops = compare_ops(n.kind);
+  if (ops.fingerprint != nullptr && !ops.after_edges) ops.fingerprint(f, g, n.payload, memo);
+  preds.assign(n.preds.begin(), n.preds.end());
+  std::sort(preds.begin(), preds.end());
+  f.add(preds.size());
+  f.add(preds.data(), preds.size() * sizeof(std::uint32_t));
+  if (ops.fingerprint != nullptr && ops.after_edges) ops.fingerprint(f, g, n.payload, memo);
+}
+
+/// Hashes everything compare_shape() compares, so that equal fingerprints mean update-compatible
+/// plans (graph memory included: buffer uses, allocation sizes and devices, the buffer each free
+/// frees).
+void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
+  f.add(g.nodes.size());
+  f.add(g.conditions.size());
+  for (const auto& u : g.buffer_uses) {
+    f.add(u.node);
+    f.add(u.field);
+    f.add(u.alloc_node);
+  }
+  for (const auto& p : g.peer_copies) {
+    f.add(p.node);
+    f.add(p.src_device);
+    f.add(p.dst_device);
+  }
+  for (const auto& e : g.edge_kinds) {
+    f.add(e.from);
+    f.add(e.to);
+    f.add(e.kind);
+  }
+  f.add(g.params.size());
+  for (const auto& p : g.params) {  // which places are parameters (structure), not values or names
+    f.add(p.type->size);
+    f.add(p.uses.size());
+    for (const auto& u : p.uses) {
+      f.add(u.node);
+      f.add(u.offset);
+      f.add(u.position);
+    }
+  }
+  std::vector<std::uint32_t> preds;
+  for (const auto& n : g.nodes) fingerprint_node(f, g, n, memo, preds);
+}
+
+}  // namespace
+
+void add_nested(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
+  auto it = memo.hashes.find(&g);
+  if (it == memo.hashes.end()) {
+    Fnv inner;
+    fingerprint_into(inner, g, memo);
+    it = memo.hashes.emplace(&g, inner.h).first;
+  }
+  f.add(it->second);
+}
+
+}  // namespace detail
+
+std::uint64_t Graph::fingerprint() const {
+  detail::Fnv f;
+  detail::FingerprintMemo memo;
+  detail::fingerprint_into(f, impl(), memo);
+  return f.h;
+}
+
+}  // namespace graphdsl
