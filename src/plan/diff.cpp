@@ -162,6 +162,24 @@ std::optional<UpdateResult> compare_plan_tables(const GraphImpl& a, const GraphI
   return std::nullopt;
 }
 
+/// The common case, kept tight in compare_shape's loop (the diff reads every node of both plans
+/// on every update, so the common node skips the table and compare_node): a
+/// kernel of the same function, device and edges and no Condition or GraphBuffer argument in both
+/// plans. Lists it as changed or renamed and returns true; false for every other node.
+inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint32_t i, const DiffOut* out) {
+  const NodeData& x = a.nodes[i];
+  const NodeData& y = b.nodes[i];
+  if (x.kind != NodeKind::kernel || y.kind != NodeKind::kernel || x.device != y.device || !(x.preds == y.preds)) {
+    return false;
+  }
+  const KernelData& kx = a.kernels[x.payload];
+  const KernelData& ky = b.kernels[y.payload];
+  if (kx.func != ky.func || (kx.ph_count | ky.ph_count) != 0) return false;
+  if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
+  if (x.name != y.name) out->renamed->push_back(i);
+  return true;
+}
+
 /// Compares node i of `a` and `b` (compare_shape's loop body): kind, device, the kind's own
 /// structure (CompareOps::compare_shape) and edges; with `out`, lists it as changed or renamed.
 std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
@@ -178,17 +196,6 @@ std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b,
                    fmt::format("{}{} is placed on device {} in the executable but on device {} in the template; CUDA "
                                "cannot move a node to another device",
                                ctx, b.info(i).describe(), x.device, y.device));
-  }
-  if (x.kind == NodeKind::kernel && out != nullptr && x.preds == y.preds) {
-    // The common case, kept tight (the diff reads every node of both plans on every update): a
-    // kernel with the same function, edges and no Condition arguments.
-    const KernelData& kx = a.kernels[x.payload];
-    const KernelData& ky = b.kernels[y.payload];
-    if (kx.func == ky.func && (kx.ph_count | ky.ph_count) == 0) {
-      if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
-      if (x.name != y.name) out->renamed->push_back(i);
-      return std::nullopt;
-    }
   }
   const CompareOps& ops = compare_ops(x.kind);
   if (ops.compare_shape != nullptr && !ops.after_edges) {
@@ -243,6 +250,7 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
   }
   const auto n = static_cast<std::uint32_t>(a.nodes.size());
   for (std::uint32_t i = 0; i < n; ++i) {
+    if (out != nullptr && same_plain_kernel(a, b, i, out)) continue;
     if (auto r = compare_node(a, b, i, ctx, out)) return r;
   }
   return compare_edge_kinds(a, b, ctx);
