@@ -63,6 +63,67 @@ inline constexpr std::uint32_t max_nesting_depth = detail::max_nesting_depth;
 /// throw UsageError beyond it.
 inline constexpr std::uint64_t max_embedded_nodes = detail::max_embedded_nodes;
 
+/// One operation of a memory-operations node (Graph::add_mem_ops): CUDA's batch memory operations
+/// (cuStreamBatchMemOp), in a graph. A write stores a 32- or 64-bit value; a wait holds the node's
+/// successors until the word at its address satisfies a comparison with its value; a barrier
+/// orders the memory accesses around it. Addresses are device memory, or host memory mapped into
+/// the device (cudaHostAlloc with cudaHostAllocMapped, cudaHostRegister), 4-byte aligned for 32
+/// bits and 8-byte aligned for 64.
+///
+/// A wait that nothing satisfies never ends, and CUDA does not see what it waits for: the work that
+/// writes the awaited value must not depend on the wait's successors, and should reach it through
+/// an edge or another stream or process (docs/node-kinds.md, "Memory operations").
+struct MemOp {
+  /// What the operation does.
+  enum class Type : std::uint8_t {
+    write32,  ///< CU_STREAM_MEM_OP_WRITE_VALUE_32
+    write64,  ///< CU_STREAM_MEM_OP_WRITE_VALUE_64
+    wait32,   ///< CU_STREAM_MEM_OP_WAIT_VALUE_32
+    wait64,   ///< CU_STREAM_MEM_OP_WAIT_VALUE_64
+    barrier   ///< CU_STREAM_MEM_OP_BARRIER
+  };
+  /// How a wait compares the word at its address with its value (CUstreamWaitValue_flags).
+  enum class Until : std::uint8_t {
+    at_least,  ///< (signed)(*address - value) >= 0: a cyclic comparison that ignores wrap-around
+    equal,     ///< *address == value
+    any_of,    ///< (*address & value) != 0
+    nor        ///< ~(*address | value) != 0 (where the device supports it)
+  };
+  /// What a barrier orders (CUstreamMemoryBarrier_flags).
+  enum class Scope : std::uint8_t {
+    gpu,    ///< accesses of this GPU
+    system  ///< accesses of the whole system
+  };
+
+  Type type = Type::barrier;       ///< the operation
+  Until until = Until::at_least;   ///< a wait's comparison
+  Scope scope = Scope::gpu;        ///< a barrier's scope
+  std::uint64_t address = 0;       ///< the word written or awaited (as an integer; 0 for a barrier)
+  std::uint64_t value = 0;         ///< the value written or compared with
+
+  /// Writes `value` to `*address`.
+  static MemOp write(std::uint32_t* address, std::uint32_t value) noexcept {
+    return {Type::write32, Until::at_least, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
+  }
+  /// Writes the 64-bit `value` to `*address`.
+  static MemOp write(std::uint64_t* address, std::uint64_t value) noexcept {
+    return {Type::write64, Until::at_least, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
+  }
+  /// Waits until `*address` compares with `value` as `until` says.
+  static MemOp wait(const std::uint32_t* address, std::uint32_t value, Until until = Until::at_least) noexcept {
+    return {Type::wait32, until, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
+  }
+  /// Waits until the 64-bit `*address` compares with `value` as `until` says.
+  static MemOp wait(const std::uint64_t* address, std::uint64_t value, Until until = Until::at_least) noexcept {
+    return {Type::wait64, until, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
+  }
+  /// A memory barrier of `scope`.
+  static MemOp barrier(Scope scope = Scope::gpu) noexcept { return {Type::barrier, Until::at_least, scope, 0, 0}; }
+};
+
+/// A memory-operations node (add_mem_ops).
+GRAPHDSL_DETAIL_HANDLE(MemOpNode, mem_op);
+
 /// A dependency edge: `to` runs after `from`.
 struct Edge {
   Node from;  ///< the node that runs first
@@ -213,6 +274,13 @@ class Graph {
   /// not affect this plan). `child` may be this plan itself.
   /// @throws UsageError beyond max_nesting_depth or max_embedded_nodes (the plan is unchanged).
   ChildNode add_child(const Graph& child);
+  /// Adds a node that runs `ops` in order: writes, waits and barriers on device-visible memory
+  /// (MemOp; CUDA's batch memory operations, a driver feature reached through its entry points). 1
+  /// to 255 operations; not inside conditional bodies (CUDA refuses them there). Updatable: a new
+  /// plan may change addresses, values and comparisons, not the number or the types of operations.
+  /// @throws UsageError for an empty or longer list (validate() checks the rest: null or misaligned
+  /// addresses, unknown comparisons).
+  MemOpNode add_mem_ops(const std::vector<MemOp>& ops);
   /// Adds a node that does nothing (a join or fork point).
   EmptyNode add_empty();
   /// Adds a node that records `event`. The plan and its executables share ownership of the event.

@@ -290,7 +290,8 @@ GRAPHDSL_DETAIL_HANDLE(CapturedNode, captured);
 GRAPHDSL_DETAIL_HANDLE(MemAllocNode, mem_alloc);
 /// The free of a graph allocation (add_mem_free).
 GRAPHDSL_DETAIL_HANDLE(MemFreeNode, mem_free);
-#undef GRAPHDSL_DETAIL_HANDLE
+// GRAPHDSL_DETAIL_HANDLE stays defined: a node kind declared next to its add_* function in
+// graph.hpp declares its handle with it (CONTRIBUTING.md, "Adding a node kind").
 
 namespace detail {
 template <class F>

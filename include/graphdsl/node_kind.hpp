@@ -7,23 +7,9 @@
 namespace graphdsl {
 
 /// What a plan node does. Each kind maps onto one CUDA graph node type. The values, in order, are
-/// generated from the table graphdsl/detail/node_kinds.def (one line per kind, which also says what
-/// makes each node and the CUDA node type it becomes):
-///
-/// | value | made by | CUDA node type |
-/// |---|---|---|
-/// | `kernel` | Graph::add_kernel | cudaGraphNodeTypeKernel |
-/// | `memset` | Graph::add_memset* | cudaGraphNodeTypeMemset |
-/// | `memcpy` | Graph::add_memcpy* | cudaGraphNodeTypeMemcpy |
-/// | `host` | Graph::add_host | cudaGraphNodeTypeHost |
-/// | `child` | Graph::add_child | cudaGraphNodeTypeGraph |
-/// | `empty` | Graph::add_empty | cudaGraphNodeTypeEmpty |
-/// | `event_record` | Graph::add_event_record | cudaGraphNodeTypeEventRecord |
-/// | `event_wait` | Graph::add_event_wait | cudaGraphNodeTypeWaitEvent |
-/// | `conditional` | Graph::add_if / add_if_else / add_while / add_switch | cudaGraphNodeTypeConditional |
-/// | `captured` | Graph::add_captured | whatever the function issues on a stream |
-/// | `mem_alloc` | Graph::add_mem_alloc | cudaGraphNodeTypeMemAlloc |
-/// | `mem_free` | Graph::add_mem_free | cudaGraphNodeTypeMemFree |
+/// the lines of the table graphdsl/detail/node_kinds.def, which also says what makes each node and
+/// the CUDA node type it becomes (docs/node-kinds.md describes them): kernel, memset, memcpy, host,
+/// child, empty, event_record, event_wait, conditional, captured, mem_alloc, mem_free, ...
 enum class NodeKind : std::uint8_t {
 #define GRAPHDSL_NODE_KIND(name, what) name,
 #include "graphdsl/detail/node_kinds.def"

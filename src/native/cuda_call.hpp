@@ -5,6 +5,8 @@
 //   GRAPHDSL_CHECK(fn, args...)      cuda_try, then throws CudaError naming `fn` on failure
 //   throw_cuda(rc, api, node, hint)  builds and throws the CudaError (message built once, on failure)
 //   driver_entry(symbol, version)    a driver entry point, for a hot path's first attempt only (below)
+//   driver_try(fn, args...)          a driver entry point with no runtime equivalent (batch memory
+//                                    operations), its CUresult returned as the same-numbered cudaError_t
 #pragma once
 
 #include <optional>
@@ -37,6 +39,21 @@ cudaError_t cuda_try(F fn, A... args) noexcept {
 /// runtime with cuda_try, so the error reported, its translation and the sticky-error handling stay
 /// the runtime's, on this one path.
 void* driver_entry(const char* symbol, unsigned version) noexcept;
+
+/// Calls `fn`, a driver entry point from driver_entry() that the runtime API has no equivalent of
+/// (cuGraphAddBatchMemOpNode and its kin), counted like cuda_try. The CUresult comes back as the
+/// cudaError_t of the same number: the runtime's codes equal the driver's for every code these
+/// calls return (CUDA_ERROR_INVALID_VALUE = cudaErrorInvalidValue = 1, ..._NOT_SUPPORTED = 801),
+/// so throw_cuda names it as for any runtime call. A null `fn` (a driver without the entry point)
+/// is cudaErrorNotSupported.
+template <class R, class... P, class... A>
+cudaError_t driver_try(R (*fn)(P...), A... args) noexcept {
+  if (fn == nullptr) return cudaErrorNotSupported;
+  count_cuda_call();
+  const auto rc = static_cast<cudaError_t>(fn(args...));
+  if (rc != cudaSuccess) clear_last_error();
+  return rc;
+}
 
 template <class F, class... A>
 void cuda_check(const char* api, F fn, A... args) {

@@ -107,6 +107,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       peer_copies(o.peer_copies),
       declared(o.declared),
       params(o.params),
+      records(o.records),
       default_device(o.default_device),
       token(std::make_shared<PlanToken>(PlanToken{this, id, name})),
       depth(o.depth),
@@ -202,6 +203,11 @@ std::size_t checked_bytes(std::size_t count, std::size_t element_size, const cha
                                  what, count, element_size, max_bytes));
   }
   return bytes;
+}
+
+void throw_records_full() {
+  throw UsageError("a plan holds at most 4 GiB of node records (memory-operation lists and the like); split the plan "
+                   "into child plans");
 }
 
 [[noreturn]] void cover_error(unsigned long long n, unsigned int block_size) {

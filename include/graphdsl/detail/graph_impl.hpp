@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -283,6 +284,10 @@ struct GraphImpl {
   std::vector<PeerCopy> peer_copies;  ///< memcpy nodes made by add_memcpy_peer, in node order
   std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
   std::vector<ParamData> params;         ///< declared here (Graph::parameter), in declaration order
+  /// The records of node kinds that keep trivially copyable data (put_records / get_record): a
+  /// kind added through the kind table keeps its nodes' parameters here, NodeData::payload being the
+  /// byte offset of the node's record, so that it adds no field to this struct.
+  std::vector<unsigned char> records;
   int default_device = -1;            ///< the device new nodes are placed on (Graph::set_default_device)
   /// While a body is being built: the link to the plan it belongs to. Not copied.
   std::shared_ptr<ParentLink> parent;
@@ -315,6 +320,35 @@ struct GraphImpl {
   /// The peer-copy record of memcpy node `index`, or nullptr.
   const PeerCopy* peer_copy(std::uint32_t index) const;
 };
+
+/// Throws the UsageError of a plan whose node records would pass 4 GiB.
+[[noreturn]] void throw_records_full();
+
+/// Appends `count` objects of trivially copyable T to g.records and returns the offset of the first
+/// (a node's payload). @throws UsageError when the records would pass 4 GiB (a payload is 32 bits).
+template <class T>
+std::uint32_t put_records(GraphImpl& g, const T* items, std::size_t count) {
+  static_assert(std::is_trivially_copyable_v<T>, "node records are copied byte-wise");
+  const std::size_t at = g.records.size();
+  if (count > (std::size_t{0xffffffffu} - at) / sizeof(T)) throw_records_full();
+  g.records.resize(at + count * sizeof(T));
+  if (count != 0) std::memcpy(g.records.data() + at, items, count * sizeof(T));
+  return static_cast<std::uint32_t>(at);
+}
+
+/// The k-th T of the records that start at `offset` (put_records' result).
+template <class T>
+T get_record(const GraphImpl& g, std::size_t offset, std::size_t k = 0) noexcept {
+  T value;
+  std::memcpy(&value, g.records.data() + offset + k * sizeof(T), sizeof(T));
+  return value;
+}
+
+/// Overwrites the k-th T of the records that start at `offset`.
+template <class T>
+void set_record(GraphImpl& g, std::size_t offset, std::size_t k, const T& value) noexcept {
+  std::memcpy(g.records.data() + offset + k * sizeof(T), &value, sizeof(T));
+}
 
 /// True when `g` or a plan it holds places a node on a device or makes a peer copy.
 bool uses_devices(const GraphImpl& g);
