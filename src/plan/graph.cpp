@@ -549,7 +549,7 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
            g.placeholders.capacity() * sizeof(detail::KernelPlaceholder) +
            g.conditionals.capacity() * sizeof(detail::ConditionalData);
   for (const auto& c : g.conditionals) bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
-  bytes += g.params.capacity() * sizeof(detail::ParamData);
+  bytes += g.params.capacity() * sizeof(detail::ParamData) + g.records.capacity();
   for (const auto& p : g.params) {
     if (p.name.capacity() > 15) bytes += p.name.capacity() + 1;
     bytes += p.uses.capacity() * sizeof(detail::ParamUse);

@@ -208,6 +208,7 @@ std::string what(const Level& level, const Access& a) {
     case Origin::alloc: return "allocation";
     case Origin::free: return "free";
     case Origin::declared: return "accesses() range";
+    case Origin::operation: return fmt::format("operation {}", a.param);
     case Origin::conditional: return "evaluating its Condition";
     case Origin::nested: break;
   }

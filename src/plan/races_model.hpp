@@ -33,6 +33,7 @@ enum class Origin : std::uint8_t {
   declared,         ///< NodeHandle::accesses()
   conditional,      ///< the conditional node evaluates its condition
   nested,           ///< an access of a node inside a child plan or a body
+  operation,        ///< operation `param` of a node that runs a list of them (memory operations)
 };
 
 /// Rows of `width` bytes, `pitch` apart, starting at `lo`; `hi` is one past the last byte.

@@ -64,7 +64,8 @@ TEST_CASE("NodeKind names are the ones used in messages", "[graph][introspection
   CHECK(std::string(gd::to_string(gd::NodeKind::captured)) == "captured");
   CHECK(std::string(gd::to_string(gd::NodeKind::mem_alloc)) == "mem_alloc");
   CHECK(std::string(gd::to_string(gd::NodeKind::mem_free)) == "mem_free");
-  CHECK(gd::node_kind_count == 12);
+  CHECK(std::string(gd::to_string(gd::NodeKind::mem_op)) == "mem_op");
+  CHECK(gd::node_kind_count == 13);
 }
 
 TEST_CASE("node(i) past the end is a UsageError naming the graph and its size", "[graph][introspection][errors]") {
