@@ -157,7 +157,6 @@ const RaceOps races{&race::mem_op_accesses};
 
 // ==== compare (plan/kind_compare.hpp) ====
 
-#include <cstring>
 #include <optional>
 #include <string>
 
@@ -173,9 +172,17 @@ std::size_t record_bytes(const GraphImpl& g, std::uint32_t payload) {
   return sizeof(std::uint32_t) + count_of(g, payload) * sizeof(MemOp);
 }
 
+/// Field by field: a MemOp has padding bytes, which a byte comparison would read.
 bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
-  const std::size_t n = record_bytes(a, pa);
-  return n == record_bytes(b, pb) && std::memcmp(a.records.data() + pa, b.records.data() + pb, n) == 0;
+  const std::size_t n = count_of(a, pa);
+  if (n != count_of(b, pb)) return false;
+  for (std::size_t k = 0; k < n; ++k) {
+    const MemOp x = op_of(a, pa, k), y = op_of(b, pb, k);
+    if (x.type != y.type || x.until != y.until || x.scope != y.scope || x.address != y.address || x.value != y.value) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /// The number and the types of the operations: CUDA patches addresses, values and comparisons only.

@@ -29,7 +29,7 @@ TEST_CASE("mem ops: a node of writes, waits and barriers is kept, shown and comp
   CHECK(g.node_count() == 2);
   CHECK(g.node(0).kind() == gd::NodeKind::mem_op);
   CHECK(std::string(gd::to_string(gd::NodeKind::mem_op)) == "mem_op");
-  CHECK(g.dump() == "graph 'signal': 2 nodes, 1 edge\n"
+  CHECK(g.dump() == "graph 'signal': 2 nodes, 1 edges\n"
                     "  #0 mem_op 'set': 3 operations: write32 41, write64 4294967299, barrier gpu\n"
                     "  #1 mem_op 'wait': 1 operation: wait32 until equal 41; after 'set'\n");
   CHECK_THAT(g.to_dot(), has_substr("mem_op"));
