@@ -88,15 +88,15 @@ namespace detail {
 /// A declared range with its type erased: what a plan stores (GraphImpl::declared).
 struct DeclaredAccess {
   static constexpr std::int32_t no_param = -1;
-  std::uint32_t node = 0;          ///< the node it belongs to
-  std::int32_t param = no_param;   ///< the kernel parameter it was given for; no_param: NodeHandle::accesses()
+  std::uint32_t node = 0;         ///< the node it belongs to
+  std::int32_t param = no_param;  ///< the kernel parameter it was given for; no_param: NodeHandle::accesses()
   AccessMode mode = AccessMode::read;
-  bool buffer = false;             ///< `key` is a GraphBuffer id, `begin` an offset into it
-  std::uint64_t key = 0;           ///< GraphBuffer::id(), or 0 for an address
-  std::uint64_t begin = 0;         ///< first byte: an address, or an offset into the buffer
-  std::uint64_t bytes = 0;         ///< length in bytes
-  bool overflow = false;           ///< (first + count) * sizeof(T) does not fit in 64 bits
-  std::uint64_t buffer_bytes = 0;  ///< the buffer's size (for the bounds check)
+  bool buffer = false;                            ///< `key` is a GraphBuffer id, `begin` an offset into it
+  std::uint64_t key = 0;                          ///< GraphBuffer::id(), or 0 for an address
+  std::uint64_t begin = 0;                        ///< first byte: an address, or an offset into the buffer
+  std::uint64_t bytes = 0;                        ///< length in bytes
+  bool overflow = false;                          ///< (first + count) * sizeof(T) does not fit in 64 bits
+  std::uint64_t buffer_bytes = 0;                 ///< the buffer's size (for the bounds check)
   std::size_t first = 0, count = 0, element = 0;  ///< as declared (for messages)
 };
 

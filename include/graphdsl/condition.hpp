@@ -42,8 +42,8 @@ class Condition {
 
 /// The shape of a conditional node (cudaGraphConditionalNodeType and body count).
 enum class ConditionalType : std::uint8_t {
-  if_then,   ///< cudaGraphCondTypeIf, 1 body: runs when the condition is non-zero (CUDA 12.3)
-  if_else,   ///< cudaGraphCondTypeIf, 2 bodies: [0] when non-zero, [1] when zero (CUDA 12.8)
+  if_then,     ///< cudaGraphCondTypeIf, 1 body: runs when the condition is non-zero (CUDA 12.3)
+  if_else,     ///< cudaGraphCondTypeIf, 2 bodies: [0] when non-zero, [1] when zero (CUDA 12.8)
   while_loop,  ///< cudaGraphCondTypeWhile, 1 body: runs while the condition is non-zero (CUDA 12.3)
   switch_case  ///< cudaGraphCondTypeSwitch, n bodies: body[c] for condition c; none if c >= n (CUDA 12.8)
 };

@@ -40,8 +40,7 @@ class CudaError : public Error {
   /// @param api    the CUDA function name, e.g. "cudaGraphLaunch"
   /// @param node   the plan node the call was made for, if any
   /// @param detail extra text appended to the message (a hint, the instantiate result), may be empty
-  CudaError(cudaError_t code, std::string api, std::optional<NodeInfo> node = std::nullopt,
-            std::string detail = {});
+  CudaError(cudaError_t code, std::string api, std::optional<NodeInfo> node = std::nullopt, std::string detail = {});
 
   /// The cudaError_t the call returned.
   cudaError_t code() const noexcept { return code_; }

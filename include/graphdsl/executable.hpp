@@ -37,7 +37,7 @@ namespace detail {
 struct ExecImpl;
 struct KernelData;
 enum class ScalarType : std::uint8_t;
-}
+}  // namespace detail
 
 /// Graph memory of a compiled plan and of its device (Executable::memory_report()).
 struct GraphMemoryReport {
@@ -183,7 +183,8 @@ class Executable {
   /// A new 1-D copy (same rules as Graph::add_memcpy). The memory types must stay the same.
   /// Raw pointers only for a node that copies between raw pointers (UsageError otherwise).
   template <class D, class S>
-  void set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
+  void set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count,
+                  cudaMemcpyKind kind = cudaMemcpyDefault);
   /// A new 1-D copy into the graph buffer the node already copies into.
   template <class T>
   void set_memcpy(const MemcpyNode& node, const GraphBuffer<T>& dst, const T* src, std::size_t count,
@@ -214,14 +215,18 @@ class Executable {
   /// Enables or disables a kernel, memset or memcpy node (cudaGraphNodeSetEnabled); only these
   /// kinds have the overload, as only they can be disabled.
   template <class... P>
-  void set_enabled(const KernelNode<P...>& node, bool on) { set_enabled_node(node, on); }
+  void set_enabled(const KernelNode<P...>& node, bool on) {
+    set_enabled_node(node, on);
+  }
   /// Enables or disables a memset node (cudaGraphNodeSetEnabled).
   void set_enabled(const MemsetNode& node, bool on) { set_enabled_node(node, on); }
   /// Enables or disables a memcpy node (cudaGraphNodeSetEnabled).
   void set_enabled(const MemcpyNode& node, bool on) { set_enabled_node(node, on); }
   /// Whether a kernel, memset or memcpy node is enabled (cudaGraphNodeGetEnabled).
   template <class... P>
-  bool enabled(const KernelNode<P...>& node) const { return enabled_node(node); }
+  bool enabled(const KernelNode<P...>& node) const {
+    return enabled_node(node);
+  }
   /// Whether a memset node is enabled (cudaGraphNodeGetEnabled).
   bool enabled(const MemsetNode& node) const { return enabled_node(node); }
   /// Whether a memcpy node is enabled (cudaGraphNodeGetEnabled).

@@ -23,7 +23,8 @@
 #if !defined(FMT_VERSION) && !defined(FMT_USE_CONSTEXPR)
 #define FMT_USE_CONSTEXPR 1
 #elif defined(FMT_VERSION) && FMT_VERSION < 100000 && !FMT_USE_CONSTEXPR
-#error "graphdsl/format.hpp: in nvcc's C++20 mode include it before any fmt header, or compile with -DFMT_USE_CONSTEXPR=1 (fmt 9's consteval format strings fail otherwise)"
+#error \
+    "graphdsl/format.hpp: in nvcc's C++20 mode include it before any fmt header, or compile with -DFMT_USE_CONSTEXPR=1 (fmt 9's consteval format strings fail otherwise)"
 #endif
 #endif
 
@@ -81,7 +82,8 @@ struct fmt::formatter<T, char, std::enable_if_t<std::is_base_of_v<graphdsl::Node
     : fmt::formatter<fmt::string_view> {
   template <class Ctx>
   auto format(const graphdsl::Node& n, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(n.valid() ? n.info().describe() : std::string("empty node handle"), ctx);
+    return fmt::formatter<fmt::string_view>::format(n.valid() ? n.info().describe() : std::string("empty node handle"),
+                                                    ctx);
   }
 };
 
@@ -90,10 +92,10 @@ template <>
 struct fmt::formatter<graphdsl::Launch> : fmt::formatter<fmt::string_view> {
   template <class Ctx>
   auto format(const graphdsl::Launch& l, Ctx& ctx) const {
-    return fmt::formatter<fmt::string_view>::format(
-        fmt::format("<<<({},{},{}), ({},{},{}), {}>>>", l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z,
-                    l.shared_bytes),
-        ctx);
+    return fmt::formatter<fmt::string_view>::format(fmt::format("<<<({},{},{}), ({},{},{}), {}>>>", l.grid.x, l.grid.y,
+                                                                l.grid.z, l.block.x, l.block.y, l.block.z,
+                                                                l.shared_bytes),
+                                                    ctx);
   }
 };
 
@@ -105,7 +107,6 @@ struct fmt::formatter<graphdsl::Graph> : fmt::formatter<fmt::string_view> {
     return fmt::formatter<fmt::string_view>::format(g.dump(), ctx);
   }
 };
-
 
 /// Formats an UpdateResult as UpdateResult::to_string() does.
 template <>

@@ -38,8 +38,8 @@
 #include "graphdsl/access.hpp"
 #include "graphdsl/buffer.hpp"
 #include "graphdsl/condition.hpp"
-#include "graphdsl/detail/config.hpp"
 #include "graphdsl/detail/condition_kernels.hpp"
+#include "graphdsl/detail/config.hpp"
 #include "graphdsl/detail/exact_value.hpp"
 #include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
@@ -95,11 +95,11 @@ struct MemOp {
     system  ///< accesses of the whole system
   };
 
-  Type type = Type::barrier;       ///< the operation
-  Until until = Until::at_least;   ///< a wait's comparison
-  Scope scope = Scope::gpu;        ///< a barrier's scope
-  std::uint64_t address = 0;       ///< the word written or awaited (as an integer; 0 for a barrier)
-  std::uint64_t value = 0;         ///< the value written or compared with
+  Type type = Type::barrier;      ///< the operation
+  Until until = Until::at_least;  ///< a wait's comparison
+  Scope scope = Scope::gpu;       ///< a barrier's scope
+  std::uint64_t address = 0;      ///< the word written or awaited (as an integer; 0 for a barrier)
+  std::uint64_t value = 0;        ///< the value written or compared with
 
   /// Writes `value` to `*address`.
   static MemOp write(std::uint32_t* address, std::uint32_t value) noexcept {
@@ -126,8 +126,8 @@ GRAPHDSL_DETAIL_HANDLE(MemOpNode, mem_op);
 
 /// A dependency edge: `to` runs after `from`.
 struct Edge {
-  Node from;  ///< the node that runs first
-  Node to;    ///< the node that runs after `from`
+  Node from;                       ///< the node that runs first
+  Node to;                         ///< the node that runs after `from`
   EdgeKind kind = EdgeKind::full;  ///< what `to` waits for
 };
 
@@ -191,9 +191,10 @@ class Graph {
         conds;
     detail::ArgPacker<P...>::pack(g.args.data() + offset, conds, detail::unwrap_declared(std::forward<A>(args))...);
     if constexpr (parameters > 0) bind_kernel_parameters(offset, conds.params.data(), conds.param_count);
-    KernelNode<P...> node(
-        add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset, conds.list.data(), conds.count));
-    if constexpr ((detail::is_declared_v<A> || ...)) declare_kernel_ranges(node, std::index_sequence_for<A...>{}, args...);
+    KernelNode<P...> node(add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset,
+                                          conds.list.data(), conds.count));
+    if constexpr ((detail::is_declared_v<A> || ...))
+      declare_kernel_ranges(node, std::index_sequence_for<A...>{}, args...);
     return node;
   }
 
@@ -251,7 +252,8 @@ class Graph {
   template <class T>
   MemcpyNode add_memcpy_peer(T* dst, int dst_device, const T* src, int src_device, std::size_t count) {
     static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_peer: the destination is const");
-    return add_memcpy_peer_bytes(dst, dst_device, src, src_device, detail::checked_bytes(count, sizeof(T), "add_memcpy_peer"));
+    return add_memcpy_peer_bytes(dst, dst_device, src, src_device,
+                                 detail::checked_bytes(count, sizeof(T), "add_memcpy_peer"));
   }
   /// add_memcpy_peer for `bytes` raw bytes.
   MemcpyNode add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes);
@@ -309,8 +311,8 @@ class Graph {
   /// The node that allocates a graph buffer, and the buffer.
   template <class T>
   struct Allocation {
-    MemAllocNode node;       ///< the mem_alloc node; order every use of `buffer` after it
-    GraphBuffer<T> buffer;   ///< the memory it allocates, for add_kernel, add_memset and add_memcpy
+    MemAllocNode node;      ///< the mem_alloc node; order every use of `buffer` after it
+    GraphBuffer<T> buffer;  ///< the memory it allocates, for add_kernel, add_memset and add_memcpy
   };
 
   /// Adds a mem_alloc node for `count` elements of T (cudaGraphAddMemAllocNode) and returns it with
@@ -338,7 +340,8 @@ class Graph {
   }
   /// Copies `count` elements into a graph buffer.
   template <class T>
-  MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
+  MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count,
+                        cudaMemcpyKind kind = cudaMemcpyDefault) {
     MemcpyNode n = add_memcpy_bytes(nullptr, src, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
     use_buffer(n, detail::BufferField::memcpy_dst, dst.id());
     return n;
@@ -551,8 +554,9 @@ class Graph {
   /// The compile-time rules of add_memcpy and Executable::set_memcpy.
   template <class D, class S>
   static constexpr void check_memcpy_types() {
-    static_assert(std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
-                  "graphdsl add_memcpy: source and destination element types differ (use add_memcpy_bytes for raw bytes)");
+    static_assert(
+        std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
+        "graphdsl add_memcpy: source and destination element types differ (use add_memcpy_bytes for raw bytes)");
     static_assert(!std::is_const_v<D>, "graphdsl add_memcpy: the destination is const");
   }
   template <class T>

@@ -18,17 +18,17 @@ enum class MemSyncDomain : unsigned char {
 
 /// How accesses in (hit) or outside (miss) an L2 access-policy window are cached (cudaAccessProperty).
 enum class L2Access : unsigned char {
-  normal = 0,      ///< cudaAccessPropertyNormal
-  streaming = 1,   ///< cudaAccessPropertyStreaming: less likely to persist in L2
-  persisting = 2   ///< cudaAccessPropertyPersisting: more likely to persist in L2
+  normal = 0,     ///< cudaAccessPropertyNormal
+  streaming = 1,  ///< cudaAccessPropertyStreaming: less likely to persist in L2
+  persisting = 2  ///< cudaAccessPropertyPersisting: more likely to persist in L2
 };
 
 /// An L2 access-policy window (cudaLaunchAttributeAccessPolicyWindow): `hit_ratio` of the accesses
 /// to [base, base + bytes) get `hit`, the others `miss`. `bytes` 0: no window.
 struct L2Window {
-  const void* base = nullptr;  ///< start of the window
-  std::size_t bytes = 0;       ///< its size; at most the device's cudaDevAttrMaxAccessPolicyWindowSize
-  float hit_ratio = 1.0f;      ///< in [0, 1]
+  const void* base = nullptr;           ///< start of the window
+  std::size_t bytes = 0;                ///< its size; at most the device's cudaDevAttrMaxAccessPolicyWindowSize
+  float hit_ratio = 1.0f;               ///< in [0, 1]
   L2Access hit = L2Access::persisting;  ///< how the hit_ratio share of accesses in the window is cached
   L2Access miss = L2Access::streaming;  ///< how the other accesses in the window are cached
 };
@@ -52,14 +52,14 @@ struct L2Window {
 ///
 ///   auto l = gd::cover(n, 128).with_cluster(2).with_cooperative();
 struct Launch {
-  dim3 grid{1, 1, 1};             ///< blocks per grid (x, y, z)
-  dim3 block{1, 1, 1};            ///< threads per block (x, y, z); at most 1024 in total
-  unsigned int shared_bytes = 0;  ///< dynamic shared memory per block, in bytes
-  int priority = 0;               ///< the node's launch priority; 0 sets none
-  dim3 cluster{0, 0, 0};          ///< blocks per cluster (x, y, z); (0,0,0): no cluster
-  bool cooperative = false;       ///< a cooperative launch
+  dim3 grid{1, 1, 1};                                         ///< blocks per grid (x, y, z)
+  dim3 block{1, 1, 1};                                        ///< threads per block (x, y, z); at most 1024 in total
+  unsigned int shared_bytes = 0;                              ///< dynamic shared memory per block, in bytes
+  int priority = 0;                                           ///< the node's launch priority; 0 sets none
+  dim3 cluster{0, 0, 0};                                      ///< blocks per cluster (x, y, z); (0,0,0): no cluster
+  bool cooperative = false;                                   ///< a cooperative launch
   MemSyncDomain sync_domain = MemSyncDomain::default_domain;  ///< the memory-synchronization domain
-  L2Window l2{};                  ///< an L2 access-policy window; bytes 0: none
+  L2Window l2{};                                              ///< an L2 access-policy window; bytes 0: none
 
   /// One block of one thread, no dynamic shared memory, priority 0, no attributes.
   Launch() = default;
@@ -69,15 +69,24 @@ struct Launch {
       : grid(grid_dims), block(block_dims), shared_bytes(dynamic_shared_bytes), priority(node_priority) {}
 
   /// Clusters of `dims` blocks (an integer n: (n,1,1)).
-  Launch& with_cluster(dim3 dims) & { cluster = dims; return *this; }
+  Launch& with_cluster(dim3 dims) & {
+    cluster = dims;
+    return *this;
+  }
   /// The same on a temporary (`gd::cover(n).with_cluster(2)`).
   Launch&& with_cluster(dim3 dims) && { return std::move(with_cluster(dims)); }
   /// A cooperative launch (or not).
-  Launch& with_cooperative(bool on = true) & { cooperative = on; return *this; }
+  Launch& with_cooperative(bool on = true) & {
+    cooperative = on;
+    return *this;
+  }
   /// The same on a temporary.
   Launch&& with_cooperative(bool on = true) && { return std::move(with_cooperative(on)); }
   /// The memory-synchronization domain.
-  Launch& with_sync_domain(MemSyncDomain domain) & { sync_domain = domain; return *this; }
+  Launch& with_sync_domain(MemSyncDomain domain) & {
+    sync_domain = domain;
+    return *this;
+  }
   /// The same on a temporary.
   Launch&& with_sync_domain(MemSyncDomain domain) && { return std::move(with_sync_domain(domain)); }
   /// An L2 access-policy window over [base, base + bytes).

@@ -35,11 +35,11 @@ class Node;
 
 /// What an edge waits for (cudaGraphEdgeData). Only kernel -> kernel edges can be other than full.
 enum class EdgeKind : std::uint8_t {
-  full = 0,          ///< the successor starts after the predecessor finished, its memory visible
-  programmatic = 1,  ///< programmatic dependent launch: the successor may start once every block of
-                     ///< the predecessor called cudaTriggerProgrammaticLaunchCompletion() (or exited),
-                     ///< and must call cudaGridDependencySynchronize() before it reads the
-                     ///< predecessor's results (cudaGraphKernelNodePortProgrammatic)
+  full = 0,              ///< the successor starts after the predecessor finished, its memory visible
+  programmatic = 1,      ///< programmatic dependent launch: the successor may start once every block of
+                         ///< the predecessor called cudaTriggerProgrammaticLaunchCompletion() (or exited),
+                         ///< and must call cudaGridDependencySynchronize() before it reads the
+                         ///< predecessor's results (cudaGraphKernelNodePortProgrammatic)
   launch_completion = 2  ///< the successor may start once every block of the predecessor has started
                          ///< (cudaGraphKernelNodePortLaunchCompletion); also with
                          ///< cudaGridDependencySynchronize() before reading its results
@@ -88,15 +88,15 @@ struct RangeElement {
   using type = void;
 };
 template <class R>
-struct RangeElement<R, std::void_t<decltype(std::begin(std::declval<const R&>())),
-                                   decltype(std::end(std::declval<const R&>()))>> {
+struct RangeElement<
+    R, std::void_t<decltype(std::begin(std::declval<const R&>())), decltype(std::end(std::declval<const R&>()))>> {
   using type = std::decay_t<decltype(*std::begin(std::declval<const R&>()))>;
 };
 
 /// True for a node handle or a range of node handles: what after() and before() take.
 template <class N>
-inline constexpr bool is_node_or_range_v =
-    std::is_base_of_v<Node, N> || std::is_base_of_v<Node, typename RangeElement<N>::type>;
+inline constexpr bool is_node_or_range_v = std::is_base_of_v<Node, N> ||
+                                           std::is_base_of_v<Node, typename RangeElement<N>::type>;
 
 template <class N>
 inline constexpr bool always_false_v = false;
@@ -149,9 +149,7 @@ class Node {
   const std::shared_ptr<detail::PlanToken>& plan_token() const noexcept { return plan_; }
 
   /// True when both handles refer to the same node of the same plan (or both are empty).
-  friend bool operator==(const Node& a, const Node& b) noexcept {
-    return a.plan_ == b.plan_ && a.index_ == b.index_;
-  }
+  friend bool operator==(const Node& a, const Node& b) noexcept { return a.plan_ == b.plan_ && a.index_ == b.index_; }
   /// `!(a == b)`.
   friend bool operator!=(const Node& a, const Node& b) noexcept { return !(a == b); }
 
@@ -259,14 +257,14 @@ class KernelNode : public NodeHandle<KernelNode<P...>> {
   static const detail::ArgLayout* signature() noexcept { return &detail::ArgLayoutOf<P...>::value; }
 };
 
-#define GRAPHDSL_DETAIL_HANDLE(Name, kind)                                   \
-  class Name : public NodeHandle<Name> {                                     \
-   public:                                                                   \
-    using NodeHandle<Name>::NodeHandle;                                      \
-    /** The kind of node this handle refers to (node_cast checks it). */    \
-    static constexpr NodeKind node_kind = NodeKind::kind;                    \
-    /** The handle's name in node_cast's messages. */                       \
-    static constexpr const char* handle_name = #Name;                        \
+#define GRAPHDSL_DETAIL_HANDLE(Name, kind)                               \
+  class Name : public NodeHandle<Name> {                                 \
+   public:                                                               \
+    using NodeHandle<Name>::NodeHandle;                                  \
+    /** The kind of node this handle refers to (node_cast checks it). */ \
+    static constexpr NodeKind node_kind = NodeKind::kind;                \
+    /** The handle's name in node_cast's messages. */                    \
+    static constexpr const char* handle_name = #Name;                    \
   }
 /// A memset node (add_memset, add_memset_2d, add_memset_raw).
 GRAPHDSL_DETAIL_HANDLE(MemsetNode, memset);

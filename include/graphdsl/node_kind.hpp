@@ -29,10 +29,10 @@ const char* to_string(NodeKind kind) noexcept;
 /// Everything an error message needs to name a plan node, copied out of the plan so that it
 /// stays valid after the plan is gone.
 struct NodeInfo {
-  std::uint32_t index = 0;   ///< position in its plan (creation order)
+  std::uint32_t index = 0;          ///< position in its plan (creation order)
   NodeKind kind = NodeKind::empty;  ///< what the node does
-  std::string name;          ///< the user's name; empty when the node was never named
-  std::string graph;         ///< the name of the plan that holds the node
+  std::string name;                 ///< the user's name; empty when the node was never named
+  std::string graph;                ///< the name of the plan that holds the node
   /// Where the plan sits when it is nested, e.g. "in child node 'sub' (#2) of graph 'outer'";
   /// empty for a top-level node.
   std::string context;

@@ -69,12 +69,12 @@ std::string param_type_name() {
 template <class T>
 const ParamType& param_type() {
   using U = std::remove_cv_t<T>;
-  constexpr ParamValueKind kind = std::is_pointer_v<U>             ? ParamValueKind::pointer
-                                  : std::is_same_v<U, bool>        ? ParamValueKind::boolean
-                                  : std::is_floating_point_v<U>    ? ParamValueKind::floating
+  constexpr ParamValueKind kind = std::is_pointer_v<U>                           ? ParamValueKind::pointer
+                                  : std::is_same_v<U, bool>                      ? ParamValueKind::boolean
+                                  : std::is_floating_point_v<U>                  ? ParamValueKind::floating
                                   : std::is_integral_v<U> && std::is_signed_v<U> ? ParamValueKind::signed_int
-                                  : std::is_integral_v<U>          ? ParamValueKind::unsigned_int
-                                                                   : ParamValueKind::other;
+                                  : std::is_integral_v<U>                        ? ParamValueKind::unsigned_int
+                                                                                 : ParamValueKind::other;
   static const ParamType t{&typeid(U), param_type_name<U>(), static_cast<std::uint32_t>(sizeof(U)), kind};
   return t;
 }
@@ -84,8 +84,8 @@ const ParamType& param_type() {
 struct ParamArg {
   const PlanToken* plan = nullptr;  ///< the plan that declared it (null: an empty Parameter)
   std::uint64_t uid = 0;
-  std::uint32_t offset = 0;         ///< byte offset in the kernel's argument block (0 for a memset)
-  std::uint32_t position = 0;       ///< the kernel argument, counting from 1 (0 for a memset value)
+  std::uint32_t offset = 0;           ///< byte offset in the kernel's argument block (0 for a memset)
+  std::uint32_t position = 0;         ///< the kernel argument, counting from 1 (0 for a memset value)
   const ParamType* given = nullptr;   ///< the parameter's type
   const ParamType* wanted = nullptr;  ///< the kernel parameter's or memset element's type
   bool fits = false;

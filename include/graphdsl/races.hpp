@@ -40,10 +40,10 @@ struct ValidateOptions {
 /// One side of a racing pair: the node (at the level of the plan where the pair races; for a
 /// child or conditional node, `via` names the node inside it) and what it does to the memory.
 struct RaceAccess {
-  NodeInfo node;      ///< the node, with its context when it is in a child plan or a body
+  NodeInfo node;                       ///< the node, with its context when it is in a child plan or a body
   AccessMode mode = AccessMode::read;  ///< read, or write (and perhaps read)
-  std::string what;   ///< e.g. "kernel parameter 0 (const T*, extent unknown)", "memcpy destination"
-  std::string via;    ///< for a child or conditional node: the node inside it, e.g. "body 0: kernel node 'step' (#1)"
+  std::string what;                    ///< e.g. "kernel parameter 0 (const T*, extent unknown)", "memcpy destination"
+  std::string via;  ///< for a child or conditional node: the node inside it, e.g. "body 0: kernel node 'step' (#1)"
 };
 
 /// Two nodes that touch overlapping memory, at least one writing, with no path between them.
@@ -73,11 +73,11 @@ struct UnboundedAccess {
 /// (by plan, then node index); `unknown_extents` counts kernel pointer parameters checked as the
 /// bytes at the pointer (no gd::reads / gd::writes range).
 struct RaceReport {
-  std::vector<Race> races;                     ///< the racing pairs (at most max_races)
-  std::vector<RedundantEdge> redundant_edges;  ///< edges implied by other paths
-  std::vector<UnboundedAccess> unbounded;      ///< nodes whose accesses could not be bounded
-  std::size_t unknown_extents = 0;             ///< kernel pointer parameters checked as the bytes at the pointer
-  std::size_t races_found = 0;  ///< races before the list was capped (races.size() <= max_races)
+  std::vector<Race> races;                        ///< the racing pairs (at most max_races)
+  std::vector<RedundantEdge> redundant_edges;     ///< edges implied by other paths
+  std::vector<UnboundedAccess> unbounded;         ///< nodes whose accesses could not be bounded
+  std::size_t unknown_extents = 0;                ///< kernel pointer parameters checked as the bytes at the pointer
+  std::size_t races_found = 0;                    ///< races before the list was capped (races.size() <= max_races)
   static constexpr std::size_t max_races = 1000;  ///< the cap on `races`
 
   /// True when no race was found.

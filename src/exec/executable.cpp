@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
-#include "plan/counters.hpp"
-#include "native/cuda_call.hpp"
 #include "graphdsl/executable.hpp"
+#include "native/cuda_call.hpp"
 #include "native/native.hpp"
+#include "plan/counters.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -44,9 +44,10 @@ void check_device_launch(const detail::GraphImpl& g, const std::string& context)
       check_device_launch(*g.children[g.nodes[i].payload],
                           fmt::format("{}in {} of graph {}: ", context, g.info(i).describe(), detail::quoted(g.name)));
     } else if (k != NodeKind::kernel && k != NodeKind::memcpy && k != NodeKind::memset) {
-      throw UsageError(fmt::format("{}{} cannot be part of a device-launchable executable (device_launch allows only "
-                                   "kernel, memcpy, memset and child nodes)",
-                                   context, g.info(i).describe()));
+      throw UsageError(
+          fmt::format("{}{} cannot be part of a device-launchable executable (device_launch allows only "
+                      "kernel, memcpy, memset and child nodes)",
+                      context, g.info(i).describe()));
     }
   }
 }
@@ -81,25 +82,28 @@ void check_versions(const detail::GraphImpl& g) {
   GRAPHDSL_CHECK(cudaRuntimeGetVersion, &runtime);
   const int have = std::min(driver, runtime);
   if (have < needed) {
-    throw UsageError(fmt::format("{} needs CUDA {} ({} conditional nodes); this driver supports CUDA {} and the runtime "
-                                 "is CUDA {}",
-                                 node->describe(), cuda_version(needed), needed == 12080 ? "IF-ELSE and SWITCH" : "IF and WHILE",
-                                 cuda_version(driver), cuda_version(runtime)));
+    throw UsageError(
+        fmt::format("{} needs CUDA {} ({} conditional nodes); this driver supports CUDA {} and the runtime "
+                    "is CUDA {}",
+                    node->describe(), cuda_version(needed), needed == 12080 ? "IF-ELSE and SWITCH" : "IF and WHILE",
+                    cuda_version(driver), cuda_version(runtime)));
   }
 }
 
 void check_options(const detail::GraphImpl& g, const InstantiateOptions& options) {
   const unsigned long long f = options.flags();
   if ((f & cudaGraphInstantiateFlagDeviceLaunch) && (f & cudaGraphInstantiateFlagAutoFreeOnLaunch)) {
-    throw UsageError(fmt::format("instantiating graph {}: device_launch and auto_free_on_launch cannot be combined "
-                                 "(CUDA refuses the pair)",
-                                 detail::quoted(g.name)));
+    throw UsageError(
+        fmt::format("instantiating graph {}: device_launch and auto_free_on_launch cannot be combined "
+                    "(CUDA refuses the pair)",
+                    detail::quoted(g.name)));
   }
   if (f & cudaGraphInstantiateFlagDeviceLaunch) {
     if (g.nodes.empty()) {
-      throw UsageError(fmt::format("instantiating graph {} for device launch: the graph is empty; a "
-                                   "device-launchable executable needs at least one node",
-                                   detail::quoted(g.name)));
+      throw UsageError(
+          fmt::format("instantiating graph {} for device launch: the graph is empty; a "
+                      "device-launchable executable needs at least one node",
+                      detail::quoted(g.name)));
     }
     check_device_launch(g, {});
   }
@@ -143,8 +147,8 @@ bool holds(cudaGraph_t g, cudaGraphNode_t node) {
   for (cudaGraphNode_t n : nodes_of(g)) {
     if (n == node) return true;
     cudaGraph_t inner = nullptr;
-    if (type_of(n) == cudaGraphNodeTypeGraph && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, n, &inner) == cudaSuccess &&
-        holds(inner, node)) {
+    if (type_of(n) == cudaGraphNodeTypeGraph &&
+        detail::cuda_try(cudaGraphChildGraphNodeGetGraph, n, &inner) == cudaSuccess && holds(inner, node)) {
       return true;
     }
   }
@@ -232,7 +236,8 @@ std::vector<std::pair<cudaGraphNode_t, void*>> unfreed_allocations(const detail:
   std::vector<std::pair<cudaGraphNode_t, void*>> out;
   for (cudaGraphNode_t a : nodes_of(x.native.graph.get())) {
     cudaMemAllocNodeParams p{};
-    if (type_of(a) != cudaGraphNodeTypeMemAlloc || detail::cuda_try(cudaGraphMemAllocNodeGetParams, a, &p) != cudaSuccess) {
+    if (type_of(a) != cudaGraphNodeTypeMemAlloc ||
+        detail::cuda_try(cudaGraphMemAllocNodeGetParams, a, &p) != cudaSuccess) {
       continue;
     }
     if (!any_after(a, [&](cudaGraphNode_t n) { return frees(n, p.dptr); })) out.emplace_back(a, p.dptr);
@@ -257,10 +262,11 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
   if (rc == cudaErrorInvalidValue && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
     if (const std::optional<Owner> o = unfreed_captured_allocation(x)) {
       where = x.plan.impl().info(o->index);
-      detail += "; its captured function allocates memory (cudaMallocAsync) that it never frees, so the previous "
-                "launch's allocation is still live: free it in the captured function (cudaFreeAsync), free it before "
-                "the relaunch with Executable::free_graph_memory(stream), or compile with "
-                "InstantiateOptions::auto_free_on_launch()";
+      detail +=
+          "; its captured function allocates memory (cudaMallocAsync) that it never frees, so the previous "
+          "launch's allocation is still live: free it in the captured function (cudaFreeAsync), free it before "
+          "the relaunch with Executable::free_graph_memory(stream), or compile with "
+          "InstantiateOptions::auto_free_on_launch()";
     }
   }
 #if CUDART_VERSION >= 12080
@@ -287,16 +293,17 @@ std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
   if (id != x.origin_id && id != plan.id && id != x.last_template_id) {
     if (token->plan == nullptr) (void)handle_plan(node);  // throws: used after its plan was destroyed
     const GraphImpl& owner = *token->plan;
-    throw UsageError(fmt::format("{} belongs to graph {} (plan id {}); this executable was compiled from graph {} "
-                                 "(plan id {})",
-                                 owner.info(node.index()).describe(), quoted(owner.name), owner.id, quoted(plan.name),
-                                 x.origin_id));
+    throw UsageError(
+        fmt::format("{} belongs to graph {} (plan id {}); this executable was compiled from graph {} "
+                    "(plan id {})",
+                    owner.info(node.index()).describe(), quoted(owner.name), owner.id, quoted(plan.name), x.origin_id));
   }
   if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
     const GraphImpl* owner = token->plan;
     const std::string what = owner != nullptr && node.index() < owner->nodes.size()
                                  ? owner->info(node.index()).describe()
-                                 : fmt::format("node #{} of graph {} (plan id {})", node.index(), quoted(token->name), id);
+                                 : fmt::format("node #{} of graph {} (plan id {})", node.index(), quoted(token->name),
+                                               id);
     throw UsageError(fmt::format("{} is not a {} node of this executable's plan", what, to_string(kind)));
   }
   return node.index();
@@ -390,21 +397,23 @@ void Executable::launch(cudaStream_t stream) {
   detail::ExecImpl& x = *impl_;
   if (x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
     if (x.unfreed) {
-      throw UsageError(fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
-                                   "auto_free_on_launch: launching it again while the previous launch's allocation is "
-                                   "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
-                                   "free the last launch's allocations with Executable::free_graph_memory(stream), or "
-                                   "compile with InstantiateOptions::auto_free_on_launch()",
-                                   detail::quoted(x.plan.impl().name), x.unfreed->describe()));
+      throw UsageError(
+          fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
+                      "auto_free_on_launch: launching it again while the previous launch's allocation is "
+                      "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
+                      "free the last launch's allocations with Executable::free_graph_memory(stream), or "
+                      "compile with InstantiateOptions::auto_free_on_launch()",
+                      detail::quoted(x.plan.impl().name), x.unfreed->describe()));
     }
     if (x.unfreed_captured) {
-      throw UsageError(fmt::format("graph {}: the function of {} allocates memory (cudaMallocAsync) that it never "
-                                   "frees, and the graph was compiled without auto_free_on_launch: launching it again "
-                                   "while the previous launch's allocation is live fails (cudaErrorInvalidValue); free "
-                                   "it in the captured function (cudaFreeAsync), free the last launch's allocations "
-                                   "with Executable::free_graph_memory(stream), or compile with "
-                                   "InstantiateOptions::auto_free_on_launch()",
-                                   detail::quoted(x.plan.impl().name), x.unfreed_captured->describe()));
+      throw UsageError(
+          fmt::format("graph {}: the function of {} allocates memory (cudaMallocAsync) that it never "
+                      "frees, and the graph was compiled without auto_free_on_launch: launching it again "
+                      "while the previous launch's allocation is live fails (cudaErrorInvalidValue); free "
+                      "it in the captured function (cudaFreeAsync), free the last launch's allocations "
+                      "with Executable::free_graph_memory(stream), or compile with "
+                      "InstantiateOptions::auto_free_on_launch()",
+                      detail::quoted(x.plan.impl().name), x.unfreed_captured->describe()));
     }
   }
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
@@ -526,10 +535,11 @@ GraphMemoryReport Executable::memory_report() const {
   GraphMemoryReport r;
   for (const auto& a : g.allocs) r.plan_bytes += a.bytes;
   GRAPHDSL_CHECK(cudaGetDevice, &r.device);
-  for (auto [attr, out] : {std::pair<cudaGraphMemAttributeType, std::uint64_t*>{cudaGraphMemAttrUsedMemCurrent, &r.used_current},
-                           {cudaGraphMemAttrUsedMemHigh, &r.used_high},
-                           {cudaGraphMemAttrReservedMemCurrent, &r.reserved_current},
-                           {cudaGraphMemAttrReservedMemHigh, &r.reserved_high}}) {
+  for (auto [attr, out] :
+       {std::pair<cudaGraphMemAttributeType, std::uint64_t*>{cudaGraphMemAttrUsedMemCurrent, &r.used_current},
+        {cudaGraphMemAttrUsedMemHigh, &r.used_high},
+        {cudaGraphMemAttrReservedMemCurrent, &r.reserved_current},
+        {cudaGraphMemAttrReservedMemHigh, &r.reserved_high}}) {
     GRAPHDSL_CHECK(cudaDeviceGetGraphMemAttribute, r.device, attr, static_cast<void*>(out));
   }
   return r;

@@ -1,4 +1,5 @@
-// src/exec/kind_patch.hpp — the patch concern of the node-kind table: patching a node of the kind in an executable (per-node update, setters).
+// src/exec/kind_patch.hpp — the patch concern of the node-kind table: patching a node of the kind in an executable
+// (per-node update, setters).
 //
 // One PatchOps per node kind, defined as `kinds::<kind>::patch` in src/kinds/<kind>.cpp and found
 // through patch_ops() (src/kinds/table.cpp, generated from graphdsl/detail/node_kinds.def).

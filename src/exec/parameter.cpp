@@ -31,9 +31,10 @@ namespace {
 std::pair<GraphImpl*, std::uint32_t> parameter_of(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
   if (!plan) throw UsageError("empty Parameter (a default-constructed Parameter was used)");
   if (plan->plan == nullptr) {
-    throw UsageError(fmt::format("a parameter (id {}) of graph {} (plan id {}) was used after its plan was destroyed; a "
-                                 "Parameter handle is usable only while its plan is alive",
-                                 uid, quoted(plan->name), plan->id));
+    throw UsageError(
+        fmt::format("a parameter (id {}) of graph {} (plan id {}) was used after its plan was destroyed; a "
+                    "Parameter handle is usable only while its plan is alive",
+                    uid, quoted(plan->name), plan->id));
   }
   GraphImpl& g = *plan->plan;
   const std::uint32_t k = g.param_index(uid);
@@ -64,10 +65,10 @@ std::uint32_t check_param_arg(const GraphImpl& g, const ParamArg& p, const std::
   const std::uint32_t k = g.param_index(p.uid);
   if (k == ConditionRef::unresolved) {
     const bool body = g.parent != nullptr || g.sealed == Sealed::body;
-    throw UsageError(fmt::format("{} is {}, not of graph {}{}; a parameter is used only in the plan that declares it "
-                                 "(or a copy of that plan): child plans and conditional bodies cannot use one",
-                                 where, foreign_parameter(p), quoted(g.name),
-                                 body ? " (a conditional body being built)" : ""));
+    throw UsageError(
+        fmt::format("{} is {}, not of graph {}{}; a parameter is used only in the plan that declares it "
+                    "(or a copy of that plan): child plans and conditional bodies cannot use one",
+                    where, foreign_parameter(p), quoted(g.name), body ? " (a conditional body being built)" : ""));
   }
   const ParamData& d = g.params[k];
   if (!p.fits || *d.type->info != *p.given->info) {
@@ -88,10 +89,11 @@ constexpr const char* memset_rule =
 void name_parameter(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid, std::string_view name) {
   auto [g, k] = parameter_of(plan, uid);
   if (g->sealed != Sealed::no) {
-    throw UsageError(fmt::format("parameter {} of graph {} belongs to the recorded plan of an executable "
-                                 "(Executable::plan()), which changes only through update() and the setters; naming "
-                                 "it is allowed on a copy of the plan",
-                                 g->param_ref(k), quoted(g->name)));
+    throw UsageError(
+        fmt::format("parameter {} of graph {} belongs to the recorded plan of an executable "
+                    "(Executable::plan()), which changes only through update() and the setters; naming "
+                    "it is allowed on a copy of the plan",
+                    g->param_ref(k), quoted(g->name)));
   }
   g->params[k].name.assign(name.data(), name.size());
 }
@@ -112,9 +114,10 @@ std::uint64_t Graph::add_parameter(const detail::ParamType& type, const void* in
   static std::atomic<std::uint64_t> next{1};
   auto& g = impl();
   if (g.parent != nullptr || g.sealed != detail::Sealed::no) {
-    throw UsageError(fmt::format("parameter<{}>: graph {} is a conditional body or a recorded plan; parameters are "
-                                 "declared on top-level plans only (Executable::set patches top-level nodes)",
-                                 type.name, detail::quoted(g.name)));
+    throw UsageError(
+        fmt::format("parameter<{}>: graph {} is a conditional body or a recorded plan; parameters are "
+                    "declared on top-level plans only (Executable::set patches top-level nodes)",
+                    type.name, detail::quoted(g.name)));
   }
   detail::ParamData d{next.fetch_add(1, std::memory_order_relaxed), &type, {}, {}, {}};
   std::memcpy(d.value.data(), initial, type.size);
@@ -128,15 +131,17 @@ void Graph::bind_kernel_parameters(std::size_t args_offset, const detail::ParamA
   std::uint32_t index[detail::max_setter_args];
   try {
     if (count > detail::max_setter_args) {
-      throw UsageError(fmt::format("add_kernel: kernel node #{} of graph {} takes {} parameters; at most {} arguments "
-                                   "of one kernel may be Parameters",
-                                   node, detail::quoted(g.name), count, detail::max_setter_args));
+      throw UsageError(
+          fmt::format("add_kernel: kernel node #{} of graph {} takes {} parameters; at most {} arguments "
+                      "of one kernel may be Parameters",
+                      node, detail::quoted(g.name), count, detail::max_setter_args));
     }
     for (std::size_t a = 0; a < count; ++a) {
       const detail::ParamArg& p = list[a];
-      index[a] = detail::check_param_arg(
-          g, p, fmt::format("add_kernel: argument {} of kernel node #{} of graph {}", p.position, node, detail::quoted(g.name)),
-          fmt::format("the kernel's parameter {}", p.position), detail::kernel_rule);
+      index[a] = detail::check_param_arg(g, p,
+                                         fmt::format("add_kernel: argument {} of kernel node #{} of graph {}",
+                                                     p.position, node, detail::quoted(g.name)),
+                                         fmt::format("the kernel's parameter {}", p.position), detail::kernel_rule);
     }
   } catch (...) {
     g.args.resize(args_offset);  // the block add_kernel packed: the plan is left as it was
@@ -157,7 +162,8 @@ MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, uns
       g, p, fmt::format("add_memset: the value of memset node #{} of graph {}", g.nodes.size(), detail::quoted(g.name)),
       "the memset's element", detail::memset_rule);
   const detail::ParamData& d = g.params[k];
-  const MemsetNode n = add_memset_raw(dst, detail::memset_bits(d.value.data(), d.type->size), element_size, count, 1, bytes);
+  const MemsetNode n = add_memset_raw(dst, detail::memset_bits(d.value.data(), d.type->size), element_size, count, 1,
+                                      bytes);
   g.memset_types.back() = type;
   g.params[k].uses.push_back(detail::ParamUse{n.index(), 0, 0});
   return n;

@@ -98,7 +98,8 @@ std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uin
       return fmt::format("condition number {} of graph '{}'", ref.index, where.name);
     }
     const std::uint32_t alloc = in != nullptr ? in->alloc_node(ph.uid) : ph.ref.index;
-    if (alloc == ConditionRef::unresolved) return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+    if (alloc == ConditionRef::unresolved)
+      return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
     return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
   }
   return "a plain value";
@@ -110,7 +111,8 @@ std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferFiel
   for (const BufferUse& u : g.buffer_uses) {
     if (u.node != i || u.field != field) continue;
     const std::uint32_t alloc = in != nullptr ? in->alloc_node(u.uid) : u.alloc_node;
-    if (alloc == ConditionRef::unresolved) return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+    if (alloc == ConditionRef::unresolved)
+      return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
     return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
   }
   return "a plain pointer";
@@ -123,10 +125,11 @@ std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferFiel
 void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
   const NodeData& n = a.nodes[i];
   auto refuse = [&](const std::string& what, const std::string& was, const std::string& now) {
-    throw UsageError(fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
-                                 "patch values, not which arguments are Conditions or GraphBuffers (compile a new "
-                                 "plan for that)",
-                                 a.info(i).describe(), what, was, now));
+    throw UsageError(
+        fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
+                    "patch values, not which arguments are Conditions or GraphBuffers (compile a new "
+                    "plan for that)",
+                    a.info(i).describe(), what, was, now));
   };
   if (n.kind == NodeKind::kernel) {
     const KernelData& k = a.kernels[n.payload];
@@ -178,10 +181,11 @@ void Executable::replace_node(const Node& target, const Graph& source) {
     const detail::ArgLayout& now = *a.kernels[a.nodes[i].payload].layout;
     const detail::ArgLayout& given = *s.kernels[s.nodes[0].payload].layout;
     if (!detail::same_layout(given, now)) {
-      throw UsageError(fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
-                                   "the node launches ({} parameters, {} bytes): a KernelNode handle of another "
-                                   "signature (node_cast checks it; KernelNodeOf<decltype(kernel)> names it)",
-                                   a.info(i).describe(), given.count, given.total, now.count, now.total));
+      throw UsageError(
+          fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
+                      "the node launches ({} parameters, {} bytes): a KernelNode handle of another "
+                      "signature (node_cast checks it; KernelNodeOf<decltype(kernel)> names it)",
+                      a.info(i).describe(), given.count, given.total, now.count, now.total));
     }
   }
   detail::check_placeholders(a, i, s);
@@ -205,7 +209,6 @@ void Executable::replace_node(const Node& target, const Graph& source) {
     detail::throw_cuda(applied.rc, applied.api, a.info(i));
   }
 }
-
 
 void Executable::set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
                                    const Launch* launch) {
@@ -347,10 +350,11 @@ std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& pl
       t != ConditionRef::unresolved
           ? fmt::format("parameter {} of graph {} (plan id {})", owner->param_ref(t), quoted(owner->name), owner->id)
           : fmt::format("parameter id {} of graph {} (plan id {}, destroyed)", uid, quoted(plan->name), plan->id);
-  throw UsageError(fmt::format("Executable::set: {} is not a parameter of this executable, compiled from graph {} (plan "
-                               "id {}); a parameter is set on executables compiled from the plan that declares it (or "
-                               "a copy of that plan)",
-                               which, quoted(a.name), x.origin_id));
+  throw UsageError(
+      fmt::format("Executable::set: {} is not a parameter of this executable, compiled from graph {} (plan "
+                  "id {}); a parameter is set on executables compiled from the plan that declares it (or "
+                  "a copy of that plan)",
+                  which, quoted(a.name), x.origin_id));
 }
 
 /// Writes `value` (parameter d's bytes) into every place of the recorded plan `a` that uses d.
@@ -395,9 +399,10 @@ ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>&
   const std::uint32_t k = detail::exec_param(x, plan, uid);
   detail::ParamData& d = a.params[k];
   if (value == nullptr || *type.info != *d.type->info) {
-    throw UsageError(fmt::format("Executable::set: parameter {} of graph {} is of type {}, the value given is of type "
-                                 "{}; a parameter's value is never converted: pass a {}",
-                                 a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
+    throw UsageError(
+        fmt::format("Executable::set: parameter {} of graph {} is of type {}, the value given is of type "
+                    "{}; a parameter's value is never converted: pass a {}",
+                    a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
   }
   const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;
   std::memcpy(d.value.data(), value, d.type->size);
@@ -418,7 +423,8 @@ ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>&
     for (std::size_t v = 0; v < u; ++v) {
       if (!last_use(v)) continue;
       const detail::Applied back = detail::patch_param_node(x, d.uses[v].node);
-      if (back.rc != cudaSuccess) detail::throw_cuda(back.rc, back.api, a.info(d.uses[v].node), "rolling back Executable::set");
+      if (back.rc != cudaSuccess)
+        detail::throw_cuda(back.rc, back.api, a.info(d.uses[v].node), "rolling back Executable::set");
     }
     detail::throw_cuda(applied.rc, applied.api, a.info(d.uses[u].node));
   }
@@ -448,8 +454,7 @@ void Executable::set_event(const EventWaitNode& node, const Event& event) {
 void Executable::set_enabled_node(const Node& node, bool on) {
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, node.kind());
-  const cudaError_t rc =
-      detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
+  const cudaError_t rc = detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
 }
 

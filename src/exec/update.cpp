@@ -83,9 +83,10 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
 std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const UpdateNeeds& needs) {
   if (whole && !a.allocs.empty()) {
     return refusal(UpdateStatus::not_supported, std::nullopt,
-                   "graph " + quoted(a.name) + " allocates graph memory, and cudaGraphExecUpdate would leave "
-                   "arguments pointing at the template's allocations; plans with graph allocations are "
-                   "updated node by node (UpdatePolicy::per_node)");
+                   "graph " + quoted(a.name) +
+                       " allocates graph memory, and cudaGraphExecUpdate would leave "
+                       "arguments pointing at the template's allocations; plans with graph allocations are "
+                       "updated node by node (UpdatePolicy::per_node)");
   }
   if (!whole && needs.nested_change) {
     return refusal(UpdateStatus::not_supported, std::nullopt,
@@ -219,9 +220,9 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     // no threshold on the number of changed nodes: measured on an H200 (docs/performance.md, the
     // per_node / whole_graph crossover), per-node setters were cheaper than materializing the
     // template plus cudaGraphExecUpdate at every k <= N for N = 100, 1000 and 10000.
-    const bool whole =
-        policy == UpdatePolicy::whole_graph ||
-        (policy == UpdatePolicy::automatic && (needs.priority_changed || needs.multi_dim_copy || needs.nested_change));
+    const bool whole = policy == UpdatePolicy::whole_graph ||
+                       (policy == UpdatePolicy::automatic &&
+                        (needs.priority_changed || needs.multi_dim_copy || needs.nested_change));
     if (auto r = detail::check_strategy(a, whole, needs)) return std::move(*r);
     if (auto r = whole ? detail::update_whole_graph(x, t, changed) : detail::update_per_node(x, t, changed)) {
       return std::move(*r);

@@ -62,8 +62,8 @@ namespace {
 /// Unbounded unless its accesses are declared.
 void captured_accesses(const NodeContext& c) {
   if (c.decl.empty()) {
-    c.level.unbounded.push_back(
-        UnboundedAccess{c.level.info(c.i), "captured work with no accesses() declaration: not checked"});
+    c.level.unbounded.push_back(UnboundedAccess{c.level.info(c.i),
+                                                "captured work with no accesses() declaration: not checked"});
   }
 }
 
@@ -93,8 +93,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.capt
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
+                         compare_fns::restore,     false};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end compare ====
@@ -116,7 +116,7 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   const cudaStreamCaptureMode m = c.mode;
   const std::string what = detail::escaped(c.fn->describe());
   return fmt::format("{}stream capture, mode {}", what.empty() ? "" : what + ", ",
-                     m == cudaStreamCaptureModeGlobal       ? "global"
+                     m == cudaStreamCaptureModeGlobal        ? "global"
                      : m == cudaStreamCaptureModeThreadLocal ? "thread-local"
                                                              : "relaxed");
 }
@@ -190,9 +190,10 @@ std::vector<cudaGraphNode_t> capture(Builder& builder, const GraphImpl& g, std::
   }
   if (rc == cudaErrorStreamCaptureInvalidated || status == cudaStreamCaptureStatusInvalidated) {
     rc = rc == cudaSuccess ? cudaErrorStreamCaptureInvalidated : rc;
-    hint = "the capture was invalidated inside the captured function: it made a call that is not allowed while "
-           "capturing (cudaMalloc or another unsafe call in thread-local or global mode, a synchronization, or work "
-           "on the legacy default stream); use cudaMallocAsync, or cudaStreamCaptureModeRelaxed for allocations";
+    hint =
+        "the capture was invalidated inside the captured function: it made a call that is not allowed while "
+        "capturing (cudaMalloc or another unsafe call in thread-local or global mode, a synchronization, or work "
+        "on the legacy default stream); use cudaMallocAsync, or cudaStreamCaptureModeRelaxed for allocations";
   } else if (rc == cudaErrorStreamCaptureUnjoined) {
     hint = "the captured function forked work to another stream and did not join it back into the capture stream";
   }

@@ -14,11 +14,11 @@ namespace graphdsl {
 ChildNode Graph::add_child(const Graph& child) {
   const auto& c = child.impl();
   if (!c.params.empty()) {
-    throw UsageError(fmt::format("add_child: graph {} declares {} parameter{} (the first: {}); a child plan cannot hold "
-                                 "parameters: Executable::set patches nodes of the top-level plan only (graphdsl's "
-                                 "per-node setters do not reach the nodes of a child graph)",
-                                 detail::quoted(c.name), c.params.size(), c.params.size() == 1 ? "" : "s",
-                                 c.param_ref(0)));
+    throw UsageError(
+        fmt::format("add_child: graph {} declares {} parameter{} (the first: {}); a child plan cannot hold "
+                    "parameters: Executable::set patches nodes of the top-level plan only (graphdsl's "
+                    "per-node setters do not reach the nodes of a child graph)",
+                    detail::quoted(c.name), c.params.size(), c.params.size() == 1 ? "" : "s", c.param_ref(0)));
   }
   auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
   auto& g = impl();
@@ -118,8 +118,13 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintM
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
-                         true, compare_fns::save, compare_fns::restore, true};
+const CompareOps compare{compare_fns::same_params,
+                         compare_fns::compare_shape,
+                         compare_fns::fingerprint,
+                         true,
+                         compare_fns::save,
+                         compare_fns::restore,
+                         true};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end compare ====

@@ -1,5 +1,6 @@
-// src/kinds/conditional.cpp — the conditional node kind (Graph::add_if / add_if_else / add_while / add_switch): what graphdsl does for one such node,
-// concern by concern, each section filling the kind's entry of one table (src/kinds/table.cpp).
+// src/kinds/conditional.cpp — the conditional node kind (Graph::add_if / add_if_else / add_while / add_switch): what
+// graphdsl does for one such node, concern by concern, each section filling the kind's entry of one table
+// (src/kinds/table.cpp).
 #include "kinds/kinds.hpp"
 
 // ==== make (the Graph::add_* of this kind) ====
@@ -54,12 +55,14 @@ ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& co
     b.impl_->parent = link;
     body(i, b);
     if (outer->plan != &g || impl_.get() != &g) {
-      throw UsageError(fmt::format("the builder of the {} of a {} node destroyed, replaced or moved graph '{}', the plan "
-                                   "the node is added to; a builder builds only its body",
-                                   body_name(type, i), to_string(type), outer->name));
+      throw UsageError(
+          fmt::format("the builder of the {} of a {} node destroyed, replaced or moved graph '{}', the plan "
+                      "the node is added to; a builder builds only its body",
+                      body_name(type, i), to_string(type), outer->name));
     }
-    if (!b.impl_) throw UsageError(fmt::format("the {} of a {} node was moved from inside its builder", body_name(type, i),
-                                               to_string(type)));
+    if (!b.impl_)
+      throw UsageError(fmt::format("the {} of a {} node was moved from inside its builder", body_name(type, i),
+                                   to_string(type)));
     b.impl_->parent.reset();
     b.impl_->sealed = detail::Sealed::body;
     built.push_back(b.impl_.get());
@@ -85,21 +88,26 @@ void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const std::str
   const ConditionalData& c = g.conditionals[g.nodes[i].payload];
   const std::size_t n = c.bodies.size();
   if (c.type > ConditionalType::switch_case) {
-    fail(g, i, ctx, fmt::format("ConditionalType({}) is not a conditional type (if_then, if_else, while_loop or "
-                                "switch_case)",
-                                static_cast<unsigned>(c.type)));
+    fail(g, i, ctx,
+         fmt::format("ConditionalType({}) is not a conditional type (if_then, if_else, while_loop or "
+                     "switch_case)",
+                     static_cast<unsigned>(c.type)));
   }
   const bool ok = c.type == ConditionalType::switch_case ? n >= 1 : n == (c.type == ConditionalType::if_else ? 2u : 1u);
   if (!ok) {
-    fail(g, i, ctx, fmt::format("{} {} node with {} bodies; {}", c.type == ConditionalType::switch_case || c.type == ConditionalType::while_loop ? "a" : "an", to_string(c.type), n,
-                                c.type == ConditionalType::switch_case ? "a switch needs at least one body"
-                                : c.type == ConditionalType::if_else   ? "an if-else has exactly two bodies"
-                                                                       : "it has exactly one body"));
+    fail(g, i, ctx,
+         fmt::format("{} {} node with {} bodies; {}",
+                     c.type == ConditionalType::switch_case || c.type == ConditionalType::while_loop ? "a" : "an",
+                     to_string(c.type), n,
+                     c.type == ConditionalType::switch_case ? "a switch needs at least one body"
+                     : c.type == ConditionalType::if_else   ? "an if-else has exactly two bodies"
+                                                            : "it has exactly one body"));
   }
   if (c.condition.levels == ConditionRef::unresolved) {
-    fail(g, i, ctx, fmt::format("its Condition is not declared in graph {} or a plan enclosing it (an empty "
-                                "Condition, or one declared by another plan)",
-                                quoted(g.name)));
+    fail(g, i, ctx,
+         fmt::format("its Condition is not declared in graph {} or a plan enclosing it (an empty "
+                     "Condition, or one declared by another plan)",
+                     quoted(g.name)));
   }
 }
 
@@ -107,8 +115,8 @@ void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const std::str
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::conditional {
-const RuleOps rules{&rule::check_conditional_shape,
-                    "a conditional node runs on the device its plan is compiled on", true};
+const RuleOps rules{&rule::check_conditional_shape, "a conditional node runs on the device its plan is compiled on",
+                    true};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end rules ====
@@ -231,8 +239,13 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintM
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
-                         false, compare_fns::save, compare_fns::restore, true};
+const CompareOps compare{compare_fns::same_params,
+                         compare_fns::compare_shape,
+                         compare_fns::fingerprint,
+                         false,
+                         compare_fns::save,
+                         compare_fns::restore,
+                         true};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end compare ====
@@ -274,8 +287,7 @@ void dot_nested(std::string& out, const detail::GraphImpl& g, std::uint32_t i, c
 }  // namespace
 }  // namespace describing
 
-const DescribeOps describe{&describing::summary, nullptr, "octagon", &describing::dump_nested,
-                           &describing::dot_nested};
+const DescribeOps describe{&describing::summary, nullptr, "octagon", &describing::dump_nested, &describing::dot_nested};
 
 }  // namespace graphdsl::detail::kinds::conditional
 

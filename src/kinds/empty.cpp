@@ -44,8 +44,8 @@ void restore(const SavedParams&, GraphImpl&, std::uint32_t) {}
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
+                         compare_fns::restore,     false};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end compare ====

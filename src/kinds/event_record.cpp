@@ -1,5 +1,5 @@
-// src/kinds/event_record.cpp — the event_record node kind (Graph::add_event_record): what graphdsl does for one such node,
-// concern by concern, each section filling the kind's entry of one table (src/kinds/table.cpp).
+// src/kinds/event_record.cpp — the event_record node kind (Graph::add_event_record): what graphdsl does for one such
+// node, concern by concern, each section filling the kind's entry of one table (src/kinds/table.cpp).
 #include "kinds/kinds.hpp"
 
 // ==== make (the Graph::add_* of this kind) ====
@@ -65,8 +65,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.even
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
+                         compare_fns::restore,     false};
 }  // namespace graphdsl::detail::kinds::event_record
 
 // ==== end compare ====
@@ -126,7 +126,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
     return {rc, "cudaEventCreateWithFlags"};
   }
   const Applied applied{cuda_try(cudaGraphExecEventRecordNodeSetEvent, x.exec.get(), x.native.nodes[i], e),
-                       "cudaGraphExecEventRecordNodeSetEvent"};
+                        "cudaGraphExecEventRecordNodeSetEvent"};
   // The event must outlive the launches that use it, also after the executable is destroyed
   // (the recorded plan alone dies with the executable): the executable's user object keeps it.
   if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(ev.state());

@@ -65,8 +65,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.even
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
+                         compare_fns::restore,     false};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end compare ====
@@ -126,7 +126,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
     return {rc, "cudaEventCreateWithFlags"};
   }
   const Applied applied{cuda_try(cudaGraphExecEventWaitNodeSetEvent, x.exec.get(), x.native.nodes[i], e),
-                       "cudaGraphExecEventWaitNodeSetEvent"};
+                        "cudaGraphExecEventWaitNodeSetEvent"};
   // The event must outlive the launches that use it, also after the executable is destroyed
   // (the recorded plan alone dies with the executable): the executable's user object keeps it.
   if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(ev.state());

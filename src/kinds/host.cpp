@@ -59,8 +59,8 @@ namespace {
 /// Unbounded unless its accesses are declared.
 void host_accesses(const NodeContext& c) {
   if (c.decl.empty()) {
-    c.level.unbounded.push_back(
-        UnboundedAccess{c.level.info(c.i), "a host callback with no accesses() declaration: not checked"});
+    c.level.unbounded.push_back(UnboundedAccess{c.level.info(c.i),
+                                                "a host callback with no accesses() declaration: not checked"});
   }
 }
 
@@ -90,8 +90,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.host
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
+                         compare_fns::restore,     false};
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end compare ====

@@ -106,8 +106,9 @@ void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string&
                           {"block", 'y', l.block.y, 1024u},     {"block", 'z', l.block.z, 64u}};
   for (const Limit& m : limits) {
     if (m.value > m.most) {
-      fail(g, i, ctx, fmt::format("{} {} has {} = {}; CUDA allows at most {} in {}.{}", m.what,
-                                  dims(m.what[0] == 'g' ? l.grid : l.block), m.axis, m.value, m.most, m.what, m.axis));
+      fail(g, i, ctx,
+           fmt::format("{} {} has {} = {}; CUDA allows at most {} in {}.{}", m.what,
+                       dims(m.what[0] == 'g' ? l.grid : l.block), m.axis, m.value, m.most, m.what, m.axis));
     }
   }
 }
@@ -118,39 +119,46 @@ void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::str
   const dim3& c = l.cluster;
   if (c.x != 0 || c.y != 0 || c.z != 0) {
     if (c.x == 0 || c.y == 0 || c.z == 0) {
-      fail(g, i, ctx, fmt::format("cluster {} has a zero dimension; every dimension must be at least 1 (or all 0 for "
-                                  "no cluster)",
-                                  dims(c)));
+      fail(g, i, ctx,
+           fmt::format("cluster {} has a zero dimension; every dimension must be at least 1 (or all 0 for "
+                       "no cluster)",
+                       dims(c)));
     }
-    const std::pair<char, std::pair<unsigned, unsigned>> axes[] = {
-        {'x', {l.grid.x, c.x}}, {'y', {l.grid.y, c.y}}, {'z', {l.grid.z, c.z}}};
+    const std::pair<char, std::pair<unsigned, unsigned>> axes[] = {{'x', {l.grid.x, c.x}},
+                                                                   {'y', {l.grid.y, c.y}},
+                                                                   {'z', {l.grid.z, c.z}}};
     for (const auto& [axis, gc] : axes) {
       if (gc.first % gc.second != 0) {
-        fail(g, i, ctx, fmt::format("grid {} is not a whole number of clusters {}: {} blocks in {} do not divide into "
-                                    "clusters of {}",
-                                    dims(l.grid), dims(c), gc.first, axis, gc.second));
+        fail(g, i, ctx,
+             fmt::format("grid {} is not a whole number of clusters {}: {} blocks in {} do not divide into "
+                         "clusters of {}",
+                         dims(l.grid), dims(c), gc.first, axis, gc.second));
       }
     }
     const Count blocks = Count{c.x}.times(c.y).times(c.z);
     if (blocks.above(16)) {
-      fail(g, i, ctx, fmt::format("cluster {} has {} blocks; CUDA allows at most 8 blocks per cluster (16 with "
-                                  "cudaFuncAttributeNonPortableClusterSizeAllowed)",
-                                  dims(c), blocks.text()));
+      fail(g, i, ctx,
+           fmt::format("cluster {} has {} blocks; CUDA allows at most 8 blocks per cluster (16 with "
+                       "cudaFuncAttributeNonPortableClusterSizeAllowed)",
+                       dims(c), blocks.text()));
     }
   }
   if (l.l2.bytes != 0) {
-    if (l.l2.base == nullptr) fail(g, i, ctx, fmt::format("its L2 window of {} bytes starts at a null pointer", l.l2.bytes));
+    if (l.l2.base == nullptr)
+      fail(g, i, ctx, fmt::format("its L2 window of {} bytes starts at a null pointer", l.l2.bytes));
     if (!(l.l2.hit_ratio >= 0.0f && l.l2.hit_ratio <= 1.0f)) {
       fail(g, i, ctx, fmt::format("its L2 window's hit ratio is {}; it must be in [0, 1]", l.l2.hit_ratio));
     }
   }
   const auto domain = static_cast<unsigned>(l.sync_domain);
-  if (domain > 1) fail(g, i, ctx, fmt::format("memory sync domain {} is not a MemSyncDomain (default or remote)", domain));
+  if (domain > 1)
+    fail(g, i, ctx, fmt::format("memory sync domain {} is not a MemSyncDomain (default or remote)", domain));
   for (auto [which, a] : {std::pair<const char*, L2Access>{"hit", l.l2.hit}, {"miss", l.l2.miss}}) {
     if (static_cast<unsigned>(a) > 2) {
-      fail(g, i, ctx, fmt::format("its L2 window's {} property {} is not an L2Access (normal, streaming or "
-                                  "persisting)",
-                                  which, static_cast<unsigned>(a)));
+      fail(g, i, ctx,
+           fmt::format("its L2 window's {} property {} is not an L2Access (normal, streaming or "
+                       "persisting)",
+                       which, static_cast<unsigned>(a)));
     }
   }
 }
@@ -166,9 +174,10 @@ void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string&
   int op = 0;
   std::memcpy(&op, g.args.data() + k.args + k.layout->offsets[2], sizeof op);
   if (op < 0 || op > static_cast<int>(Compare::greater_equal)) {
-    fail(g, i, ctx, fmt::format("sets its condition with comparison {}, which is not a Compare value (equal, "
-                                "not_equal, less, less_equal, greater or greater_equal)",
-                                op));
+    fail(g, i, ctx,
+         fmt::format("sets its condition with comparison {}, which is not a Compare value (equal, "
+                     "not_equal, less, less_equal, greater or greater_equal)",
+                     op));
   }
 }
 
@@ -185,19 +194,22 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
     if (ph.ref.levels != ConditionRef::unresolved) continue;
     if (ph.kind == PlaceholderKind::condition) {
-      fail(g, i, ctx, fmt::format("a Condition argument is not declared in graph {} or a plan enclosing it (an "
-                                  "empty Condition, or one declared by another plan)",
-                                  quoted(g.name)));
+      fail(g, i, ctx,
+           fmt::format("a Condition argument is not declared in graph {} or a plan enclosing it (an "
+                       "empty Condition, or one declared by another plan)",
+                       quoted(g.name)));
     }
-    fail(g, i, ctx, fmt::format("a GraphBuffer argument is not allocated by graph {} (a buffer is used in the plan "
-                                "that allocates it)",
-                                quoted(g.name)));
+    fail(g, i, ctx,
+         fmt::format("a GraphBuffer argument is not allocated by graph {} (a buffer is used in the plan "
+                     "that allocates it)",
+                     quoted(g.name)));
   }
   // The total first: "2048 threads" says more than "x = 2048" when both rules are broken.
   const Count threads = Count{l.block.x}.times(l.block.y).times(l.block.z);
   if (threads.above(1024)) {
-    fail(g, i, ctx, fmt::format("block {} has {} threads; CUDA allows at most 1024 threads per block",
-                                dims(l.block), threads.text()));
+    fail(g, i, ctx,
+         fmt::format("block {} has {} threads; CUDA allows at most 1024 threads per block", dims(l.block),
+                     threads.text()));
   }
   check_launch_limits(g, i, ctx, l);
   if (attributes_of(g, g.nodes[i].payload) != nullptr) {
@@ -352,8 +364,13 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintM
 
 }  // namespace compare_fns
 
-const CompareOps compare{detail::same_kernel, compare_fns::compare_shape, compare_fns::fingerprint,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{detail::same_kernel,
+                         compare_fns::compare_shape,
+                         compare_fns::fingerprint,
+                         false,
+                         compare_fns::save,
+                         compare_fns::restore,
+                         false};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end compare ====
@@ -402,8 +419,8 @@ std::string attributes_text(const Launch& l) {
 std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams& params) {
   const detail::NodeData& n = g.nodes[i];
   const auto& k = g.kernels[n.payload];
-  std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid),
-                              dims(k.launch.block), k.launch.shared_bytes, k.layout->count, k.layout->total);
+  std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid), dims(k.launch.block),
+                              k.launch.shared_bytes, k.layout->count, k.layout->total);
   for (std::uint32_t c = 0; c < k.ph_count; ++c) s += placeholder_arg(g, k, g.placeholders[k.ph_first + c]);
   for (const auto& [p, u] : params) {
     s += fmt::format(", argument {}: {}", u.position, detail::escaped(param_use_text(g, p, u)));
@@ -449,9 +466,10 @@ std::string kernel_hint(cudaError_t rc, const KernelData& k) {
     return "the function is not a __global__ kernel compiled for this device (check CMAKE_CUDA_ARCHITECTURES)";
   }
   if (rc == cudaErrorInvalidValue && k.launch.shared_bytes > 48u * 1024u) {
-    return fmt::format("{} bytes of dynamic shared memory is above the default 48 KiB; raise the kernel's limit "
-                       "with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {})",
-                       k.launch.shared_bytes, k.launch.shared_bytes);
+    return fmt::format(
+        "{} bytes of dynamic shared memory is above the default 48 KiB; raise the kernel's limit "
+        "with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {})",
+        k.launch.shared_bytes, k.launch.shared_bytes);
   }
   return {};
 }

@@ -3,23 +3,23 @@
 // kind files (so that their definitions have external linkage) and by the table.
 #pragma once
 
-#include "plan/kind_rules.hpp"
-#include "plan/kind_races.hpp"
+#include "exec/kind_patch.hpp"
+#include "native/kind_build.hpp"
 #include "plan/kind_compare.hpp"
 #include "plan/kind_describe.hpp"
-#include "native/kind_build.hpp"
-#include "exec/kind_patch.hpp"
+#include "plan/kind_races.hpp"
+#include "plan/kind_rules.hpp"
 
 namespace graphdsl::detail {
 
 #define GRAPHDSL_NODE_KIND(name, what) \
-  namespace kinds::name {                                                                             \
-  extern const RuleOps rules;                                                                         \
-  extern const RaceOps races;                                                                         \
-  extern const CompareOps compare;                                                                    \
-  extern const DescribeOps describe;                                                                  \
-  extern const BuildOps build;                                                                        \
-  extern const PatchOps patch;                                                                        \
+  namespace kinds::name {              \
+  extern const RuleOps rules;          \
+  extern const RaceOps races;          \
+  extern const CompareOps compare;     \
+  extern const DescribeOps describe;   \
+  extern const BuildOps build;         \
+  extern const PatchOps patch;         \
   }
 #include "graphdsl/detail/node_kinds.def"
 #undef GRAPHDSL_NODE_KIND

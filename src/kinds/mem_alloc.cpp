@@ -118,8 +118,13 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintM
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params,
+                         compare_fns::compare_shape,
+                         compare_fns::fingerprint,
+                         false,
+                         compare_fns::save,
+                         compare_fns::restore,
+                         false};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end compare ====
@@ -138,8 +143,8 @@ namespace {
 
 std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
   const auto& a = g.allocs[g.nodes[i].payload];
-  std::string s = fmt::format("{} bytes on {}", a.bytes, a.device < 0 ? std::string("the current device")
-                                                                      : fmt::format("device {}", a.device));
+  std::string s = fmt::format("{} bytes on {}", a.bytes,
+                              a.device < 0 ? std::string("the current device") : fmt::format("device {}", a.device));
   for (int p : a.peers) s += fmt::format(", peer {}", p);
   return s;
 }

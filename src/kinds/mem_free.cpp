@@ -28,9 +28,10 @@ namespace {
 void check_mem_free(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const NodeData& n = g.nodes[i];
   if (g.frees[n.payload] == no_buffer) {
-    fail(g, i, ctx, fmt::format("the GraphBuffer it frees is not allocated by graph {} (a buffer is freed in the "
-                                "plan that allocates it)",
-                                quoted(g.name)));
+    fail(g, i, ctx,
+         fmt::format("the GraphBuffer it frees is not allocated by graph {} (a buffer is freed in the "
+                     "plan that allocates it)",
+                     quoted(g.name)));
   }
 }
 
@@ -108,8 +109,13 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintM
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params,
+                         compare_fns::compare_shape,
+                         compare_fns::fingerprint,
+                         false,
+                         compare_fns::save,
+                         compare_fns::restore,
+                         false};
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end compare ====

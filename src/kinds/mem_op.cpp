@@ -53,8 +53,8 @@ namespace graphdsl {
 MemOpNode Graph::add_mem_ops(const std::vector<MemOp>& ops) {
   using detail::kinds::mem_op::max_ops;
   if (ops.empty() || ops.size() > max_ops) {
-    throw UsageError(
-        fmt::format("add_mem_ops: {} operations; a memory-operations node runs 1 to {}", ops.size(), max_ops));
+    throw UsageError(fmt::format("add_mem_ops: {} operations; a memory-operations node runs 1 to {}", ops.size(),
+                                 max_ops));
   }
   detail::GraphImpl& g = impl();
   const std::size_t before = g.records.size();
@@ -233,8 +233,13 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {  // sa
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, compare_fns::fingerprint,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params,
+                         compare_fns::compare_shape,
+                         compare_fns::fingerprint,
+                         false,
+                         compare_fns::save,
+                         compare_fns::restore,
+                         false};
 }  // namespace graphdsl::detail::kinds::mem_op
 
 // ==== end compare ====
@@ -306,19 +311,23 @@ CUstreamBatchMemOpParams driver_op(const MemOp& op) {
   CUstreamBatchMemOpParams d{};
   if (op.type == MemOp::Type::barrier) {
     d.memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
-    d.memoryBarrier.flags =
-        op.scope == MemOp::Scope::system ? CU_STREAM_MEMORY_BARRIER_TYPE_SYS : CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
+    d.memoryBarrier.flags = op.scope == MemOp::Scope::system ? CU_STREAM_MEMORY_BARRIER_TYPE_SYS
+                                                             : CU_STREAM_MEMORY_BARRIER_TYPE_GPU;
   } else if (waits(op)) {
     d.waitValue.operation = wide(op) ? CU_STREAM_MEM_OP_WAIT_VALUE_64 : CU_STREAM_MEM_OP_WAIT_VALUE_32;
     d.waitValue.address = static_cast<CUdeviceptr>(op.address);
-    if (wide(op)) d.waitValue.value64 = op.value;
-    else d.waitValue.value = static_cast<cuuint32_t>(op.value);
+    if (wide(op))
+      d.waitValue.value64 = op.value;
+    else
+      d.waitValue.value = static_cast<cuuint32_t>(op.value);
     d.waitValue.flags = until_flags[static_cast<std::size_t>(op.until)];
   } else {
     d.writeValue.operation = wide(op) ? CU_STREAM_MEM_OP_WRITE_VALUE_64 : CU_STREAM_MEM_OP_WRITE_VALUE_32;
     d.writeValue.address = static_cast<CUdeviceptr>(op.address);
-    if (wide(op)) d.writeValue.value64 = op.value;
-    else d.writeValue.value = static_cast<cuuint32_t>(op.value);
+    if (wide(op))
+      d.writeValue.value64 = op.value;
+    else
+      d.writeValue.value = static_cast<cuuint32_t>(op.value);
   }
   return d;
 }
@@ -356,10 +365,11 @@ void check_on_device(const GraphImpl& g, std::uint32_t i, const std::string& whe
     const void* p = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(op.address));
     if (cuda_try(cudaPointerGetAttributes, &attributes, p) == cudaSuccess &&
         attributes.type == cudaMemoryTypeUnregistered) {
-      throw UsageError(fmt::format("{}: operation {} ({}): the address is pageable host memory, which the device cannot "
-                                   "reach; use device memory or host memory mapped into the device (cudaHostAlloc "
-                                   "with cudaHostAllocMapped, cudaHostRegister)",
-                                   node.describe(), k, type_name(op.type)));
+      throw UsageError(
+          fmt::format("{}: operation {} ({}): the address is pageable host memory, which the device cannot "
+                      "reach; use device memory or host memory mapped into the device (cudaHostAlloc "
+                      "with cudaHostAllocMapped, cudaHostRegister)",
+                      node.describe(), k, type_name(op.type)));
     }
     if (waits(op) && op.until == MemOp::Until::nor) {
       int device = 0, nor = 0;
@@ -367,9 +377,10 @@ void check_on_device(const GraphImpl& g, std::uint32_t i, const std::string& whe
       // CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR (123): the runtime passes it through.
       const auto attribute = static_cast<cudaDeviceAttr>(CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR);
       if (cuda_try(cudaDeviceGetAttribute, &nor, attribute, device) != cudaSuccess || nor == 0) {
-        throw UsageError(fmt::format("{}: operation {} ({}): device {} cannot wait with MemOp::Until::nor "
-                                     "(CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR is not set)",
-                                     node.describe(), k, type_name(op.type), device));
+        throw UsageError(
+            fmt::format("{}: operation {} ({}): device {} cannot wait with MemOp::Until::nor "
+                        "(CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR is not set)",
+                        node.describe(), k, type_name(op.type), device));
       }
     }
   }

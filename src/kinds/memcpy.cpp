@@ -25,8 +25,7 @@ MemcpyNode Graph::add_memcpy_3d(const cudaMemcpy3DParms& params) {
   return MemcpyNode(g.push(NodeKind::memcpy, g.memcpys.size() - 1));
 }
 
-MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device,
-                                        std::size_t bytes) {
+MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes) {
   const std::int16_t d = detail::device_number(dst_device, "add_memcpy_peer (destination device)");
   const std::int16_t s = detail::device_number(src_device, "add_memcpy_peer (source device)");
   MemcpyNode n = add_memcpy_bytes(dst, src, bytes, cudaMemcpyDeviceToDevice);
@@ -53,13 +52,15 @@ namespace {
 void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
   if (p.extent.width == 0 || p.extent.height == 0 || p.extent.depth == 0) {
-    fail(g, i, ctx, fmt::format("copies {} x {} x {} bytes; a memcpy node must copy at least one byte", p.extent.width,
-                                p.extent.height, p.extent.depth));
+    fail(g, i, ctx,
+         fmt::format("copies {} x {} x {} bytes; a memcpy node must copy at least one byte", p.extent.width,
+                     p.extent.height, p.extent.depth));
   }
   const Count bytes = Count{p.extent.width}.times(p.extent.height).times(p.extent.depth);
   check_size(g, i, ctx, "copies", bytes);
   const Count rows = Count{p.extent.height}.times(p.extent.depth);
-  for (auto [ptr, array] : {std::pair<const cudaPitchedPtr*, cudaArray_t>{&p.srcPtr, p.srcArray}, {&p.dstPtr, p.dstArray}}) {
+  for (auto [ptr, array] :
+       {std::pair<const cudaPitchedPtr*, cudaArray_t>{&p.srcPtr, p.srcArray}, {&p.dstPtr, p.dstArray}}) {
     // the rows of a pitched pointer span pitch * (rows - 1) + width
     if (array != nullptr || (rows.fits && rows.value == 1)) continue;
     check_size(g, i, ctx, "spans",
@@ -74,8 +75,8 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   for (auto [what, ptr, array] : {std::tuple<const char*, cudaPitchedPtr, cudaArray_t>{"source", p.srcPtr, p.srcArray},
                                   {"destination", p.dstPtr, p.dstArray}}) {
     if (array == nullptr && multi_row && ptr.pitch < p.extent.width) {
-      fail(g, i, ctx, fmt::format("{} pitch {} bytes is smaller than the row width {} bytes", what, ptr.pitch,
-                                  p.extent.width));
+      fail(g, i, ctx,
+           fmt::format("{} pitch {} bytes is smaller than the row width {} bytes", what, ptr.pitch, p.extent.width));
     }
   }
 }
@@ -181,8 +182,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.memc
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
+                         compare_fns::restore,     false};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end compare ====

@@ -35,14 +35,17 @@ void check_memset(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   check_size(g, i, ctx, "sets", span);
   check_pointer(g, i, ctx, p.dst, BufferField::memset_dst, "destination", span);
   if (p.elementSize != 1 && p.elementSize != 2 && p.elementSize != 4) {
-    fail(g, i, ctx, fmt::format("element size is {} bytes; CUDA memset nodes take 1, 2 or 4-byte elements", p.elementSize));
+    fail(g, i, ctx,
+         fmt::format("element size is {} bytes; CUDA memset nodes take 1, 2 or 4-byte elements", p.elementSize));
   }
   if (p.width == 0 || p.height == 0) {
-    fail(g, i, ctx, fmt::format("sets {} x {} elements; a memset node must set at least one element", p.width, p.height));
+    fail(g, i, ctx,
+         fmt::format("sets {} x {} elements; a memset node must set at least one element", p.width, p.height));
   }
   if (p.height > 1 && row.above(p.pitch)) {
-    fail(g, i, ctx, fmt::format("pitch {} bytes is smaller than one row ({} elements x {} bytes = {} bytes)", p.pitch,
-                                p.width, p.elementSize, row.text()));
+    fail(g, i, ctx,
+         fmt::format("pitch {} bytes is smaller than one row ({} elements x {} bytes = {} bytes)", p.pitch, p.width,
+                     p.elementSize, row.text()));
   }
 }
 
@@ -74,8 +77,8 @@ void memset_accesses(const NodeContext& c) {
   if (uid == 0 && p.dst == nullptr) return;
   a.origin = Origin::memset_dst;
   a.r = make_region(uid != 0 ? Space::buffer : Space::address, uid,
-                    uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(p.dst), sat_mul(p.width, p.elementSize),
-                    p.pitch, p.height);
+                    uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(p.dst), sat_mul(p.width, p.elementSize), p.pitch,
+                    p.height);
   level.accesses.push_back(a);
 }
 
@@ -116,8 +119,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr,
-                         false, compare_fns::save, compare_fns::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
+                         compare_fns::restore,     false};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end compare ====

@@ -20,7 +20,9 @@ struct KindEntry {
 };
 
 constexpr KindEntry table[] = {
-#define GRAPHDSL_NODE_KIND(name, what) KindEntry{&kinds::name::rules, &kinds::name::races, &kinds::name::compare, &kinds::name::describe, &kinds::name::build, &kinds::name::patch},
+#define GRAPHDSL_NODE_KIND(name, what)                                          \
+  KindEntry{&kinds::name::rules,    &kinds::name::races, &kinds::name::compare, \
+            &kinds::name::describe, &kinds::name::build, &kinds::name::patch},
 #include "graphdsl/detail/node_kinds.def"
 #undef GRAPHDSL_NODE_KIND
 };

@@ -67,7 +67,7 @@ class Builder {
                        cudaGraphNode_t native_from, cudaGraphNode_t native_to) const;
 
   DeviceScope* devices_;  ///< switches devices for placed nodes; null for single-device plans
-  std::vector<std::pair<int, NativeStream>> streams_;  ///< capture streams by device, created on first use
+  std::vector<std::pair<int, NativeStream>> streams_;     ///< capture streams by device, created on first use
   std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
 };
 

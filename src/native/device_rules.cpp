@@ -2,9 +2,9 @@
 // that need no CUDA call are plan/placement.cpp) and the switch of the current device.
 #include <fmt/format.h>
 
+#include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
-#include "graphdsl/error.hpp"
 
 namespace graphdsl::detail {
 
@@ -58,7 +58,8 @@ void check_pointer_device(const GraphImpl& g, std::uint32_t i, const void* ptr, 
 void check_in(const GraphImpl& g, int count, int current) {
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const NodeData& n = g.nodes[i];
-    if (n.device >= count) refuse(g, i, {}, fmt::format("is placed on device {}, but {}", n.device, devices_seen(count)));
+    if (n.device >= count)
+      refuse(g, i, {}, fmt::format("is placed on device {}, but {}", n.device, devices_seen(count)));
     if (n.kind == NodeKind::mem_alloc) {
       const AllocData& a = g.allocs[n.payload];
       const int home = node_device(g, i, current);
@@ -67,9 +68,10 @@ void check_in(const GraphImpl& g, int count, int current) {
           refuse(g, i, {}, fmt::format("gives peer access to device {}, but {}", peer, devices_seen(count)));
         }
         if (peer != home && !can_access_peer(peer, home)) {
-          refuse(g, i, {}, fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
-                                       "to device {} is not available (cudaDeviceCanAccessPeer)",
-                                       peer, home, peer, home));
+          refuse(g, i, {},
+                 fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
+                             "to device {} is not available (cudaDeviceCanAccessPeer)",
+                             peer, home, peer, home));
         }
       }
     }
@@ -77,14 +79,17 @@ void check_in(const GraphImpl& g, int count, int current) {
   }
   for (const PeerCopy& p : g.peer_copies) {
     for (int d : {p.src_device, p.dst_device}) {
-      if (d >= count) refuse(g, p.node, {}, fmt::format("copies between device {} and device {}, but {}", p.src_device,
-                                                        p.dst_device, devices_seen(count)));
+      if (d >= count)
+        refuse(g, p.node, {},
+               fmt::format("copies between device {} and device {}, but {}", p.src_device, p.dst_device,
+                           devices_seen(count)));
     }
     if (!can_access_peer(p.dst_device, p.src_device) || !can_access_peer(p.src_device, p.dst_device)) {
-      refuse(g, p.node, {}, fmt::format("peer access between device {} and device {} is not available "
-                                        "(cudaDeviceCanAccessPeer); use add_memcpy, which the driver stages through "
-                                        "host memory",
-                                        p.src_device, p.dst_device));
+      refuse(g, p.node, {},
+             fmt::format("peer access between device {} and device {} is not available "
+                         "(cudaDeviceCanAccessPeer); use add_memcpy, which the driver stages through "
+                         "host memory",
+                         p.src_device, p.dst_device));
     }
     const cudaMemcpy3DParms& c = g.memcpys[g.nodes[p.node].payload];
     check_pointer_device(g, p.node, c.srcPtr.ptr, p.src_device, "source");

@@ -2,10 +2,10 @@
 // types and node descriptions are in plan/errors.cpp).
 #include <fmt/format.h>
 
-#include "plan/counters.hpp"
-#include "native/cuda_call.hpp"
 #include "graphdsl/debug.hpp"
 #include "graphdsl/error.hpp"
+#include "native/cuda_call.hpp"
+#include "plan/counters.hpp"
 
 namespace graphdsl {
 

@@ -1,10 +1,10 @@
 // src/native/event.cpp — the shared event owner and the device memory behind DeviceValue.
-#include "plan/counters.hpp"
-#include "native/cuda_call.hpp"
-#include "graphdsl/event.hpp"
 #include "graphdsl/device_value.hpp"
+#include "graphdsl/event.hpp"
+#include "native/cuda_call.hpp"
 #include "native/event_state.hpp"
 #include "native/reaper.hpp"
+#include "plan/counters.hpp"
 
 namespace graphdsl {
 

@@ -1,4 +1,5 @@
-// src/native/kind_build.hpp — the build concern of the node-kind table: adding a node of the kind to a CUDA graph (materialize).
+// src/native/kind_build.hpp — the build concern of the node-kind table: adding a node of the kind to a CUDA graph
+// (materialize).
 //
 // One BuildOps per node kind, defined as `kinds::<kind>::build` in src/kinds/<kind>.cpp and found
 // through build_ops() (src/kinds/table.cpp, generated from graphdsl/detail/node_kinds.def).

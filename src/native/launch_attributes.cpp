@@ -32,9 +32,10 @@ void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::
       cudaFuncAttributes fa{};
       GRAPHDSL_CHECK(cudaFuncGetAttributes, &fa, k.func);
       if (fa.nonPortableClusterSizeAllowed == 0) {
-        refuse(fmt::format("a cluster of {} blocks is above CUDA's portable size of 8; allow it with "
-                           "cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)",
-                           cluster_blocks));
+        refuse(
+            fmt::format("a cluster of {} blocks is above CUDA's portable size of 8; allow it with "
+                        "cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1)",
+                        cluster_blocks));
       }
     }
   }
@@ -49,18 +50,20 @@ void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::
     const unsigned long long blocks = 1ull * l.grid.x * l.grid.y * l.grid.z;
     const unsigned long long most = 1ull * static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
     if (blocks > most) {
-      refuse(fmt::format("a cooperative launch of {} blocks, but device {} runs at most {} blocks of this kernel at "
-                         "once ({} per multiprocessor x {} multiprocessors, for {} threads and {} B of dynamic "
-                         "shared memory per block); every block of a cooperative grid must be resident",
-                         blocks, device, most, per_sm, sms, l.block.x * l.block.y * l.block.z, l.shared_bytes));
+      refuse(
+          fmt::format("a cooperative launch of {} blocks, but device {} runs at most {} blocks of this kernel at "
+                      "once ({} per multiprocessor x {} multiprocessors, for {} threads and {} B of dynamic "
+                      "shared memory per block); every block of a cooperative grid must be resident",
+                      blocks, device, most, per_sm, sms, l.block.x * l.block.y * l.block.z, l.shared_bytes));
     }
   }
   if (l.l2.bytes != 0) {
     const auto most = static_cast<std::size_t>(attribute(cudaDevAttrMaxAccessPolicyWindowSize));
     if (l.l2.bytes > most) {
-      refuse(fmt::format("its L2 window of {} bytes is larger than device {}'s largest, {} bytes "
-                         "(cudaDevAttrMaxAccessPolicyWindowSize)",
-                         l.l2.bytes, device, most));
+      refuse(
+          fmt::format("its L2 window of {} bytes is larger than device {}'s largest, {} bytes "
+                      "(cudaDevAttrMaxAccessPolicyWindowSize)",
+                      l.l2.bytes, device, most));
     }
   }
 }

@@ -6,14 +6,14 @@
 
 #include <fmt/format.h>
 
-#include "plan/counters.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
 #include "native/kind_build.hpp"
 #include "native/native.hpp"
-#include "plan/node_params.hpp"
 #include "native/reaper.hpp"
+#include "plan/counters.hpp"
+#include "plan/node_params.hpp"
 
 namespace graphdsl::detail {
 
@@ -39,7 +39,9 @@ cudaError_t destroy_counted(cudaError_t (*fn)(H), H handle, std::atomic<std::int
   if (rc != cudaErrorNotPermitted) live.fetch_sub(1);
   return rc;
 }
-void destroy_graph_now(cudaGraph_t g) noexcept { (void)destroy_counted(&cudaGraphDestroy, g, counters().native_graphs); }
+void destroy_graph_now(cudaGraph_t g) noexcept {
+  (void)destroy_counted(&cudaGraphDestroy, g, counters().native_graphs);
+}
 void destroy_exec_now(cudaGraphExec_t e) noexcept {
   (void)destroy_counted(&cudaGraphExecDestroy, e, counters().executables);
 }
@@ -48,13 +50,15 @@ void destroy_exec_now(cudaGraphExec_t e) noexcept {
 // On a CUDA callback thread (a host node whose callable destroys the Executable) the destroy call
 // would be refused and leak the object with its graph memory: it is made on the release thread.
 void GraphTraits::destroy(cudaGraph_t g) noexcept {
-  if (on_callback_thread() || destroy_counted(&cudaGraphDestroy, g, counters().native_graphs) == cudaErrorNotPermitted) {
+  if (on_callback_thread() ||
+      destroy_counted(&cudaGraphDestroy, g, counters().native_graphs) == cudaErrorNotPermitted) {
     destroy_later(g, &destroy_graph_now);
   }
 }
 
 void ExecTraits::destroy(cudaGraphExec_t e) noexcept {
-  if (on_callback_thread() || destroy_counted(&cudaGraphExecDestroy, e, counters().executables) == cudaErrorNotPermitted) {
+  if (on_callback_thread() ||
+      destroy_counted(&cudaGraphExecDestroy, e, counters().executables) == cudaErrorNotPermitted) {
     destroy_later(e, &destroy_exec_now);
   }
 }
@@ -170,7 +174,8 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
                                     c.assign_default ? static_cast<unsigned>(cudaGraphCondAssignDefault) : 0u);
     if (rc != cudaSuccess) {
       throw_cuda(rc, "cudaGraphConditionalHandleCreate", std::nullopt,
-                 fmt::format("creating condition number {} of graph {}{}", k, quoted(g.name), where_.empty() ? "" : " " + where_));
+                 fmt::format("creating condition number {} of graph {}{}", k, quoted(g.name),
+                             where_.empty() ? "" : " " + where_));
     }
   }
   if (scopes_.empty()) {

@@ -104,7 +104,7 @@ struct Materialized {
   std::vector<cudaGraphNode_t> nodes;
   HostSlots host_slots;
   std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions
-  std::vector<void*> dptrs;                          ///< per top-level node: a mem_alloc node's address
+  std::vector<void*> dptrs;                         ///< per top-level node: a mem_alloc node's address
 };
 
 /// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.

@@ -42,7 +42,7 @@ ncclDataType_t native(DataType t) { return native_of(t, nccl_types, ncclFloat32)
 ncclRedOp_t native(ReduceOp op) { return native_of(op, nccl_ops, ncclSum); }
 
 std::size_t element_bytes(DataType t) noexcept {
-  return t == DataType::int8 || t == DataType::uint8                                   ? 1
+  return t == DataType::int8 || t == DataType::uint8                               ? 1
          : t == DataType::int64 || t == DataType::uint64 || t == DataType::float64 ? 8
                                                                                    : 4;
 }
@@ -52,7 +52,12 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
  public:
   CollectiveClosure(std::shared_ptr<detail::Clique> clique, Collective what, std::vector<RawBuffers> ranks,
                     std::size_t count, DataType type, ReduceOp op, int root)
-      : clique_(std::move(clique)), what_(what), ranks_(std::move(ranks)), count_(count), type_(type), op_(op),
+      : clique_(std::move(clique)),
+        what_(what),
+        ranks_(std::move(ranks)),
+        count_(count),
+        type_(type),
+        op_(op),
         root_(root) {}
 
   std::string describe() const override {
@@ -135,7 +140,8 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
     const RawBuffers& b = ranks_[r];
     switch (what_) {
       case Collective::all_reduce:
-        GRAPHDSL_NCCL(ncclAllReduce, what, b.send, b.recv, count_, native(type_), native(op_), c.comms[r], c.streams[r]);
+        GRAPHDSL_NCCL(ncclAllReduce, what, b.send, b.recv, count_, native(type_), native(op_), c.comms[r],
+                      c.streams[r]);
         break;
       case Collective::broadcast:
         GRAPHDSL_NCCL(ncclBroadcast, what, b.send, b.recv, count_, native(type_), root_, c.comms[r], c.streams[r]);
@@ -159,7 +165,8 @@ class CollectiveClosure final : public graphdsl::detail::StreamClosure {
 
 CapturedNode add_collective(Graph& g, const Communicators& comms, Collective what, const std::vector<RawBuffers>& ranks,
                             std::size_t count, DataType type, ReduceOp op, int root) {
-  const std::string where = fmt::format("nccl {} added to graph {}", to_string(what), graphdsl::detail::quoted(g.name()));
+  const std::string where = fmt::format("nccl {} added to graph {}", to_string(what),
+                                        graphdsl::detail::quoted(g.name()));
   if (ranks.size() != comms.size()) {
     throw UsageError(fmt::format("{}: {} buffer pair{} for {} communicator{} ({}); give one per rank of this process",
                                  where, ranks.size(), ranks.size() == 1 ? "" : "s", comms.size(),
@@ -167,7 +174,8 @@ CapturedNode add_collective(Graph& g, const Communicators& comms, Collective wha
   }
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     if (ranks[r].send == nullptr || ranks[r].recv == nullptr) {
-      throw UsageError(fmt::format("{}: rank {}'s {} buffer is null", where, r, ranks[r].send == nullptr ? "send" : "receive"));
+      throw UsageError(fmt::format("{}: rank {}'s {} buffer is null", where, r,
+                                   ranks[r].send == nullptr ? "send" : "receive"));
     }
   }
   if (count == 0) throw UsageError(fmt::format("{}: the element count is 0", where));
@@ -219,7 +227,8 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
       const std::lock_guard<std::mutex> lock(c->capture);
       for (ncclComm_t comm : c->comms) {
         ncclResult_t state = ncclSuccess;
-        if (api().ncclCommGetAsyncError(comm, &state) == ncclSuccess && state != ncclSuccess && state != ncclInProgress) {
+        if (api().ncclCommGetAsyncError(comm, &state) == ncclSuccess && state != ncclSuccess &&
+            state != ncclInProgress) {
           failure = state;
         }
       }
@@ -246,10 +255,8 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
   }
   std::string nodes;
   for (std::size_t i = 0; i < uses.size(); ++i) nodes += fmt::format("{}{}", i ? "; " : "", uses[i].node);
-  const std::string why =
-      failure == ncclInProgress
-          ? fmt::format("did not finish within {} ms", timeout.count())
-          : fmt::format("failed: NCCL reports {}", nccl_text(failure));
+  const std::string why = failure == ncclInProgress ? fmt::format("did not finish within {} ms", timeout.count())
+                                                    : fmt::format("failed: NCCL reports {}", nccl_text(failure));
   const std::string which = uses.empty() ? std::string("it holds no collective node")
                                          : fmt::format("collective node{}: {}", uses.size() == 1 ? "" : "s", nodes);
   throw NcclError(static_cast<int>(failure),
@@ -258,8 +265,8 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
                               "aborted and cannot be used again; the stream {}",
                               plan.name(), why, which,
                               drained == cudaErrorNotReady ? "is still busy (the device may need a reset)"
-                              : drained == cudaSuccess    ? "has drained"
-                                                          : fmt::format("reports {}", cudaGetErrorName(drained))));
+                              : drained == cudaSuccess     ? "has drained"
+                                                           : fmt::format("reports {}", cudaGetErrorName(drained))));
 }
 
 }  // namespace graphdsl::nccl

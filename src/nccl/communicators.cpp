@@ -81,9 +81,10 @@ void Clique::ensure() {
   GRAPHDSL_CHECK(cudaGetDeviceCount, &count);
   for (int d : devices) {
     if (d >= count) {
-      throw UsageError(fmt::format("nccl::Communicators: device {} does not exist; this process sees {} CUDA "
-                                   "device{}",
-                                   d, count, count == 1 ? "" : "s"));
+      throw UsageError(
+          fmt::format("nccl::Communicators: device {} does not exist; this process sees {} CUDA "
+                      "device{}",
+                      d, count, count == 1 ? "" : "s"));
     }
   }
   loaded_api();
@@ -233,15 +234,19 @@ Communicators::Communicators(std::vector<int> devices) : state_(std::make_shared
   state_->devices = std::move(devices);
 }
 
-Communicators Communicators::join(const UniqueId& id, int world_size, int rank, int device, const JoinOptions& options) {
+Communicators Communicators::join(const UniqueId& id, int world_size, int rank, int device,
+                                  const JoinOptions& options) {
   return join(id, world_size, std::vector<int>{rank}, std::vector<int>{device}, options);
 }
 
 Communicators Communicators::join(const UniqueId& id, int world_size, std::vector<int> ranks, std::vector<int> devices,
                                   const JoinOptions& options) {
   const char* who = "nccl::Communicators::join";
-  if (!id) throw UsageError(fmt::format("{}: the unique id is all zero; make it with UniqueId::create() in one process "
-                                        "and hand its bytes to the others", who));
+  if (!id)
+    throw UsageError(
+        fmt::format("{}: the unique id is all zero; make it with UniqueId::create() in one process "
+                    "and hand its bytes to the others",
+                    who));
   if (world_size < 1) throw UsageError(fmt::format("{}: a world of {} ranks; it needs at least 1", who, world_size));
   check_device_list(devices, who);
   if (ranks.size() != devices.size()) {
@@ -287,9 +292,10 @@ Communicators Communicators::adopt(const std::vector<void*>& comms, Ownership ow
     GRAPHDSL_NCCL(ncclCommUserRank, what, c, &rank);
     GRAPHDSL_NCCL(ncclCommCount, what, c, &count);
     if (i > 0 && count != state->world) {
-      throw UsageError(fmt::format("{}: communicator {} belongs to a world of {} ranks, communicator 0 to one of {}; "
-                                   "adopt communicators of one world together",
-                                   who, i, count, state->world));
+      throw UsageError(
+          fmt::format("{}: communicator {} belongs to a world of {} ranks, communicator 0 to one of {}; "
+                      "adopt communicators of one world together",
+                      who, i, count, state->world));
     }
     state->world = count;
     state->devices.push_back(device);

@@ -39,9 +39,10 @@ const Api& api() {
     void* lib = dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (lib == nullptr) {
       const char* why = dlerror();
-      a.error = fmt::format("NCCL is not available: loading '{}' failed ({}); install NCCL (e.g. the libnccl2 "
-                            "package) or name the library in GRAPHDSL_NCCL_LIBRARY",
-                            file, why != nullptr ? why : "unknown reason");
+      a.error = fmt::format(
+          "NCCL is not available: loading '{}' failed ({}); install NCCL (e.g. the libnccl2 "
+          "package) or name the library in GRAPHDSL_NCCL_LIBRARY",
+          file, why != nullptr ? why : "unknown reason");
       return a;
     }
     bind(lib, "ncclGetVersion", a.ncclGetVersion, a.error);
@@ -73,7 +74,9 @@ const Api& loaded_api() {
   return a;
 }
 
-std::string nccl_text(ncclResult_t rc) { return fmt::format("{} ({})", api().ncclGetErrorString(rc), static_cast<int>(rc)); }
+std::string nccl_text(ncclResult_t rc) {
+  return fmt::format("{} ({})", api().ncclGetErrorString(rc), static_cast<int>(rc));
+}
 
 }  // namespace detail
 
@@ -129,7 +132,8 @@ UniqueId UniqueId::create() {
 UniqueId UniqueId::from_bytes(const void* data, std::size_t length) {
   static_assert(size == NCCL_UNIQUE_ID_BYTES, "UniqueId::size must be NCCL_UNIQUE_ID_BYTES");
   if (data == nullptr || length != size) {
-    throw UsageError(fmt::format("nccl::UniqueId::from_bytes: {} bytes given; a unique id has {}", data ? length : 0, size));
+    throw UsageError(fmt::format("nccl::UniqueId::from_bytes: {} bytes given; a unique id has {}", data ? length : 0,
+                                 size));
   }
   UniqueId id;
   std::memcpy(id.bytes_.data(), data, size);
@@ -138,8 +142,9 @@ UniqueId UniqueId::from_bytes(const void* data, std::size_t length) {
 
 UniqueId UniqueId::from_hex(std::string_view hex) {
   if (hex.size() != 2 * size) {
-    throw UsageError(fmt::format("nccl::UniqueId::from_hex: {} characters given; a unique id is {} hex digits (to_hex())",
-                                 hex.size(), 2 * size));
+    throw UsageError(
+        fmt::format("nccl::UniqueId::from_hex: {} characters given; a unique id is {} hex digits (to_hex())",
+                    hex.size(), 2 * size));
   }
   auto digit = [&](std::size_t i) {
     const char c = hex[i];
@@ -147,10 +152,12 @@ UniqueId UniqueId::from_hex(std::string_view hex) {
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     throw UsageError(fmt::format("nccl::UniqueId::from_hex: character {} ('{}') is not a hex digit", i,
-                                 c >= 0x20 && c < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", static_cast<unsigned char>(c))));
+                                 c >= 0x20 && c < 0x7f ? std::string(1, c)
+                                                       : fmt::format("\\x{:02x}", static_cast<unsigned char>(c))));
   };
   UniqueId id;
-  for (std::size_t i = 0; i < size; ++i) id.bytes_[i] = static_cast<unsigned char>(digit(2 * i) * 16 + digit(2 * i + 1));
+  for (std::size_t i = 0; i < size; ++i)
+    id.bytes_[i] = static_cast<unsigned char>(digit(2 * i) * 16 + digit(2 * i + 1));
   return id;
 }
 

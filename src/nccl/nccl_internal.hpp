@@ -93,16 +93,16 @@ struct Clique {
   std::vector<int> devices;  ///< per local rank
   std::vector<int> ranks;    ///< per local rank: its rank in the world
   int world = 0;
-  UniqueId id;                            ///< join: the job's id
+  UniqueId id;                                                  ///< join: the job's id
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};  ///< bound of every wait for NCCL
-  bool owned = true;                      ///< finalize and destroy the communicators at the end
-  bool aborted = false;                   ///< synchronize (or a timed-out wait) aborted them
-  std::vector<ncclComm_t> comms;          ///< empty until first use (ensure), except adopted ones
-  std::vector<cudaStream_t> streams;      ///< per local rank, on the rank's device
-  std::vector<cudaEvent_t> joins;         ///< per local rank, on the rank's device
-  std::vector<cudaEvent_t> forks;         ///< per visible device; null until used
-  std::mutex capture;                     ///< one capture (or abort) at a time uses the communicators
-  std::mutex init;                        ///< guards the first use
+  bool owned = true;                                            ///< finalize and destroy the communicators at the end
+  bool aborted = false;                                         ///< synchronize (or a timed-out wait) aborted them
+  std::vector<ncclComm_t> comms;                                ///< empty until first use (ensure), except adopted ones
+  std::vector<cudaStream_t> streams;                            ///< per local rank, on the rank's device
+  std::vector<cudaEvent_t> joins;                               ///< per local rank, on the rank's device
+  std::vector<cudaEvent_t> forks;                               ///< per visible device; null until used
+  std::mutex capture;  ///< one capture (or abort) at a time uses the communicators
+  std::mutex init;     ///< guards the first use
 
   /// "devices 0,1" (one process), "rank 1 of 2 on device 0", "ranks 0,1 of 4 on devices 0,1".
   std::string where() const;

@@ -50,9 +50,7 @@ bool same_ref(const ConditionRef& x, const ConditionRef& y) { return x.levels ==
 
 namespace {
 
-bool contains(const SmallVec& v, std::uint32_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
+bool contains(const SmallVec& v, std::uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 /// The first edge into node i that plan `has` holds and plan `lacks` does not, as a refusal whose
 /// nodes are those of the template `templ`.
@@ -156,8 +154,8 @@ std::optional<UpdateResult> compare_plan_tables(const GraphImpl& a, const GraphI
   if (auto r = compare_parameters(a, b, ctx)) return r;
   if (a.conditions.size() != b.conditions.size()) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
-                   fmt::format("{}graph {} declares {} conditions in the template, {} in the executable", ctx, quoted(b.name),
-                               b.conditions.size(), a.conditions.size()));
+                   fmt::format("{}graph {} declares {} conditions in the template, {} in the executable", ctx,
+                               quoted(b.name), b.conditions.size(), a.conditions.size()));
   }
   return std::nullopt;
 }
@@ -274,10 +272,11 @@ void check_setter_attributes(const GraphImpl& a, std::uint32_t i, const Launch& 
   Launch with_priority = given;
   with_priority.priority = recorded.priority;  // a setter's priority is ignored (documented)
   if (!same_attributes(recorded, with_priority)) {
-    throw UsageError(fmt::format("{}: a setter's launch has other launch attributes (cluster, cooperative, sync "
-                                 "domain, L2 window) than the node's; CUDA cannot patch them on one node: give the "
-                                 "node's own attributes, or update the executable from a plan (whole graph)",
-                                 a.info(i).describe()));
+    throw UsageError(
+        fmt::format("{}: a setter's launch has other launch attributes (cluster, cooperative, sync "
+                    "domain, L2 window) than the node's; CUDA cannot patch them on one node: give the "
+                    "node's own attributes, or update the executable from a plan (whole graph)",
+                    a.info(i).describe()));
   }
 }
 
@@ -390,9 +389,8 @@ UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::
   const DiffOut out{&result.changed, renamed, conditions_changed};
   if (auto r = compare_shape(a, t, {}, &out)) return std::move(*r);
   try {
-    const bool nested = std::any_of(result.changed.begin(), result.changed.end(), [&](std::uint32_t i) {
-      return compare_ops(t.nodes[i].kind).nested;
-    });
+    const bool nested = std::any_of(result.changed.begin(), result.changed.end(),
+                                    [&](std::uint32_t i) { return compare_ops(t.nodes[i].kind).nested; });
     if (nested) {
       (void)check_plan(t);  // changed nested plans are checked with their scopes
     } else {

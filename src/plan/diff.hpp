@@ -105,7 +105,8 @@ struct SavedParams {
   Event event;
   std::vector<std::shared_ptr<const GraphImpl>> bodies;
   CaptureData capture{};
-  std::vector<unsigned char> record;  ///< the node's bytes of GraphImpl::records (kinds that keep their parameters there)
+  std::vector<unsigned char>
+      record;  ///< the node's bytes of GraphImpl::records (kinds that keep their parameters there)
 
   /// With `own`, child plans and bodies are deep copies, so that the recorded plan the parameters
   /// go to never shares storage with a template (whose handles may still edit it).

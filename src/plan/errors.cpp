@@ -3,10 +3,10 @@
 // CudaError and the checked CUDA path are in native/errors.cpp.
 #include <fmt/format.h>
 
-#include "plan/counters.hpp"
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/debug.hpp"
+#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/error.hpp"
+#include "plan/counters.hpp"
 
 namespace graphdsl {
 
@@ -81,9 +81,7 @@ std::string quoted(std::string_view text) { return "'" + escaped(text) + "'"; }
 
 }  // namespace detail
 
-std::string NodeInfo::ref() const {
-  return name.empty() ? fmt::format("#{}", index) : detail::quoted(name);
-}
+std::string NodeInfo::ref() const { return name.empty() ? fmt::format("#{}", index) : detail::quoted(name); }
 
 std::string NodeInfo::describe() const {
   std::string s = name.empty() ? fmt::format("{} node #{}", to_string(kind), index)

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "plan/counters.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
+#include "plan/counters.hpp"
 #include "plan/graph_build.hpp"
 #include "plan/node_params.hpp"
 #include "plan/rules.hpp"
@@ -47,14 +47,16 @@ GraphImpl& owner(const Node& n) { return handle_plan(n); }
 GraphImpl& changeable(const Node& n, const char* what) {
   GraphImpl& g = handle_plan(n);
   if (g.sealed == Sealed::body) {
-    throw UsageError(fmt::format("{} is in conditional body '{}', which is fixed once its builder returns (copies of "
-                                 "the plan share it); {} is allowed only inside the builder",
-                                 g.info(n.index()).describe(), g.name, what));
+    throw UsageError(
+        fmt::format("{} is in conditional body '{}', which is fixed once its builder returns (copies of "
+                    "the plan share it); {} is allowed only inside the builder",
+                    g.info(n.index()).describe(), g.name, what));
   }
   if (g.sealed == Sealed::recorded) {
-    throw UsageError(fmt::format("{} belongs to the recorded plan of an executable (Executable::plan()), which changes "
-                                 "only through update() and the setters; {} is allowed on a copy of the plan",
-                                 g.info(n.index()).describe(), what));
+    throw UsageError(
+        fmt::format("{} belongs to the recorded plan of an executable (Executable::plan()), which changes "
+                    "only through update() and the setters; {} is allowed on a copy of the plan",
+                    g.info(n.index()).describe(), what));
   }
   return g;
 }
@@ -64,10 +66,11 @@ GraphImpl& handle_plan(const Node& n) {
   const auto& token = n.plan_token();
   if (!token) throw UsageError("empty node handle (a default-constructed Node was used)");
   if (token->plan == nullptr) {
-    throw UsageError(fmt::format("node #{} of graph '{}' (plan id {}) was used after its plan was destroyed (its Graph "
-                                 "was destroyed or assigned over, or moved into an instantiate() that threw); a node "
-                                 "handle is usable only while its plan is alive",
-                                 n.index(), token->name, token->id));
+    throw UsageError(
+        fmt::format("node #{} of graph '{}' (plan id {}) was used after its plan was destroyed (its Graph "
+                    "was destroyed or assigned over, or moved into an instantiate() that threw); a node "
+                    "handle is usable only while its plan is alive",
+                    n.index(), token->name, token->id));
   }
   return *token->plan;
 }
@@ -125,16 +128,18 @@ void GraphImpl::embed(const std::vector<const GraphImpl*>& inner, bool child, co
   std::uint64_t total = nodes.size() + nested_nodes;
   for (const GraphImpl* p : inner) {
     if (p->depth + 1 > max_nesting_depth) {
-      throw UsageError(fmt::format("{}: embedding graph '{}' would nest plans {} levels deep below graph '{}'; plans "
-                                   "nest at most {} levels (child plans and conditional bodies)",
-                                   what, p->name, p->depth + 1, name, max_nesting_depth));
+      throw UsageError(
+          fmt::format("{}: embedding graph '{}' would nest plans {} levels deep below graph '{}'; plans "
+                      "nest at most {} levels (child plans and conditional bodies)",
+                      what, p->name, p->depth + 1, name, max_nesting_depth));
     }
     total += p->nodes.size() + p->nested_nodes;  // each term <= max_embedded_nodes: no overflow
     if (total > max_embedded_nodes) {
-      throw UsageError(fmt::format("{}: graph '{}' would hold more than {} nodes counting those of the plans it "
-                                   "embeds (each embedding counted again; a plan embedding copies of itself doubles "
-                                   "each time)",
-                                   what, name, max_embedded_nodes));
+      throw UsageError(
+          fmt::format("{}: graph '{}' would hold more than {} nodes counting those of the plans it "
+                      "embeds (each embedding counted again; a plan embedding copies of itself doubles "
+                      "each time)",
+                      what, name, max_embedded_nodes));
     }
   }
   for (const GraphImpl* p : inner) {
@@ -193,9 +198,10 @@ const PeerCopy* GraphImpl::peer_copy(std::uint32_t index) const {
 
 std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what) {
   if (count > max_bytes) {
-    throw UsageError(fmt::format("{}: the count {} is not a size ({} as a signed number: a negative count converted to "
-                                 "std::size_t?); counts must be at most {}",
-                                 what, count, static_cast<std::int64_t>(count), max_bytes));
+    throw UsageError(
+        fmt::format("{}: the count {} is not a size ({} as a signed number: a negative count converted to "
+                    "std::size_t?); counts must be at most {}",
+                    what, count, static_cast<std::int64_t>(count), max_bytes));
   }
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(count, element_size, &bytes) || bytes > max_bytes) {
@@ -206,24 +212,27 @@ std::size_t checked_bytes(std::size_t count, std::size_t element_size, const cha
 }
 
 void throw_records_full() {
-  throw UsageError("a plan holds at most 4 GiB of node records (memory-operation lists and the like); split the plan "
-                   "into child plans");
+  throw UsageError(
+      "a plan holds at most 4 GiB of node records (memory-operation lists and the like); split the plan "
+      "into child plans");
 }
 
 [[noreturn]] void cover_error(unsigned long long n, unsigned int block_size) {
   if (block_size == 0 || block_size > 1024) {
     throw UsageError(fmt::format("cover({}, {}): the block size must be 1 to 1024 threads", n, block_size));
   }
-  throw UsageError(fmt::format("cover({}, {}): {} blocks are needed, more than CUDA's limit of 2147483647 in x (use "
-                               "larger blocks, a 2-D grid or a grid-stride loop)",
-                               n, block_size, n / block_size + (n % block_size != 0 ? 1 : 0)));
+  throw UsageError(
+      fmt::format("cover({}, {}): {} blocks are needed, more than CUDA's limit of 2147483647 in x (use "
+                  "larger blocks, a 2-D grid or a grid-stride loop)",
+                  n, block_size, n / block_size + (n % block_size != 0 ? 1 : 0)));
 }
 
 void check_compare(Compare op) {
   if (static_cast<unsigned>(op) > static_cast<unsigned>(Compare::greater_equal)) {
-    throw UsageError(fmt::format("add_set_condition: Compare({}) is not a comparison (equal, not_equal, less, "
-                                 "less_equal, greater or greater_equal)",
-                                 static_cast<unsigned>(op)));
+    throw UsageError(
+        fmt::format("add_set_condition: Compare({}) is not a comparison (equal, not_equal, less, "
+                    "less_equal, greater or greater_equal)",
+                    static_cast<unsigned>(op)));
   }
 }
 
@@ -242,9 +251,10 @@ bool uses_devices(const GraphImpl& root) {
 
 std::int16_t device_number(int device, const char* what) {
   if (device < -1 || device > INT16_MAX) {
-    throw UsageError(fmt::format("{}: {} is not a device number (use 0, 1, ... or -1 for the current device "
-                                 "at compile time)",
-                                 what, device));
+    throw UsageError(
+        fmt::format("{}: {} is not a device number (use 0, 1, ... or -1 for the current device "
+                    "at compile time)",
+                    what, device));
   }
   return static_cast<std::int16_t>(device);
 }
@@ -266,11 +276,11 @@ void check_edge(const Node& from, const Node& to) {
   GraphImpl& gf = owner(from);
   GraphImpl& gt = owner(to);
   if (&gf != &gt) {
-    throw UsageError(fmt::format("edge {} -> {}: {} belongs to graph {} but {} belongs to {}; an edge "
-                                 "must join two nodes of the same graph{}",
-                                 gf.info(from.index()).ref(), gt.info(to.index()).ref(),
-                                 gf.info(from.index()).describe(), graph_ref(gf), gt.info(to.index()).describe(),
-                                 related_graph_ref(gf, gt), copy_hint(gf, gt)));
+    throw UsageError(
+        fmt::format("edge {} -> {}: {} belongs to graph {} but {} belongs to {}; an edge "
+                    "must join two nodes of the same graph{}",
+                    gf.info(from.index()).ref(), gt.info(to.index()).ref(), gf.info(from.index()).describe(),
+                    graph_ref(gf), gt.info(to.index()).describe(), related_graph_ref(gf, gt), copy_hint(gf, gt)));
   }
   if (from.index() == to.index()) {
     throw UsageError(fmt::format("self edge: {} cannot run after itself", gt.info(to.index()).describe()));
@@ -417,7 +427,9 @@ void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_
   g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid), uid});
 }
 
-void Graph::set_default_device(int device) { impl().default_device = detail::device_number(device, "set_default_device"); }
+void Graph::set_default_device(int device) {
+  impl().default_device = detail::device_number(device, "set_default_device");
+}
 
 int Graph::default_device() const { return impl().default_device; }
 

@@ -1,4 +1,5 @@
-// src/plan/kind_compare.hpp — the compare concern of the node-kind table: comparing, hashing, saving and restoring a node's parameters (diff(), fingerprint(), updates).
+// src/plan/kind_compare.hpp — the compare concern of the node-kind table: comparing, hashing, saving and restoring a
+// node's parameters (diff(), fingerprint(), updates).
 //
 // One CompareOps per node kind, defined as `kinds::<kind>::compare` in src/kinds/<kind>.cpp and found
 // through compare_ops() (src/kinds/table.cpp, generated from graphdsl/detail/node_kinds.def).
@@ -19,7 +20,8 @@ struct SavedParams;      // plan/diff.hpp
 struct Fnv;              // plan/diff.hpp
 struct FingerprintMemo;  // plan/diff.hpp
 
-/// What graphdsl does per node kind for comparing, hashing, saving and restoring a node's parameters (diff(), fingerprint(), updates).
+/// What graphdsl does per node kind for comparing, hashing, saving and restoring a node's parameters (diff(),
+/// fingerprint(), updates).
 struct CompareOps {
   /// Whether node `pa` (its payload) of plan `a` and node `pb` of plan `b`, of this kind and of the
   /// same shape, have the same parameters: what diff() lists as changed.

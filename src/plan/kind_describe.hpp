@@ -1,4 +1,5 @@
-// src/plan/kind_describe.hpp — the describe concern of the node-kind table: how a node of the kind is described in dumps, DOT labels and messages.
+// src/plan/kind_describe.hpp — the describe concern of the node-kind table: how a node of the kind is described in
+// dumps, DOT labels and messages.
 //
 // One DescribeOps per node kind, defined as `kinds::<kind>::describe` in src/kinds/<kind>.cpp and found
 // through describe_ops() (src/kinds/table.cpp, generated from graphdsl/detail/node_kinds.def).

@@ -1,4 +1,5 @@
-// src/plan/kind_races.hpp — the races concern of the node-kind table: what memory a node of the kind reads and writes (check_races()).
+// src/plan/kind_races.hpp — the races concern of the node-kind table: what memory a node of the kind reads and writes
+// (check_races()).
 //
 // One RaceOps per node kind, defined as `kinds::<kind>::races` in src/kinds/<kind>.cpp and found
 // through race_ops() (src/kinds/table.cpp, generated from graphdsl/detail/node_kinds.def).

@@ -16,7 +16,8 @@ namespace graphdsl::detail {
 /// The launch of kernel `k` with its arguments packed at `block` (k's layout); `argv` (room for the
 /// kernel's parameter count) receives the address of each argument.
 inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const unsigned char* block, void** argv) {
-  for (std::uint32_t a = 0; a < k.layout->count; ++a) argv[a] = const_cast<unsigned char*>(block + k.layout->offsets[a]);
+  for (std::uint32_t a = 0; a < k.layout->count; ++a)
+    argv[a] = const_cast<unsigned char*>(block + k.layout->offsets[a]);
   cudaKernelNodeParams p{};
   p.func = const_cast<void*>(k.func);
   p.gridDim = k.launch.grid;

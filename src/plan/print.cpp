@@ -52,8 +52,9 @@ std::string pointer_value(std::uint32_t, const unsigned char*) { return "(pointe
 std::string other_value(std::uint32_t, const unsigned char*) { return {}; }
 
 /// The formatter of each ParamValueKind, in the enum's order.
-constexpr std::string (*value_formats[])(std::uint32_t, const unsigned char*) = {
-    &floating_value, &signed_value, &unsigned_value, &boolean_value, &pointer_value, &other_value};
+constexpr std::string (*value_formats[])(std::uint32_t, const unsigned char*) = {&floating_value, &signed_value,
+                                                                                 &unsigned_value, &boolean_value,
+                                                                                 &pointer_value,  &other_value};
 static_assert(std::size(value_formats) == static_cast<std::size_t>(ParamValueKind::other) + 1);
 
 /// A parameter value of type `t` whose bytes are at `v`: "0.01", "-3", "true"; pointers are left
@@ -116,8 +117,9 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
   }
   for (std::uint32_t k = 0; k < g.params.size(); ++k) {
     const auto& p = g.params[k];
-    out += fmt::format("{}parameter #{}{}: {} = {}, {} use{}\n", indent, k, p.name.empty() ? "" : " " + detail::quoted(p.name),
-                       p.type->name, param_value(*p.type, p.value.data()), p.uses.size(), p.uses.size() == 1 ? "" : "s");
+    out += fmt::format("{}parameter #{}{}: {} = {}, {} use{}\n", indent, k,
+                       p.name.empty() ? "" : " " + detail::quoted(p.name), p.type->name,
+                       param_value(*p.type, p.value.data()), p.uses.size(), p.uses.size() == 1 ? "" : "s");
   }
   const NodeParams all = all_param_uses(g);
   std::size_t cursor = 0;
@@ -187,8 +189,7 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
 void dot_cluster(std::string& out, const detail::GraphImpl& c, const std::string& owner, const std::string& inner,
                  const std::string& indent) {
   out += fmt::format("{}subgraph cluster_{} {{\n{}  label=\"{}\";\n{}  style=dashed;\n", indent,
-                     inner.substr(0, inner.size() - 1), indent,
-                     dot_escape(c.name), indent);
+                     inner.substr(0, inner.size() - 1), indent, dot_escape(c.name), indent);
   dot_into(out, c, inner, indent + "  ");
   out += indent + "}\n";
   for (std::uint32_t k = 0; k < c.nodes.size(); ++k) {

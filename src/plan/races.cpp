@@ -178,16 +178,13 @@ class Reach {
   std::uint32_t pos(std::uint32_t v) const { return pos_[v]; }
   std::size_t words() const { return words_; }
   /// True when a path of edges joins u and v (either way).
-  bool ordered(std::uint32_t u, std::uint32_t v) const {
-    return pos_[u] < pos_[v] ? test(row(v), u) : test(row(u), v);
-  }
+  bool ordered(std::uint32_t u, std::uint32_t v) const { return pos_[u] < pos_[v] ? test(row(v), u) : test(row(u), v); }
 
  private:
   std::size_t words_;
   std::vector<std::uint64_t> bits_;
   std::vector<std::uint32_t> pos_;
 };
-
 
 // ---- describing -------------------------------------------------------------------------------
 
@@ -370,8 +367,8 @@ std::unique_ptr<Level> analyze(const GraphImpl& g, std::string context, const Sc
   level->g = &g;
   level->parent = parent;
   level->context = std::move(context);
-  const std::vector<std::uint32_t> order =
-      creation_order(g, level->context.empty() ? std::string() : level->context + ": ");
+  const std::vector<std::uint32_t> order = creation_order(g, level->context.empty() ? std::string()
+                                                                                    : level->context + ": ");
   // declared ranges by node (CSR)
   const auto n = static_cast<std::uint32_t>(g.nodes.size());
   std::vector<std::uint32_t> first(n + 1, 0);
@@ -431,9 +428,10 @@ void declare_accesses(const Node& node, const DeclaredAccess* list, std::size_t 
                                    d.element));
     }
     if (d.buffer && (d.key == 0 || race::sat_add(d.begin, d.bytes) > d.buffer_bytes)) {
-      throw UsageError(fmt::format("{}: {} of a graph buffer of {} elements; a declared range must lie inside its "
-                                   "buffer",
-                                   who, range, d.buffer_bytes / std::max<std::size_t>(d.element, 1)));
+      throw UsageError(
+          fmt::format("{}: {} of a graph buffer of {} elements; a declared range must lie inside its "
+                      "buffer",
+                      who, range, d.buffer_bytes / std::max<std::size_t>(d.element, 1)));
     }
     if (!d.buffer && d.begin == 0 && d.bytes > 0) {
       throw UsageError(fmt::format("{}: {} at a null pointer", who, range));
@@ -460,11 +458,11 @@ std::string Race::to_string() const {
 }
 
 std::string RaceReport::to_string() const {
-  std::string s = fmt::format("race check: {} race{}, {} redundant edge{}, {} node{} not bounded, {} kernel pointer "
-                              "parameter{} of unknown extent (checked at the pointer)\n",
-                              races_found, races_found == 1 ? "" : "s", redundant_edges.size(),
-                              redundant_edges.size() == 1 ? "" : "s", unbounded.size(), unbounded.size() == 1 ? "" : "s",
-                              unknown_extents, unknown_extents == 1 ? "" : "s");
+  std::string s = fmt::format(
+      "race check: {} race{}, {} redundant edge{}, {} node{} not bounded, {} kernel pointer "
+      "parameter{} of unknown extent (checked at the pointer)\n",
+      races_found, races_found == 1 ? "" : "s", redundant_edges.size(), redundant_edges.size() == 1 ? "" : "s",
+      unbounded.size(), unbounded.size() == 1 ? "" : "s", unknown_extents, unknown_extents == 1 ? "" : "s");
   for (const Race& r : races) s += "  " + r.to_string() + "\n";
   if (races_found > races.size()) s += fmt::format("  ... and {} more races\n", races_found - races.size());
   for (const RedundantEdge& e : redundant_edges) {

@@ -21,19 +21,19 @@ enum class Space : std::uint8_t { address, buffer, array, condition };
 
 /// Where an access comes from (for the report).
 enum class Origin : std::uint8_t {
-  kernel_pointer,   ///< a kernel pointer parameter, extent unknown
-  kernel_declared,  ///< a kernel parameter given as gd::reads / gd::writes
-  kernel_buffer,    ///< a GraphBuffer kernel argument
-  kernel_condition, ///< a Condition kernel argument (sets the condition)
+  kernel_pointer,    ///< a kernel pointer parameter, extent unknown
+  kernel_declared,   ///< a kernel parameter given as gd::reads / gd::writes
+  kernel_buffer,     ///< a GraphBuffer kernel argument
+  kernel_condition,  ///< a Condition kernel argument (sets the condition)
   memset_dst,
   memcpy_dst,
   memcpy_src,
   alloc,
   free,
-  declared,         ///< NodeHandle::accesses()
-  conditional,      ///< the conditional node evaluates its condition
-  nested,           ///< an access of a node inside a child plan or a body
-  operation,        ///< operation `param` of a node that runs a list of them (memory operations)
+  declared,     ///< NodeHandle::accesses()
+  conditional,  ///< the conditional node evaluates its condition
+  nested,       ///< an access of a node inside a child plan or a body
+  operation,    ///< operation `param` of a node that runs a list of them (memory operations)
 };
 
 /// Rows of `width` bytes, `pitch` apart, starting at `lo`; `hi` is one past the last byte.
@@ -54,8 +54,8 @@ struct Access {
   std::uint32_t node = 0;
   AccessMode mode = AccessMode::read;
   Origin origin = Origin::kernel_pointer;
-  std::int32_t param = -1;         ///< kernel parameter, or body number for a conditional's accesses
-  const Access* inner = nullptr;   ///< Origin::nested: the access inside the child plan or body
+  std::int32_t param = -1;        ///< kernel parameter, or body number for a conditional's accesses
+  const Access* inner = nullptr;  ///< Origin::nested: the access inside the child plan or body
   const Level* inner_level = nullptr;
 };
 
@@ -117,7 +117,7 @@ void add_nested(Level& level, std::uint32_t i, std::int32_t body, std::unique_pt
 struct NodeContext {
   const GraphImpl& g;
   std::uint32_t i;
-  const Scope& here;                              ///< the scope of g's nodes
+  const Scope& here;                               ///< the scope of g's nodes
   const std::vector<const DeclaredAccess*>& decl;  ///< its declared ranges (already added)
   const std::vector<bool>& params;                 ///< kernel parameters given a declared range
   Level& level;

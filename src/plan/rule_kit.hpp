@@ -13,7 +13,8 @@
 
 namespace graphdsl::detail::rule {
 
-[[noreturn]] inline void fail(const GraphImpl& g, std::uint32_t i, const std::string& context, const std::string& rule) {
+[[noreturn]] inline void fail(const GraphImpl& g, std::uint32_t i, const std::string& context,
+                              const std::string& rule) {
   throw UsageError(fmt::format("{}{}: {}", context, g.info(i).describe(), rule));
 }
 

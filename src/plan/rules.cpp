@@ -49,23 +49,26 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
     return;
   }
   if (u->alloc_node == no_buffer) {
-    fail(g, i, ctx, fmt::format("its {} is a GraphBuffer that graph {} does not allocate (a buffer is used in the "
-                                "plan that allocates it)",
-                                what, quoted(g.name)));
+    fail(g, i, ctx,
+         fmt::format("its {} is a GraphBuffer that graph {} does not allocate (a buffer is used in the "
+                     "plan that allocates it)",
+                     what, quoted(g.name)));
   }
   const std::size_t have = g.allocs[g.nodes[u->alloc_node].payload].bytes;
   if (bytes.above(have)) {
-    fail(g, i, ctx, fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes.text(), what,
-                                g.info(u->alloc_node).describe(), have));
+    fail(g, i, ctx,
+         fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes.text(), what,
+                     g.info(u->alloc_node).describe(), have));
   }
 }
 
 /// Refuses a byte count above max_bytes (`what` says which, e.g. "sets", "copies").
 void check_size(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const char* what, const Count& bytes) {
   if (bytes.too_large()) {
-    fail(g, i, ctx, fmt::format("{} {} bytes, more than {} bytes, the largest size graphdsl accepts (a negative count "
-                                "converted to std::size_t, or a size that wraps around?)",
-                                what, bytes.text(), max_bytes));
+    fail(g, i, ctx,
+         fmt::format("{} {} bytes, more than {} bytes, the largest size graphdsl accepts (a negative count "
+                     "converted to std::size_t, or a size that wraps around?)",
+                     what, bytes.text(), max_bytes));
   }
 }
 
@@ -87,12 +90,14 @@ void check_edge_kinds(const GraphImpl& g, std::uint32_t i, const std::string& ct
     const EdgeKindData& e = *it;
     const NodeKind from = g.nodes[e.from].kind;
     if (from != NodeKind::kernel || g.nodes[i].kind != NodeKind::kernel) {
-      fail(g, i, ctx, fmt::format("its {} edge from {}: CUDA allows {} edges between kernel nodes only", to_string(e.kind),
-                                  g.info(e.from).describe(), to_string(e.kind)));
+      fail(g, i, ctx,
+           fmt::format("its {} edge from {}: CUDA allows {} edges between kernel nodes only", to_string(e.kind),
+                       g.info(e.from).describe(), to_string(e.kind)));
     }
     if (static_cast<unsigned>(e.kind) > 2) {
-      fail(g, i, ctx, fmt::format("its edge from {} has kind {}, which is not an EdgeKind", g.info(e.from).describe(),
-                                  static_cast<unsigned>(e.kind)));
+      fail(g, i, ctx,
+           fmt::format("its edge from {} has kind {}, which is not an EdgeKind", g.info(e.from).describe(),
+                       static_cast<unsigned>(e.kind)));
     }
   }
 }
@@ -106,8 +111,9 @@ void check_while_progress(const GraphImpl& g, std::uint32_t i, const std::string
   if (c.type == ConditionalType::while_loop &&
       std::all_of(c.bodies[0]->nodes.begin(), c.bodies[0]->nodes.end(),
                   [](const NodeData& b) { return b.kind == NodeKind::empty; })) {
-    fail(g, i, ctx, "a while node whose body has no node but empty ones: nothing in it can change the condition, so "
-                    "the loop never ends once the condition is non-zero (add the nodes that update the condition)");
+    fail(g, i, ctx,
+         "a while node whose body has no node but empty ones: nothing in it can change the condition, so "
+         "the loop never ends once the condition is non-zero (add the nodes that update the condition)");
   }
 }
 
@@ -120,8 +126,7 @@ void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 namespace {
 
 /// Finds one cycle among the nodes Kahn's algorithm could not order, and names it.
-[[noreturn]] void report_cycle(const GraphImpl& g, const std::vector<std::uint32_t>& indegree,
-                               const std::string& ctx) {
+[[noreturn]] void report_cycle(const GraphImpl& g, const std::vector<std::uint32_t>& indegree, const std::string& ctx) {
   // Among unordered nodes every one has an unordered predecessor: walk predecessors until a node
   // repeats; the repeated stretch is a cycle (listed here in run order).
   std::uint32_t start = 0;
@@ -203,11 +208,11 @@ const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std:
     fail(g, i, ctx, fmt::format("{} belongs to a plan enclosing this one, which is being compiled without it", what));
   }
   if (r.index >= owner->conditions.size()) {
-    fail(g, i, ctx, fmt::format("{} refers to condition number {} of graph {}, {} level{} out, which declares {} "
-                                "(a plan copied out of a conditional body keeps its references to the conditions of "
-                                "the plan around that body)",
-                                what, r.index, quoted(owner->name), r.levels, r.levels == 1 ? "" : "s",
-                                owner->conditions.size()));
+    fail(g, i, ctx,
+         fmt::format("{} refers to condition number {} of graph {}, {} level{} out, which declares {} "
+                     "(a plan copied out of a conditional body keeps its references to the conditions of "
+                     "the plan around that body)",
+                     what, r.index, quoted(owner->name), r.levels, r.levels == 1 ? "" : "s", owner->conditions.size()));
   }
   return *owner;
 }
@@ -238,7 +243,8 @@ void check_allocs(const GraphImpl& g, const std::string& ctx, const std::vector<
                   const std::uint32_t* allocs, std::size_t count, const std::vector<std::uint32_t>& free_of,
                   const std::vector<std::vector<std::uint32_t>>& users) {
   std::vector<std::uint32_t> frees;
-  for (std::size_t k = 0; k < count; ++k) frees.push_back(free_of[allocs[k]] == no_buffer ? allocs[k] : free_of[allocs[k]]);
+  for (std::size_t k = 0; k < count; ++k)
+    frees.push_back(free_of[allocs[k]] == no_buffer ? allocs[k] : free_of[allocs[k]]);
   const std::vector<std::uint64_t> after = reach_masks(g, order, allocs, count, true);
   const std::vector<std::uint64_t> before = reach_masks(g, order, frees.data(), count, false);
   for (std::size_t k = 0; k < count; ++k) {
@@ -246,22 +252,24 @@ void check_allocs(const GraphImpl& g, const std::string& ctx, const std::vector<
     const std::uint64_t bit = std::uint64_t{1} << k;
     const std::uint32_t f = free_of[a];
     if (f != no_buffer && !(after[f] & bit)) {
-      throw UsageError(fmt::format("{}{} is not ordered after {}, the allocation it frees; add edges so that {} runs "
-                                   "before {}",
-                                   ctx, g.info(f).describe(), g.info(a).describe(), g.info(a).ref(), g.info(f).ref()));
+      throw UsageError(
+          fmt::format("{}{} is not ordered after {}, the allocation it frees; add edges so that {} runs "
+                      "before {}",
+                      ctx, g.info(f).describe(), g.info(a).describe(), g.info(a).ref(), g.info(f).ref()));
     }
     for (const std::uint32_t user : users[a]) {
       if (!(after[user] & bit)) {
-        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered after it; add edges so that {} runs "
-                                     "before {}",
-                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(a).ref(),
-                                     g.info(user).ref()));
+        throw UsageError(
+            fmt::format("{}{} uses the buffer of {} but is not ordered after it; add edges so that {} runs "
+                        "before {}",
+                        ctx, g.info(user).describe(), g.info(a).describe(), g.info(a).ref(), g.info(user).ref()));
       }
       if (f != no_buffer && !(before[user] & bit)) {
-        throw UsageError(fmt::format("{}{} uses the buffer of {} but is not ordered before its free, {}; add edges so "
-                                     "that {} runs before {}",
-                                     ctx, g.info(user).describe(), g.info(a).describe(), g.info(f).describe(),
-                                     g.info(user).ref(), g.info(f).ref()));
+        throw UsageError(
+            fmt::format("{}{} uses the buffer of {} but is not ordered before its free, {}; add edges so "
+                        "that {} runs before {}",
+                        ctx, g.info(user).describe(), g.info(a).describe(), g.info(f).describe(), g.info(user).ref(),
+                        g.info(f).ref()));
       }
     }
   }
@@ -297,7 +305,8 @@ void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<
   std::vector<std::uint32_t> allocs;
   for (const AllocData& a : g.allocs) allocs.push_back(a.node);
   for (std::size_t first = 0; first < allocs.size(); first += 64) {
-    check_allocs(g, ctx, order, allocs.data() + first, std::min<std::size_t>(64, allocs.size() - first), free_of, users);
+    check_allocs(g, ctx, order, allocs.data() + first, std::min<std::size_t>(64, allocs.size() - first), free_of,
+                 users);
   }
 }
 
@@ -307,9 +316,10 @@ void check_body_kinds(const GraphImpl& body, const std::string& ctx) {
   for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
     const NodeData& n = body.nodes[i];
     if (!rule_ops(n.kind).in_body) {
-      fail(body, i, ctx, fmt::format("{} nodes are not allowed in a conditional body (bodies may hold kernel, "
-                                     "empty, child, memset, memcpy and conditional nodes)",
-                                     to_string(n.kind)));
+      fail(body, i, ctx,
+           fmt::format("{} nodes are not allowed in a conditional body (bodies may hold kernel, "
+                       "empty, child, memset, memcpy and conditional nodes)",
+                       to_string(n.kind)));
     }
     if (n.kind == NodeKind::child) {
       check_body_kinds(*body.children[n.payload],
@@ -335,15 +345,17 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
       const GraphImpl& c = *g.children[n.payload];
       for (NodeKind forbidden : {NodeKind::mem_alloc, NodeKind::mem_free}) {
         if (c.holds(forbidden)) {
-          fail(g, i, ctx, fmt::format("child plan {} contains a {} node; CUDA cannot embed graph allocations in a "
-                                      "child graph by copy (allocate in the enclosing plan instead)",
-                                      quoted(c.name), to_string(forbidden)));
+          fail(g, i, ctx,
+               fmt::format("child plan {} contains a {} node; CUDA cannot embed graph allocations in a "
+                           "child graph by copy (allocate in the enclosing plan instead)",
+                           quoted(c.name), to_string(forbidden)));
         }
       }
       if (c.holds(NodeKind::conditional)) {
-        fail(g, i, ctx, fmt::format("child plan {} contains a conditional node; CUDA cannot embed conditional nodes "
-                                    "in a child graph (add the conditional to the enclosing plan instead)",
-                                    quoted(c.name)));
+        fail(g, i, ctx,
+             fmt::format("child plan {} contains a conditional node; CUDA cannot embed conditional nodes "
+                         "in a child graph (add the conditional to the enclosing plan instead)",
+                         quoted(c.name)));
       }
       (void)check_in(c, fmt::format("{}in {} of graph {}: ", ctx, g.info(i).describe(), quoted(g.name)), &here, usage);
     } else if (n.kind == NodeKind::conditional) {
@@ -351,14 +363,14 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
       const GraphImpl* owner = &condition_owner(g, i, ctx, &here, cd.condition, "its Condition");
       const auto [it, fresh] = usage.emplace(std::make_pair(owner, cd.condition.index), g.info(i));
       if (!fresh) {
-        throw UsageError(fmt::format("{}{} and {} use the same Condition; each condition drives exactly one "
-                                     "conditional node (declare one per node with add_condition)",
-                                     ctx, it->second.describe(), g.info(i).describe()));
+        throw UsageError(
+            fmt::format("{}{} and {} use the same Condition; each condition drives exactly one "
+                        "conditional node (declare one per node with add_condition)",
+                        ctx, it->second.describe(), g.info(i).describe()));
       }
       for (std::size_t b = 0; b < cd.bodies.size(); ++b) {
-        const std::string body_ctx =
-            fmt::format("{}in body {} ({}) of {} of graph {}: ", ctx, b, escaped(cd.bodies[b]->name), g.info(i).describe(),
-                        quoted(g.name));
+        const std::string body_ctx = fmt::format("{}in body {} ({}) of {} of graph {}: ", ctx, b,
+                                                 escaped(cd.bodies[b]->name), g.info(i).describe(), quoted(g.name));
         check_body_kinds(*cd.bodies[b], body_ctx);
         check_body_placement(*cd.bodies[b], body_ctx);
         (void)check_in(*cd.bodies[b], body_ctx, &here, usage);
@@ -370,9 +382,10 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
   check_memory(g, ctx, order);
   for (std::uint32_t k = 0; k < g.conditions.size(); ++k) {
     if (usage.count({&g, k}) == 0) {
-      throw UsageError(fmt::format("{}graph {} declares a Condition (number {}, default {}) that no conditional node "
-                                   "uses; CUDA refuses to instantiate a graph with an unused condition",
-                                   ctx, quoted(g.name), k, g.conditions[k].default_value));
+      throw UsageError(
+          fmt::format("{}graph {} declares a Condition (number {}, default {}) that no conditional node "
+                      "uses; CUDA refuses to instantiate a graph with an unused condition",
+                      ctx, quoted(g.name), k, g.conditions[k].default_value));
     }
   }
   return order;

@@ -19,10 +19,11 @@ namespace graphdsl::detail {
 /// True when a value of type V may stand for a T: the same type, an integer (checked at run time
 /// by exact_value), or a floating-point type that converts to T without loss (float -> double).
 template <class T, class V>
-inline constexpr bool value_accepted =
-    std::is_same_v<std::remove_cv_t<T>, V> ||
-    (std::is_integral_v<V> && !std::is_same_v<V, bool> && std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) ||
-    (std::is_floating_point_v<V> && std::is_floating_point_v<T> && sizeof(V) <= sizeof(T));
+inline constexpr bool value_accepted = std::is_same_v<std::remove_cv_t<T>, V> ||
+                                       (std::is_integral_v<V> && !std::is_same_v<V, bool> && std::is_arithmetic_v<T> &&
+                                        !std::is_same_v<T, bool>) ||
+                                       (std::is_floating_point_v<V> && std::is_floating_point_v<T> &&
+                                        sizeof(V) <= sizeof(T));
 
 /// "float", "double", "8-bit unsigned integer", ... (for messages).
 template <class T>

@@ -7,8 +7,8 @@
 // names here may change in any release.
 #pragma once
 
-#include <cstddef>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -70,9 +70,9 @@ struct KernelPlaceholder {
 
 /// A graph allocation (add_mem_alloc). A plan's allocs are in node order, so their uids increase.
 struct AllocData {
-  std::uint64_t uid;     ///< GraphBuffer::id()
+  std::uint64_t uid;  ///< GraphBuffer::id()
   std::size_t bytes;
-  int device;            ///< -1: the current device when compiled
+  int device;  ///< -1: the current device when compiled
   std::vector<int> peers;
   std::uint32_t node = 0;  ///< the mem_alloc node
 };
@@ -104,7 +104,7 @@ constexpr ScalarType scalar_type_of() noexcept {
 
 /// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order).
 struct BufferUse {
-  std::uint32_t node;        ///< the memset or memcpy node
+  std::uint32_t node;  ///< the memset or memcpy node
   BufferField field;
   std::uint32_t alloc_node;  ///< the mem_alloc node, or ConditionRef::unresolved
   std::uint64_t uid = 0;     ///< GraphBuffer::id() (to resolve it in another plan)
@@ -223,10 +223,10 @@ struct PeerCopy {
 
 struct NodeData {
   std::string name;
-  SmallVec preds;                    ///< set semantics, in insertion order
-  std::uint32_t payload = 0;         ///< index into the per-kind vector
+  SmallVec preds;             ///< set semantics, in insertion order
+  std::uint32_t payload = 0;  ///< index into the per-kind vector
   NodeKind kind = NodeKind::empty;
-  std::int16_t device = -1;          ///< the device the node is placed on; -1: the current device at compile time
+  std::int16_t device = -1;  ///< the device the node is placed on; -1: the current device at compile time
 };
 
 /// The link from a body being built to the plan it belongs to (for resolving Conditions). Shared
@@ -266,37 +266,38 @@ struct GraphImpl {
 
   std::vector<KernelData> kernels;
   std::vector<KernelAttributes> kernel_attributes;  ///< sorted by kernel; only kernels that have attributes
-  std::vector<EdgeKindData> edge_kinds;  ///< sorted by (to, from); only edges that are not full (the edge is in preds too)
+  std::vector<EdgeKindData>
+      edge_kinds;  ///< sorted by (to, from); only edges that are not full (the edge is in preds too)
   std::vector<unsigned char> args;
   std::vector<cudaMemsetParams> memsets;
   std::vector<ScalarType> memset_types;  ///< per memset: the element type of its value (for dumps)
   std::vector<cudaMemcpy3DParms> memcpys;
   std::vector<std::shared_ptr<HostClosure>> hosts;
   std::vector<std::shared_ptr<const GraphImpl>> children;
-  std::vector<Event> events;  ///< for event record and event wait nodes
-  std::vector<ConditionData> conditions;          ///< declared here (add_condition)
+  std::vector<Event> events;                    ///< for event record and event wait nodes
+  std::vector<ConditionData> conditions;        ///< declared here (add_condition)
   std::vector<KernelPlaceholder> placeholders;  ///< Condition arguments of the kernels
   std::vector<ConditionalData> conditionals;
   std::vector<CaptureData> captures;
   std::vector<AllocData> allocs;
   std::vector<std::uint32_t> frees;  ///< per mem_free node: its mem_alloc node, or ConditionRef::unresolved
   std::vector<BufferUse> buffer_uses;
-  std::vector<PeerCopy> peer_copies;  ///< memcpy nodes made by add_memcpy_peer, in node order
+  std::vector<PeerCopy> peer_copies;     ///< memcpy nodes made by add_memcpy_peer, in node order
   std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
   std::vector<ParamData> params;         ///< declared here (Graph::parameter), in declaration order
   /// The records of node kinds that keep trivially copyable data (put_records / get_record): a
   /// kind added through the kind table keeps its nodes' parameters here, NodeData::payload being the
   /// byte offset of the node's record, so that it adds no field to this struct.
   std::vector<unsigned char> records;
-  int default_device = -1;            ///< the device new nodes are placed on (Graph::set_default_device)
+  int default_device = -1;  ///< the device new nodes are placed on (Graph::set_default_device)
   /// While a body is being built: the link to the plan it belongs to. Not copied.
   std::shared_ptr<ParentLink> parent;
   /// Shared with every node handle of this plan; cleared by the destructor. A copy gets its own.
   std::shared_ptr<PlanToken> token;
-  Sealed sealed = Sealed::no;  ///< not copied: a copy is a new, changeable plan
-  std::uint32_t depth = 0;          ///< nesting levels below this plan (0: it embeds no plan)
-  std::uint64_t nested_nodes = 0;   ///< nodes of embedded plans, at every level, each embedding counted
-  std::uint32_t held_kinds = 0;     ///< bit k: a node of kind k here or in a child plan (not in bodies)
+  Sealed sealed = Sealed::no;      ///< not copied: a copy is a new, changeable plan
+  std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
+  std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted
+  std::uint32_t held_kinds = 0;    ///< bit k: a node of kind k here or in a child plan (not in bodies)
   /// Whether this plan (or a child plan it embeds, at any depth; not bodies) holds a node of `kind`.
   bool holds(NodeKind kind) const noexcept { return (held_kinds >> static_cast<unsigned>(kind)) & 1u; }
 

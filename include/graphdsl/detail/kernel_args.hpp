@@ -25,9 +25,9 @@ namespace graphdsl::detail {
 /// Where each argument of one kernel signature lives inside a packed argument block.
 struct ArgLayout {
   std::uint32_t count;
-  std::uint32_t total;            ///< bytes of the packed block
-  const std::uint32_t* offsets;   ///< count entries
-  const std::uint32_t* sizes;     ///< count entries
+  std::uint32_t total;                   ///< bytes of the packed block
+  const std::uint32_t* offsets;          ///< count entries
+  const std::uint32_t* sizes;            ///< count entries
   const std::uint8_t* access = nullptr;  ///< count entries: param_access (for Graph::check_races)
 };
 
@@ -101,8 +101,8 @@ constexpr bool placeholder_fits() {
 /// node, the argument and the rule).
 template <class A, class P>
 struct ArgConvertible
-    : std::bool_constant<is_parameter_v<A> ||
-                         ((is_condition_v<A> || is_buffer_v<A>) ? placeholder_fits<A, P>() : std::is_convertible_v<A, P>)> {};
+    : std::bool_constant<is_parameter_v<A> || ((is_condition_v<A> || is_buffer_v<A>) ? placeholder_fits<A, P>()
+                                                                                     : std::is_convertible_v<A, P>)> {};
 
 /// True when both lists have the same length and each A converts to its P.
 template <class Params, class Args, class = void>
@@ -118,7 +118,7 @@ enum class PlaceholderKind : std::uint8_t { condition, buffer };
 struct PlaceholderArg {
   std::uint32_t offset;  ///< byte offset within the kernel's argument block
   PlaceholderKind kind;
-  std::uint64_t uid;     ///< Condition::id() or GraphBuffer::id()
+  std::uint64_t uid;  ///< Condition::id() or GraphBuffer::id()
 };
 
 /// The largest argument block (bytes) Executable::set_kernel_args packs on the stack; a larger one
