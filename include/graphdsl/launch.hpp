@@ -113,7 +113,7 @@ const char* to_string(MemSyncDomain d) noexcept;
 const char* to_string(L2Access a) noexcept;
 
 namespace detail {
-/// Throws the UsageError of cover() (defined in src/graph.cpp).
+/// Throws the UsageError of cover() (defined in src/plan/graph.cpp).
 [[noreturn]] void cover_error(unsigned long long n, unsigned int block_size);
 }  // namespace detail
 

@@ -794,7 +794,7 @@ void update_bench(Bench& bench) {
       whole.push_back(r.med(v_whole));
     }
     const std::string line = bench::crossover_line(nodes, ks, per_node, whole);
-    // What the automatic policy chose at each k (it is a constant in src/update.cpp, not tuned here).
+    // What the automatic policy chose at each k (src/exec/update.cpp decides; nothing is tuned here).
     std::string chose;
     for (const UpdRow& r : rows) {
       if (r.nodes != nodes) continue;

@@ -323,7 +323,7 @@ std::string describe(const SPlan& p, std::uint32_t i) {
 constexpr std::size_t k_max_bytes = static_cast<std::size_t>(PTRDIFF_MAX);
 constexpr std::size_t k_max_count4 = k_max_bytes / 4;
 
-// ---- the model's rules (written from the documentation, independently of src/plan_rules.cpp) ----
+// ---- the model's rules (written from the documentation, independently of src/plan/rules.cpp and src/kinds/) ----
 
 struct Violation {
   Rule rule;

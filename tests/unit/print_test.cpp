@@ -1,5 +1,5 @@
 // Graph::dump(), Graph::to_dot() and the fmt formatters of graphdsl/format.hpp. The expected texts
-// follow src/print.cpp and are asserted literally.
+// follow src/plan/print.cpp and the describe sections of src/kinds/ and are asserted literally.
 #include <cstdint>
 #include <string>
 
