@@ -258,6 +258,47 @@ class Graph {
   /// add_memcpy_peer for `bytes` raw bytes.
   MemcpyNode add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes);
 
+  /// Adds a memcpy node that copies `count` elements from `src` into the `__device__` or
+  /// `__constant__` array `symbol`, from its element `offset` on (cudaMemcpyToSymbol as a node).
+  /// `symbol` is the variable itself, as the runtime API takes it; its device address is looked up
+  /// when the plan is compiled. `kind`: cudaMemcpyDefault, HostToDevice or DeviceToDevice.
+  /// validate() checks that the copy stays inside the symbol.
+  template <class T, std::size_t N>
+  MemcpyNode add_memcpy_to_symbol(T (&symbol)[N], const T* src, std::size_t count, std::size_t offset = 0,
+                                  cudaMemcpyKind kind = cudaMemcpyDefault) {
+    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_to_symbol: the symbol is const");
+    return add_memcpy_symbol_bytes(symbol, sizeof symbol, true, const_cast<T*>(src),
+                                   detail::checked_bytes(count, sizeof(T), "add_memcpy_to_symbol"),
+                                   detail::checked_bytes(offset, sizeof(T), "add_memcpy_to_symbol"), kind);
+  }
+  /// Copies one T from `src` into the `__device__` or `__constant__` variable `symbol`.
+  template <class T, class = std::enable_if_t<!std::is_array_v<T>>>
+  MemcpyNode add_memcpy_to_symbol(T& symbol, const T* src, cudaMemcpyKind kind = cudaMemcpyDefault) {
+    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_to_symbol: the symbol is const");
+    return add_memcpy_symbol_bytes(&symbol, sizeof(T), true, const_cast<T*>(src), sizeof(T), 0, kind);
+  }
+  /// Adds a memcpy node that copies `count` elements of the `__device__` or `__constant__` array
+  /// `symbol`, from its element `offset` on, to `dst` (cudaMemcpyFromSymbol as a node). `kind`:
+  /// cudaMemcpyDefault, DeviceToHost or DeviceToDevice.
+  template <class T, std::size_t N>
+  MemcpyNode add_memcpy_from_symbol(T* dst, const T (&symbol)[N], std::size_t count, std::size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyDefault) {
+    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_from_symbol: the destination is const");
+    return add_memcpy_symbol_bytes(symbol, sizeof symbol, false, dst,
+                                   detail::checked_bytes(count, sizeof(T), "add_memcpy_from_symbol"),
+                                   detail::checked_bytes(offset, sizeof(T), "add_memcpy_from_symbol"), kind);
+  }
+  /// Copies the `__device__` or `__constant__` variable `symbol` (one T) to `dst`.
+  template <class T, class = std::enable_if_t<!std::is_array_v<T>>>
+  MemcpyNode add_memcpy_from_symbol(T* dst, const T& symbol, cudaMemcpyKind kind = cudaMemcpyDefault) {
+    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_from_symbol: the destination is const");
+    return add_memcpy_symbol_bytes(&symbol, sizeof(T), false, dst, sizeof(T), 0, kind);
+  }
+  /// The symbol copies' common part: `bytes` bytes between `other` and the symbol (of
+  /// `symbol_bytes` bytes) at byte `offset`, into the symbol when `to_symbol`.
+  MemcpyNode add_memcpy_symbol_bytes(const void* symbol, std::size_t symbol_bytes, bool to_symbol, void* other,
+                                     std::size_t bytes, std::size_t offset, cudaMemcpyKind kind);
+
   /// Adds a host node that calls `fn()` (any callable; moved into the plan). An exception thrown by
   /// `fn` is caught and re-thrown by the Executable (see executable.hpp). A null function pointer or
   /// empty std::function is reported by validate(). `fn` must not call CUDA.

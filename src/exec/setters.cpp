@@ -320,7 +320,9 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::memcpy);
-  if (!detail::buffer_uses_of(a, i).empty()) {
+  // A graph buffer or a __device__ symbol at one end: replace_node compares the new copy's
+  // structure with the node's and says why it is refused (a raw pointer cannot stand for either).
+  if (!detail::buffer_uses_of(a, i).empty() || a.symbol_use(i) != nullptr) {
     Graph one("setter");
     one.add_memcpy_bytes(dst, src, bytes, kind);
     replace_node(node, one);

@@ -4,6 +4,9 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include <algorithm>
+#include <cstdint>
+
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
 #include "plan/node_params.hpp"
@@ -35,6 +38,29 @@ MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* s
   return n;
 }
 
+namespace detail {
+
+const SymbolUse* GraphImpl::symbol_use(std::uint32_t index) const {
+  const auto it = std::lower_bound(symbol_uses.begin(), symbol_uses.end(), index,
+                                   [](const SymbolUse& s, std::uint32_t i) { return s.node < i; });
+  return it != symbol_uses.end() && it->node == index ? &*it : nullptr;
+}
+
+}  // namespace detail
+
+MemcpyNode Graph::add_memcpy_symbol_bytes(const void* symbol, std::size_t symbol_bytes, bool to_symbol, void* other,
+                                          std::size_t bytes, std::size_t offset, cudaMemcpyKind kind) {
+  auto& g = impl();
+  // The record holds the symbol's own address plus the offset (as an integer: the offset may lie
+  // past the symbol, which validate() reports); compiling puts the device address there.
+  void* at = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(symbol) + offset);
+  const MemcpyNode n = to_symbol ? add_memcpy_bytes(at, other, bytes, kind) : add_memcpy_bytes(other, at, bytes, kind);
+  g.symbol_uses.push_back(
+      detail::SymbolUse{n.index(), to_symbol ? detail::BufferField::memcpy_dst : detail::BufferField::memcpy_src,
+                        symbol, offset, symbol_bytes});
+  return n;
+}
+
 }  // namespace graphdsl
 
 // ==== end make ====
@@ -48,6 +74,26 @@ MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* s
 
 namespace graphdsl::detail::rule {
 namespace {
+
+/// A copy to or from a __device__ symbol: inside the symbol, in a direction the runtime allows.
+void check_symbol(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const SymbolUse& sym,
+                  const cudaMemcpy3DParms& p) {
+  const bool to = sym.field == BufferField::memcpy_dst;
+  const Count end = Count{sym.offset}.plus(Count{p.extent.width});
+  if (end.above(sym.symbol_bytes)) {
+    fail(g, i, ctx,
+         fmt::format("copies {} bytes {} bytes [{}, {}) of a __device__ symbol of {} bytes, past its end",
+                     p.extent.width, to ? "to" : "from", sym.offset, end.text(), sym.symbol_bytes));
+  }
+  const cudaMemcpyKind other = to ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+  if (p.kind == cudaMemcpyHostToHost || p.kind == other) {
+    fail(g, i, ctx,
+         fmt::format("cudaMemcpyKind {} cannot copy {} a __device__ symbol (use cudaMemcpyDefault, {} or "
+                     "cudaMemcpyDeviceToDevice)",
+                     static_cast<int>(p.kind), to ? "to" : "from",
+                     to ? "cudaMemcpyHostToDevice" : "cudaMemcpyDeviceToHost"));
+  }
+}
 
 void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
@@ -71,6 +117,7 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   if (p.kind < cudaMemcpyHostToHost || p.kind > cudaMemcpyDefault) {
     fail(g, i, ctx, fmt::format("cudaMemcpyKind {} is not a valid copy direction", static_cast<int>(p.kind)));
   }
+  if (const SymbolUse* sym = g.symbol_use(i)) check_symbol(g, i, ctx, *sym, p);
   const bool multi_row = p.extent.height > 1 || p.extent.depth > 1;
   for (auto [what, ptr, array] : {std::tuple<const char*, cudaPitchedPtr, cudaArray_t>{"source", p.srcPtr, p.srcArray},
                                   {"destination", p.dstPtr, p.dstArray}}) {
@@ -155,6 +202,11 @@ const RaceOps races{&race::memcpy_accesses};
 
 // ==== compare (plan/kind_compare.hpp) ====
 
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
 #include "plan/diff.hpp"
 
 namespace graphdsl::detail::kinds::memcpy {
@@ -176,14 +228,34 @@ bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::
   return same_memcpy(a.memcpys[pa], b.memcpys[pb]);
 }
 
+/// Which end is a __device__ symbol, which symbol and where: structure (the executable's plan keeps
+/// the symbol record it was compiled with, and per-node patching resolves the symbol from it).
+std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
+                                          const std::string& ctx) {
+  const SymbolUse* x = a.symbol_use(i);
+  const SymbolUse* y = b.symbol_use(i);
+  if (x == nullptr && y == nullptr) return std::nullopt;
+  if (x != nullptr && y != nullptr && x->field == y->field && x->symbol == y->symbol && x->offset == y->offset &&
+      x->symbol_bytes == y->symbol_bytes) {
+    return std::nullopt;
+  }
+  return refusal(UpdateStatus::not_supported, b.info(i),
+                 fmt::format("{}{} copies to or from another __device__ symbol (or range of it) in the template, or "
+                             "a symbol on one side only; a node's symbol is part of its structure (compile the new "
+                             "plan)",
+                             ctx, b.info(i).describe()));
+}
+
 void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) { s.memcpy = g.memcpys[payload]; }
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.memcpys[payload] = s.memcpy; }
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
-                         compare_fns::restore,     false};
+// The symbol records are hashed with the plan's tables (fingerprint_into in plan/diff.cpp), which
+// knows node indices.
+const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, nullptr, false,
+                         compare_fns::save,        compare_fns::restore,       false};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end compare ====
@@ -214,8 +286,13 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
     return fmt::format("{} bytes, peer copy device {} -> device {}", p.extent.width, peer->src_device,
                        peer->dst_device);
   }
-  return fmt::format("{} x {} x {} bytes, {}", p.extent.width, p.extent.height, p.extent.depth,
-                     name_of(p.kind, copy_kind_names, "invalid"));
+  std::string s = fmt::format("{} x {} x {} bytes, {}", p.extent.width, p.extent.height, p.extent.depth,
+                              name_of(p.kind, copy_kind_names, "invalid"));
+  if (const detail::SymbolUse* sym = g.symbol_use(i)) {  // never the symbol's address (dumps compare equal)
+    s += fmt::format(", {} a __device__ symbol of {} bytes at byte {}",
+                     sym->field == detail::BufferField::memcpy_dst ? "to" : "from", sym->symbol_bytes, sym->offset);
+  }
+  return s;
 }
 
 }  // namespace
@@ -241,8 +318,14 @@ namespace {
 AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
               const std::vector<cudaGraphNode_t>& deps) {
   AddedNode out;
+  cudaMemcpy3DParms p{};
+  out.api = "cudaGetSymbolAddress";
+  out.rc = memcpy_params(g, i, builder.dptrs_, p);
+  if (out.rc != cudaSuccess) {
+    out.hint = "the symbol is not a __device__ or __constant__ variable of code loaded for this device";
+    return out;
+  }
   out.api = "cudaGraphAddMemcpyNode";
-  const cudaMemcpy3DParms p = memcpy_params(g, i, builder.dptrs_);
   out.rc = cuda_try(cudaGraphAddMemcpyNode, &out.node, graph, deps.data(), deps.size(), &p);
   return out;
 }
@@ -269,7 +352,10 @@ namespace graphdsl::detail::kinds::memcpy {
 namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  const cudaMemcpy3DParms p = detail::memcpy_params(x.plan.impl(), i, x.native.dptrs);
+  cudaMemcpy3DParms p{};
+  if (const cudaError_t rc = detail::memcpy_params(x.plan.impl(), i, x.native.dptrs, p); rc != cudaSuccess) {
+    return {rc, "cudaGetSymbolAddress"};
+  }
   return {cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), x.native.nodes[i], &p),
           "cudaGraphExecMemcpyNodeSetParams"};
 }

@@ -114,13 +114,18 @@ cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::v
   return p;
 }
 
-cudaMemcpy3DParms memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {
-  cudaMemcpy3DParms p = g.memcpys[g.nodes[i].payload];
+cudaError_t memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs, cudaMemcpy3DParms& p) {
+  p = g.memcpys[g.nodes[i].payload];
   for (const BufferUse& u : g.buffer_uses) {
     if (u.node != i) continue;
     (u.field == BufferField::memcpy_src ? p.srcPtr : p.dstPtr).ptr = dptrs[u.alloc_node];
   }
-  return p;
+  if (const SymbolUse* s = g.symbol_use(i)) {
+    void* base = nullptr;
+    if (const cudaError_t rc = cuda_try(cudaGetSymbolAddress, &base, s->symbol); rc != cudaSuccess) return rc;
+    (s->field == BufferField::memcpy_src ? p.srcPtr : p.dstPtr).ptr = static_cast<char*>(base) + s->offset;
+  }
+  return cudaSuccess;
 }
 
 namespace {

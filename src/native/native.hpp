@@ -115,9 +115,11 @@ using HandleScopes = std::vector<std::vector<cudaGraphConditionalHandle>>;
 cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
                                    const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
                                    std::vector<void*>& argv);
-/// The parameters of memset node i / memcpy node i with graph buffers replaced by their addresses.
+/// The parameters of memset node i with graph buffers replaced by their addresses.
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs);
-cudaMemcpy3DParms memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs);
+/// The parameters of memcpy node i into `p`, graph buffers replaced by their addresses and a
+/// __device__ symbol by its device address (cudaGetSymbolAddress, whose failure is returned).
+cudaError_t memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs, cudaMemcpy3DParms& p);
 
 /// Creates the cudaGraph_t of plan `g` with its nodes in `order` (from check_plan). Host closures
 /// and events are retained by the new graph through CUDA user objects, so every executable

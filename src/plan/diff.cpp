@@ -449,6 +449,13 @@ void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
     f.add(p.src_device);
     f.add(p.dst_device);
   }
+  for (const auto& s : g.symbol_uses) {  // what the memcpy kind's compare_shape compares
+    f.add(s.node);
+    f.add(s.field);
+    f.add(s.symbol);
+    f.add(s.offset);
+    f.add(s.symbol_bytes);
+  }
   for (const auto& e : g.edge_kinds) {
     f.add(e.from);
     f.add(e.to);

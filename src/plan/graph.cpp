@@ -108,6 +108,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       frees(o.frees),
       buffer_uses(o.buffer_uses),
       peer_copies(o.peer_copies),
+      symbol_uses(o.symbol_uses),
       declared(o.declared),
       params(o.params),
       records(o.records),
@@ -561,7 +562,8 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
            g.placeholders.capacity() * sizeof(detail::KernelPlaceholder) +
            g.conditionals.capacity() * sizeof(detail::ConditionalData);
   for (const auto& c : g.conditionals) bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
-  bytes += g.params.capacity() * sizeof(detail::ParamData) + g.records.capacity();
+  bytes += g.params.capacity() * sizeof(detail::ParamData) + g.records.capacity() +
+           g.symbol_uses.capacity() * sizeof(detail::SymbolUse);
   for (const auto& p : g.params) {
     if (p.name.capacity() > 15) bytes += p.name.capacity() + 1;
     bytes += p.uses.capacity() * sizeof(detail::ParamUse);

@@ -194,4 +194,21 @@ __global__ void rel_spin(int ms) {
   spin_ns(ns);
 }
 
+// ---- symbol_copy_test ----------------------------------------------------------------------------
+
+__device__ float table[64];
+__constant__ float scale_constant;
+
+float (&symbol_table())[64] { return table; }
+float& symbol_scale() { return scale_constant; }
+
+__global__ void read_symbol_table(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = table[i];
+}
+__global__ void scale_by_symbol(float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= scale_constant;
+}
+
 }  // namespace gpu_test

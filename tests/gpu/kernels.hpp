@@ -110,4 +110,15 @@ GPU_KERNEL void rel_set_flag(cudaGraphConditionalHandle h, int* out);
 /// Spins for `ms` milliseconds.
 GPU_KERNEL void rel_spin(int ms);
 
+// ---- symbol_copy_test ----------------------------------------------------------------------------
+
+/// The __device__ array `table` of 64 floats, as the runtime API takes a symbol (the variable).
+float (&symbol_table())[64];
+/// The __constant__ float `scale_constant`.
+float& symbol_scale();
+/// out[i] = table[i]
+GPU_KERNEL void read_symbol_table(float* out, int n);
+/// x[i] *= scale_constant
+GPU_KERNEL void scale_by_symbol(float* x, int n);
+
 }  // namespace gpu_test

@@ -221,6 +221,18 @@ struct PeerCopy {
   int dst_device;
 };
 
+/// A memcpy node made by add_memcpy_to_symbol / add_memcpy_from_symbol: which of its pointers is a
+/// `__device__` symbol. The memcpy record holds the symbol's own address (the host-side variable the
+/// runtime API takes) plus `offset`; compiling replaces it with the symbol's device address plus
+/// `offset` (cudaGetSymbolAddress).
+struct SymbolUse {
+  std::uint32_t node;
+  BufferField field;         ///< memcpy_dst (a copy to the symbol) or memcpy_src (from it)
+  const void* symbol;        ///< the symbol
+  std::size_t offset;        ///< bytes into the symbol where the copy starts
+  std::size_t symbol_bytes;  ///< the symbol's size
+};
+
 struct NodeData {
   std::string name;
   SmallVec preds;             ///< set semantics, in insertion order
@@ -283,6 +295,7 @@ struct GraphImpl {
   std::vector<std::uint32_t> frees;  ///< per mem_free node: its mem_alloc node, or ConditionRef::unresolved
   std::vector<BufferUse> buffer_uses;
   std::vector<PeerCopy> peer_copies;     ///< memcpy nodes made by add_memcpy_peer, in node order
+  std::vector<SymbolUse> symbol_uses;    ///< memcpy nodes made by add_memcpy_to/from_symbol, in node order
   std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
   std::vector<ParamData> params;         ///< declared here (Graph::parameter), in declaration order
   /// The records of node kinds that keep trivially copyable data (put_records / get_record): a
@@ -320,6 +333,8 @@ struct GraphImpl {
   std::string param_ref(std::uint32_t k) const;
   /// The peer-copy record of memcpy node `index`, or nullptr.
   const PeerCopy* peer_copy(std::uint32_t index) const;
+  /// The symbol record of memcpy node `index`, or nullptr.
+  const SymbolUse* symbol_use(std::uint32_t index) const;
 };
 
 /// Throws the UsageError of a plan whose node records would pass 4 GiB.
