@@ -1,5 +1,5 @@
-// src/exec/parameter.cpp — parameters on the plan side: declaring, naming, and recording their uses by
-// kernel arguments and memset values (Executable::set is in update.cpp, with the other setters).
+// src/plan/parameter.cpp — parameters on the plan side: declaring, naming, and recording their uses by
+// kernel arguments and memset values (Executable::set is in src/exec/setters.cpp, with the other setters).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
