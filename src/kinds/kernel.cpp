@@ -114,7 +114,7 @@ void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string&
 }
 
 /// The launch attributes' rules that need no CUDA call (the device's own limits are checked when
-/// the plan is compiled: materialize.cpp, check_attributes_on_device).
+/// the plan is compiled: native/launch_attributes.cpp, check_attributes_on_device).
 void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
   const dim3& c = l.cluster;
   if (c.x != 0 || c.y != 0 || c.z != 0) {
