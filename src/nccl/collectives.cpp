@@ -3,8 +3,11 @@
 // launched executable.
 #include <algorithm>
 #include <cstddef>
+#include <future>
 #include <iterator>
+#include <memory>
 #include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nccl.h>
@@ -198,6 +201,31 @@ struct CollectiveUse {
   std::shared_ptr<detail::Clique> clique;
 };
 
+/// Aborts the communicators of `uses` on a thread of its own and waits for it at most `bound`:
+/// NCCL's abort can wait for the collectives' kernels, which wait for the peer that never came
+/// (measured: NCCL 2.28.3 on two H200s, a peer that compiled its plan and never launched it). The
+/// communicators are taken out of their cliques first (marked aborted, under their locks), so that
+/// nothing else calls NCCL on them, also when the abort never returns. True when it returned.
+bool abort_bounded(const std::vector<CollectiveUse>& uses, Clock::duration bound) {
+  auto doomed = std::make_shared<std::vector<ncclComm_t>>();
+  std::vector<detail::Clique*> seen;
+  for (const CollectiveUse& u : uses) {
+    if (std::find(seen.begin(), seen.end(), u.clique.get()) != seen.end()) continue;
+    seen.push_back(u.clique.get());
+    const std::lock_guard<std::mutex> lock(u.clique->capture);
+    doomed->insert(doomed->end(), u.clique->comms.begin(), u.clique->comms.end());
+    u.clique->comms.clear();
+    u.clique->aborted = true;
+  }
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> returned = done->get_future();
+  std::thread([doomed, done] {
+    detail::Clique::abort(*doomed);
+    done->set_value();
+  }).detach();
+  return returned.wait_for(bound) == std::future_status::ready;
+}
+
 }  // namespace
 
 void synchronize(Executable& exec, cudaStream_t stream, std::chrono::milliseconds timeout) {
@@ -243,13 +271,10 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
   }
   // The collectives' kernels wait for peers that may never come: abort the communicators, so that
   // they stop, and give the stream a bounded time to drain.
-  for (detail::Clique* c : cliques) {
-    const std::lock_guard<std::mutex> lock(c->capture);
-    c->abort_locked();
-  }
+  const bool abort_returned = abort_bounded(uses, std::min<Clock::duration>(timeout, std::chrono::seconds(10)));
   const Clock::time_point drain_end = Clock::now() + std::min<Clock::duration>(timeout, std::chrono::seconds(10));
   cudaError_t drained = cudaErrorNotReady;
-  while ((drained = graphdsl::detail::cuda_try(cudaStreamQuery, stream)) == cudaErrorNotReady &&
+  while (abort_returned && (drained = graphdsl::detail::cuda_try(cudaStreamQuery, stream)) == cudaErrorNotReady &&
          Clock::now() < drain_end) {
     backoff.pause();
   }
@@ -261,12 +286,20 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
                                          : fmt::format("collective node{}: {}", uses.size() == 1 ? "" : "s", nodes);
   throw NcclError(static_cast<int>(failure),
                   fmt::format("graph '{}' launched on a stream {} ({}); a peer that never arrived (a process that "
-                              "died, or did not launch its plan) keeps a collective waiting. The communicators were "
-                              "aborted and cannot be used again; the stream {}",
+                              "died, or did not launch its plan) keeps a collective waiting. {}",
                               plan.name(), why, which,
-                              drained == cudaErrorNotReady ? "is still busy (the device may need a reset)"
-                              : drained == cudaSuccess     ? "has drained"
-                                                           : fmt::format("reports {}", cudaGetErrorName(drained))));
+                              !abort_returned
+                                  ? "The communicators were aborted, but NCCL's abort did not return in time (it "
+                                    "waits for the collective's kernels, which wait for the missing peer): they "
+                                    "and this GPU context cannot be used again; end the process (std::_Exit)"
+                              : drained == cudaErrorNotReady
+                                  ? "The communicators were aborted and cannot be used again; the stream is still "
+                                    "busy (the device may need a reset)"
+                              : drained == cudaSuccess
+                                  ? "The communicators were aborted and cannot be used again; the stream has drained"
+                                  : fmt::format("The communicators were aborted and cannot be used again; the stream "
+                                                "reports {}",
+                                                cudaGetErrorName(drained))));
 }
 
 }  // namespace graphdsl::nccl

@@ -75,11 +75,29 @@ nccl::UniqueId exchange_id(const Args& a) {
   throw std::runtime_error("no id file after 30 s: " + a.id_file);
 }
 
-/// Device memory of one rank: the input/reduced vector and the gathered one.
+/// Pinned host memory for the gathered vector. Not pageable: a graph's copy into pageable memory
+/// makes cudaGraphLaunch itself wait for the work before it (measured on two H200s: with a peer
+/// that never launched, launch() spun forever after the collectives and nccl::synchronize never ran).
+struct PinnedFloats {
+  float* p = nullptr;
+  std::size_t count = 0;
+  explicit PinnedFloats(std::size_t n) : count(n) { cuda(cudaMallocHost(&p, n * sizeof(float)), "cudaMallocHost"); }
+  ~PinnedFloats() { (void)cudaFreeHost(p); }
+  PinnedFloats(const PinnedFloats&) = delete;
+  PinnedFloats& operator=(const PinnedFloats&) = delete;
+  float* data() const { return p; }
+  std::size_t size() const { return count; }
+  float& operator[](std::size_t i) const { return p[i]; }
+  float* begin() const { return p; }
+  float* end() const { return p + count; }
+};
+
+/// Device memory of one rank: the input/reduced vector and the gathered one, and the gathered
+/// vector's copy on the host.
 struct Memory {
   float* x = nullptr;
   float* gathered = nullptr;
-  std::vector<float> host;
+  PinnedFloats host;
   Memory(int world) : host(static_cast<std::size_t>(world) * n) {
     cuda(cudaMalloc(&x, n * sizeof(float)), "cudaMalloc");
     cuda(cudaMalloc(&gathered, host.size() * sizeof(float)), "cudaMalloc");
@@ -180,6 +198,8 @@ int run(const Args& a) {
     const auto comms = nccl::Communicators::join(id, a.world, a.rank, a.device, quick);
     Memory m(a.world);
     gd::Executable exec = plan(comms, m, a.rank).instantiate();
+    std::printf("rank %d: compiled\n", a.rank);
+    std::fflush(stdout);
     if (a.rank != 0) {
       std::printf("rank %d: compiled, never launches\n", a.rank);
       std::this_thread::sleep_for(std::chrono::seconds(6));
@@ -188,6 +208,8 @@ int run(const Args& a) {
     cudaStream_t s = nullptr;
     cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
     exec.launch(s);
+    std::printf("rank 0: launched; nccl::synchronize with a 3 s timeout\n");
+    std::fflush(stdout);
     const bool ok = expect_nccl_error([&] { nccl::synchronize(exec, s, std::chrono::seconds(3)); },
                                       "collective nodes: captured node 'sum' (#1)");
     std::fflush(stdout);
