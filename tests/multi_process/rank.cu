@@ -203,6 +203,8 @@ int run(const Args& a) {
     if (a.rank != 0) {
       std::printf("rank %d: compiled, never launches\n", a.rank);
       std::this_thread::sleep_for(std::chrono::seconds(6));
+      std::printf("rank %d: as expected\n", a.rank);
+      std::fflush(stdout);
       std::_Exit(0);  // as a crashed peer: no finalize
     }
     cudaStream_t s = nullptr;
@@ -212,6 +214,7 @@ int run(const Args& a) {
     std::fflush(stdout);
     const bool ok = expect_nccl_error([&] { nccl::synchronize(exec, s, std::chrono::seconds(3)); },
                                       "collective nodes: captured node 'sum' (#1)");
+    std::printf("rank 0: %s\n", ok ? "as expected" : "NOT as expected");
     std::fflush(stdout);
     std::_Exit(ok ? 0 : 1);  // the aborted communicators and a stream that may still be busy: leave
   }
