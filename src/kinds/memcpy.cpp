@@ -4,7 +4,6 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
-#include <algorithm>
 #include <cstdint>
 
 #include "graphdsl/graph.hpp"
@@ -40,11 +39,7 @@ MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* s
 
 namespace detail {
 
-const SymbolUse* GraphImpl::symbol_use(std::uint32_t index) const {
-  const auto it = std::lower_bound(symbol_uses.begin(), symbol_uses.end(), index,
-                                   [](const SymbolUse& s, std::uint32_t i) { return s.node < i; });
-  return it != symbol_uses.end() && it->node == index ? &*it : nullptr;
-}
+const SymbolUse* GraphImpl::symbol_use(std::uint32_t index) const { return node_record(symbol_uses, index); }
 
 }  // namespace detail
 

@@ -190,12 +190,7 @@ ConditionRef GraphImpl::resolve(const Condition& c) const {
   return {};
 }
 
-const PeerCopy* GraphImpl::peer_copy(std::uint32_t index) const {
-  // peer_copies are in node order.
-  const auto it = std::lower_bound(peer_copies.begin(), peer_copies.end(), index,
-                                   [](const PeerCopy& p, std::uint32_t i) { return p.node < i; });
-  return it != peer_copies.end() && it->node == index ? &*it : nullptr;
-}
+const PeerCopy* GraphImpl::peer_copy(std::uint32_t index) const { return node_record(peer_copies, index); }
 
 std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what) {
   if (count > max_bytes) {
