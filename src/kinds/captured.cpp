@@ -87,14 +87,10 @@ bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::
   return a.captures[pa].fn->same_work(*b.captures[pb].fn) && a.captures[pa].mode == b.captures[pb].mode;
 }
 
-void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) { s.capture = g.captures[payload]; }
-
-void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.captures[payload] = s.capture; }
-
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
-                         compare_fns::restore,     false};
+using Stored = StoredParams<&GraphImpl::captures, &SavedParams::capture>;
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, Stored::save, Stored::restore, false};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end compare ====

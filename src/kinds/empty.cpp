@@ -36,16 +36,7 @@ const RaceOps races{nullptr};
 #include "plan/diff.hpp"
 
 namespace graphdsl::detail::kinds::empty {
-namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
-
-bool same_params(const GraphImpl&, std::uint32_t, const GraphImpl&, std::uint32_t) { return true; }
-void save(SavedParams&, const GraphImpl&, std::uint32_t, bool) {}
-void restore(const SavedParams&, GraphImpl&, std::uint32_t) {}
-
-}  // namespace compare_fns
-
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
-                         compare_fns::restore,     false};
+const CompareOps compare{NoParams::same_params, nullptr, nullptr, false, NoParams::save, NoParams::restore, false};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end compare ====

@@ -1,5 +1,7 @@
 // src/kinds/event_wait.cpp — the event_wait node kind (Graph::add_event_wait): what graphdsl does for one such node,
-// concern by concern, each section filling the kind's entry of one table (src/kinds/table.cpp).
+// concern by concern, each section filling the kind's entry of one table (src/kinds/table.cpp). What it
+// shares with event_record (everything but the CUDA calls) is in src/kinds/event_node.hpp.
+#include "kinds/event_node.hpp"
 #include "kinds/kinds.hpp"
 
 // ==== make (the Graph::add_* of this kind) ====
@@ -20,21 +22,8 @@ EventWaitNode Graph::add_event_wait(const Event& event) {
 
 // ==== rules (plan/kind_rules.hpp) ====
 
-#include "plan/rule_kit.hpp"
-
-namespace graphdsl::detail::rule {
-namespace {
-
-void check_event(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const NodeData& n = g.nodes[i];
-  if (!g.events[n.payload]) fail(g, i, ctx, "the Event is empty (default-constructed); make one with Event::create()");
-}
-
-}  // namespace
-}  // namespace graphdsl::detail::rule
-
 namespace graphdsl::detail::kinds::event_wait {
-const RuleOps rules{&rule::check_event, "an event node runs where its event was created", false};
+const RuleOps rules{&event_node::check, "an event node runs where its event was created", false};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end rules ====
@@ -50,23 +39,9 @@ const RaceOps races{nullptr};
 
 // ==== compare (plan/kind_compare.hpp) ====
 
-#include "plan/diff.hpp"
-
 namespace graphdsl::detail::kinds::event_wait {
-namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
-
-bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
-  return a.events[pa].state() == b.events[pb].state();
-}
-
-void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) { s.event = g.events[payload]; }
-
-void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.events[payload] = s.event; }
-
-}  // namespace compare_fns
-
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
-                         compare_fns::restore,     false};
+const CompareOps compare{event_node::same_params,     nullptr, nullptr, false, event_node::Stored::save,
+                         event_node::Stored::restore, false};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end compare ====
@@ -81,61 +56,33 @@ const DescribeOps describe{nullptr, nullptr, "diamond", nullptr, nullptr};  // n
 
 // ==== build (native/kind_build.hpp) ====
 
-#include <vector>
-
-#include "native/builder.hpp"
-#include "native/cuda_call.hpp"
-
 namespace graphdsl::detail::kinds::event_wait {
-namespace building {
 namespace {
 
 AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
               const std::vector<cudaGraphNode_t>& deps) {
-  AddedNode out;
-  const cudaEvent_t native = builder.node_event(g, i, out);
-  if (out.rc != cudaSuccess) return out;
-  out.api = "cudaGraphAddEventWaitNode";
-  out.rc = cuda_try(cudaGraphAddEventWaitNode, &out.node, graph, deps.data(), deps.size(), native);
-  return out;
+  return event_node::add<&cudaGraphAddEventWaitNode>("cudaGraphAddEventWaitNode", builder, g, i, graph, deps);
 }
 
 }  // namespace
-}  // namespace building
 
-const BuildOps build{&building::add, true};
-
+const BuildOps build{&add, true};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end build ====
 
 // ==== patch (exec/kind_patch.hpp) ====
 
-#include "exec/patch.hpp"
-#include "native/cuda_call.hpp"
-#include "native/native.hpp"
-
 namespace graphdsl::detail::kinds::event_wait {
-namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
+namespace {
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  const GraphImpl& g = x.plan.impl();
-  const Event& ev = g.events[g.nodes[i].payload];
-  cudaEvent_t e = nullptr;  // created here if the template brought a new Event
-  if (const cudaError_t rc = native_event(ev, e); rc != cudaSuccess) {
-    return {rc, "cudaEventCreateWithFlags"};
-  }
-  const Applied applied{cuda_try(cudaGraphExecEventWaitNodeSetEvent, x.exec.get(), x.native.nodes[i], e),
-                        "cudaGraphExecEventWaitNodeSetEvent"};
-  // The event must outlive the launches that use it, also after the executable is destroyed
-  // (the recorded plan alone dies with the executable): the executable's user object keeps it.
-  if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(ev.state());
-  return applied;
+  return event_node::apply<&cudaGraphExecEventWaitNodeSetEvent>("cudaGraphExecEventWaitNodeSetEvent", x, i);
 }
 
-}  // namespace patch_fns
+}  // namespace
 
-const PatchOps patch{patch_fns::apply, nullptr};
+const PatchOps patch{&apply, nullptr};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end patch ====

@@ -84,14 +84,10 @@ bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::
   return a.hosts[pa] == b.hosts[pb];
 }
 
-void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) { s.host = g.hosts[payload]; }
-
-void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.hosts[payload] = s.host; }
-
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
-                         compare_fns::restore,     false};
+using Stored = StoredParams<&GraphImpl::hosts, &SavedParams::host>;
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, Stored::save, Stored::restore, false};
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end compare ====

@@ -201,21 +201,17 @@ struct CollectiveUse {
   std::shared_ptr<detail::Clique> clique;
 };
 
-/// Aborts the communicators of `uses` on a thread of its own and waits for it at most `bound`:
+/// Aborts the communicators of `cliques` on a thread of its own and waits for it at most `bound`:
 /// NCCL's abort can wait for the collectives' kernels, which wait for the peer that never came
 /// (measured: NCCL 2.28.3 on two H200s, a peer that compiled its plan and never launched it). The
 /// communicators are taken out of their cliques first (marked aborted, under their locks), so that
 /// nothing else calls NCCL on them, also when the abort never returns. True when it returned.
-bool abort_bounded(const std::vector<CollectiveUse>& uses, Clock::duration bound) {
+bool abort_bounded(const std::vector<detail::Clique*>& cliques, Clock::duration bound) {
   auto doomed = std::make_shared<std::vector<ncclComm_t>>();
-  std::vector<detail::Clique*> seen;
-  for (const CollectiveUse& u : uses) {
-    if (std::find(seen.begin(), seen.end(), u.clique.get()) != seen.end()) continue;
-    seen.push_back(u.clique.get());
-    const std::lock_guard<std::mutex> lock(u.clique->capture);
-    doomed->insert(doomed->end(), u.clique->comms.begin(), u.clique->comms.end());
-    u.clique->comms.clear();
-    u.clique->aborted = true;
+  for (detail::Clique* c : cliques) {
+    const std::lock_guard<std::mutex> lock(c->capture);
+    const std::vector<ncclComm_t> taken = c->take_locked();
+    doomed->insert(doomed->end(), taken.begin(), taken.end());
   }
   auto done = std::make_shared<std::promise<void>>();
   std::future<void> returned = done->get_future();
@@ -271,7 +267,7 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
   }
   // The collectives' kernels wait for peers that may never come: abort the communicators, so that
   // they stop, and give the stream a bounded time to drain.
-  const bool abort_returned = abort_bounded(uses, std::min<Clock::duration>(timeout, std::chrono::seconds(10)));
+  const bool abort_returned = abort_bounded(cliques, std::min<Clock::duration>(timeout, std::chrono::seconds(10)));
   const Clock::time_point drain_end = Clock::now() + std::min<Clock::duration>(timeout, std::chrono::seconds(10));
   cudaError_t drained = cudaErrorNotReady;
   while (abort_returned && (drained = graphdsl::detail::cuda_try(cudaStreamQuery, stream)) == cudaErrorNotReady &&

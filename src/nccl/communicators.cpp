@@ -170,10 +170,16 @@ void Clique::abort(std::vector<ncclComm_t>& list) noexcept {
   }
 }
 
-void Clique::abort_locked() noexcept {
-  abort(comms);
-  comms.clear();
+std::vector<ncclComm_t> Clique::take_locked() noexcept {
+  std::vector<ncclComm_t> taken;
+  taken.swap(comms);
   aborted = true;
+  return taken;
+}
+
+void Clique::abort_locked() noexcept {
+  std::vector<ncclComm_t> taken = take_locked();
+  abort(taken);
 }
 
 void Clique::release_streams() noexcept {

@@ -129,6 +129,10 @@ struct Clique {
   /// ncclCommAbort of each (a no-op on nulls).
   static void abort(std::vector<ncclComm_t>& list) noexcept;
 
+  /// Takes the communicators out for good (marks the clique aborted, so that nothing calls NCCL on
+  /// them again) and returns them for the caller to abort. Called with `capture` held.
+  std::vector<ncclComm_t> take_locked() noexcept;
+
   /// Aborts the communicators for good (their collectives stop waiting). Called with `capture` held.
   void abort_locked() noexcept;
 

@@ -116,4 +116,21 @@ struct SavedParams {
   void restore(GraphImpl& g, std::uint32_t i) const;
 };
 
+/// The save / restore of CompareOps for a kind whose parameters are one element of a GraphImpl vector
+/// (`Store`, e.g. &GraphImpl::hosts) kept in one SavedParams field (`Saved`, e.g. &SavedParams::host).
+template <auto Store, auto Saved>
+struct StoredParams {
+  static void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) {
+    s.*Saved = (g.*Store)[payload];
+  }
+  static void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { (g.*Store)[payload] = s.*Saved; }
+};
+
+/// The CompareOps functions of a kind without parameters (empty nodes): always the same, nothing to keep.
+struct NoParams {
+  static bool same_params(const GraphImpl&, std::uint32_t, const GraphImpl&, std::uint32_t) { return true; }
+  static void save(SavedParams&, const GraphImpl&, std::uint32_t, bool) {}
+  static void restore(const SavedParams&, GraphImpl&, std::uint32_t) {}
+};
+
 }  // namespace graphdsl::detail

@@ -1,0 +1,66 @@
+// src/kinds/event_node.hpp — what the two event node kinds (event_record, event_wait: one Event each,
+// in GraphImpl::events) share, section by section: src/kinds/event_record.cpp and event_wait.cpp
+// differ only in the CUDA calls they name, which they pass to these templates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exec/patch.hpp"
+#include "native/builder.hpp"
+#include "native/cuda_call.hpp"
+#include "native/native.hpp"
+#include "plan/diff.hpp"
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::kinds::event_node {
+
+// ---- rules ------------------------------------------------------------------------------------
+
+inline void check(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const NodeData& n = g.nodes[i];
+  if (!g.events[n.payload]) {
+    rule::fail(g, i, ctx, "the Event is empty (default-constructed); make one with Event::create()");
+  }
+}
+
+// ---- compare: the node's parameter is its Event ------------------------------------------------
+
+inline bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
+  return a.events[pa].state() == b.events[pb].state();
+}
+
+using Stored = StoredParams<&GraphImpl::events, &SavedParams::event>;
+
+// ---- build: Add is cudaGraphAddEventRecordNode or cudaGraphAddEventWaitNode ------------------------
+
+template <auto Add>
+AddedNode add(const char* api, Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  AddedNode out;
+  const cudaEvent_t native = builder.node_event(g, i, out);
+  if (out.rc != cudaSuccess) return out;
+  out.api = api;
+  out.rc = cuda_try(Add, &out.node, graph, deps.data(), deps.size(), native);
+  return out;
+}
+
+// ---- patch: Set is cudaGraphExecEventRecordNodeSetEvent or cudaGraphExecEventWaitNodeSetEvent -------
+
+template <auto Set>
+Applied apply(const char* api, ExecImpl& x, std::uint32_t i) {
+  const GraphImpl& g = x.plan.impl();
+  const Event& ev = g.events[g.nodes[i].payload];
+  cudaEvent_t e = nullptr;  // created here if the template brought a new Event
+  if (const cudaError_t rc = native_event(ev, e); rc != cudaSuccess) {
+    return {rc, "cudaEventCreateWithFlags"};
+  }
+  const Applied applied{cuda_try(Set, x.exec.get(), x.native.nodes[i], e), api};
+  // The event must outlive the launches that use it, also after the executable is destroyed
+  // (the recorded plan alone dies with the executable): the executable's user object keeps it.
+  if (applied.rc == cudaSuccess && x.native.keep != nullptr) x.native.keep->add_given(ev.state());
+  return applied;
+}
+
+}  // namespace graphdsl::detail::kinds::event_node
