@@ -235,6 +235,35 @@ class Graph {
     check_memcpy_types<D, S>();
     return add_memcpy_bytes(dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
   }
+  /// add_memcpy whose destination is a pointer parameter (Graph::parameter<D*>): the node copies to
+  /// the parameter's value, and Executable::set(param, p) re-points it (with every other node that
+  /// uses the parameter) through one cudaGraphExecMemcpyNodeSetParams, no diff. The parameter must be
+  /// of this plan and of type D* exactly (docs/parameters.md).
+  template <class D, class S>
+  MemcpyNode add_memcpy(const Parameter<D*>& dst, const S* src, std::size_t count,
+                        cudaMemcpyKind kind = cudaMemcpyDefault) {
+    check_memcpy_types<D, S>();
+    const detail::ParamArg d = dst.template arg<D*>(0, 0);
+    return add_memcpy_parameters(&d, nullptr, nullptr, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"),
+                                 kind);
+  }
+  /// add_memcpy whose source is a pointer parameter (Graph::parameter<S*> or parameter<const S*>).
+  template <class D, class S>
+  MemcpyNode add_memcpy(D* dst, const Parameter<S*>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
+    check_memcpy_types<D, S>();
+    const detail::ParamArg s = src.template arg<const S*>(0, 0);
+    return add_memcpy_parameters(nullptr, dst, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"),
+                                 kind);
+  }
+  /// add_memcpy whose destination and source are pointer parameters.
+  template <class D, class S>
+  MemcpyNode add_memcpy(const Parameter<D*>& dst, const Parameter<S*>& src, std::size_t count,
+                        cudaMemcpyKind kind = cudaMemcpyDefault) {
+    check_memcpy_types<D, S>();
+    const detail::ParamArg d = dst.template arg<D*>(0, 0);
+    const detail::ParamArg s = src.template arg<const S*>(0, 0);
+    return add_memcpy_parameters(&d, nullptr, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
+  }
   /// Adds a 1-D memcpy node copying `bytes` bytes.
   MemcpyNode add_memcpy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Adds a 2-D memcpy node: `height` rows of `width_bytes`, rows `dst_pitch` / `src_pitch` bytes apart.
@@ -629,6 +658,10 @@ class Graph {
   void bind_kernel_parameters(std::size_t args_offset, const detail::ParamArg* list, std::size_t count);
   MemsetNode add_memset_parameter(void* dst, const detail::ParamArg& p, unsigned int element_size, std::size_t count,
                                   detail::ScalarType type);
+  /// A 1-D memcpy node whose endpoints are parameters where `dst_param` / `src_param` are given (else
+  /// `dst` / `src`); checks the parameters before adding anything.
+  MemcpyNode add_memcpy_parameters(const detail::ParamArg* dst_param, void* dst, const detail::ParamArg* src_param,
+                                   const void* src, std::size_t bytes, cudaMemcpyKind kind);
   std::pair<MemAllocNode, std::uint64_t> add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options);
   MemFreeNode add_mem_free_node(std::uint64_t uid);
   void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);

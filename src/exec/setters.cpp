@@ -359,14 +359,31 @@ std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& pl
                   which, quoted(a.name), x.origin_id));
 }
 
+/// A parameter used as a memcpy endpoint cannot be set to null (checked before any change).
+/// @throws UsageError naming the parameter and the first node that would copy to or from null.
+void check_endpoints(const GraphImpl& a, const ParamData& d, const void* value) {
+  void* p = nullptr;
+  if (d.type->size != sizeof p) return;
+  std::memcpy(&p, value, sizeof p);
+  if (p != nullptr) return;
+  for (const ParamUse& u : d.uses) {
+    if (u.place != ParamPlace::memcpy_dst && u.place != ParamPlace::memcpy_src) continue;
+    throw UsageError(
+        fmt::format("Executable::set: parameter {} of graph {} is the {} of {}; a memcpy endpoint "
+                    "cannot be null: pass the address of memory to copy {}",
+                    a.param_ref(static_cast<std::uint32_t>(&d - a.params.data())), quoted(a.name),
+                    u.place == ParamPlace::memcpy_dst ? "destination" : "source", a.info(u.node).describe(),
+                    u.place == ParamPlace::memcpy_dst ? "to" : "from"));
+  }
+}
+
 /// Writes `value` (parameter d's bytes) into every place of the recorded plan `a` that uses d.
 void write_param(GraphImpl& a, const ParamData& d, const unsigned char* value) {
   for (const ParamUse& u : d.uses) {
-    const NodeData& n = a.nodes[u.node];
-    if (u.position == 0) {
-      a.memsets[n.payload].value = memset_bits(value, d.type->size);
+    if (void* at = param_bytes(a, u)) {
+      std::memcpy(at, value, d.type->size);
     } else {
-      std::memcpy(a.args.data() + a.kernels[n.payload].args + u.offset, value, d.type->size);
+      a.memsets[a.nodes[u.node].payload].value = memset_bits(value, d.type->size);
     }
   }
 }
@@ -406,6 +423,7 @@ ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>&
                     "{}; a parameter's value is never converted: pass a {}",
                     a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
   }
+  detail::check_endpoints(a, d, value);
   const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;
   std::memcpy(d.value.data(), value, d.type->size);
   detail::write_param(a, d, d.value.data());

@@ -274,7 +274,7 @@ constexpr const char* copy_kind_names[] = {"host-to-host", "host-to-device", "de
 static_assert(cudaMemcpyHostToHost == 0 && cudaMemcpyHostToDevice == 1 && cudaMemcpyDeviceToHost == 2 &&
               cudaMemcpyDeviceToDevice == 3 && cudaMemcpyDefault == 4);
 
-std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams& params) {
   const detail::NodeData& n = g.nodes[i];
   const auto& p = g.memcpys[n.payload];
   if (const detail::PeerCopy* peer = g.peer_copy(i)) {
@@ -286,6 +286,13 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   if (const detail::SymbolUse* sym = g.symbol_use(i)) {  // never the symbol's address (dumps compare equal)
     s += fmt::format(", {} a __device__ symbol of {} bytes at byte {}",
                      sym->field == detail::BufferField::memcpy_dst ? "to" : "from", sym->symbol_bytes, sym->offset);
+  }
+  for (const detail::ParamPlace place : {detail::ParamPlace::memcpy_dst, detail::ParamPlace::memcpy_src}) {
+    for (const auto& [k, use] : params) {  // the endpoints that are parameters, by name (not their values)
+      if (use.place != place) continue;
+      s += fmt::format(", {} is parameter {}", place == detail::ParamPlace::memcpy_dst ? "destination" : "source",
+                       detail::escaped(param_label(g, k)));
+    }
   }
   return s;
 }

@@ -77,8 +77,13 @@ std::optional<UpdateResult> missing_edge(const GraphImpl& has, const char* has_n
 
 /// What parameter use `u` of plan `g` is, in words: "argument 2 of kernel node 'k' (#1)".
 std::string param_use(const GraphImpl& g, const ParamUse& u) {
-  return u.position == 0 ? fmt::format("the value of {}", g.info(u.node).describe())
-                         : fmt::format("argument {} of {}", u.position, g.info(u.node).describe());
+  switch (u.place) {
+    case ParamPlace::memset_value: return fmt::format("the value of {}", g.info(u.node).describe());
+    case ParamPlace::memcpy_dst: return fmt::format("the destination of {}", g.info(u.node).describe());
+    case ParamPlace::memcpy_src: return fmt::format("the source of {}", g.info(u.node).describe());
+    case ParamPlace::kernel_argument: break;
+  }
+  return fmt::format("argument {} of {}", u.position, g.info(u.node).describe());
 }
 
 /// Parameters are structure: the same parameters (by position and type) used at the same places.
@@ -103,7 +108,7 @@ std::optional<UpdateResult> compare_parameters(const GraphImpl& a, const GraphIm
       const bool ex = u < x.uses.size(), ey = u < y.uses.size();
       if (!ex && !ey) break;
       if (ex && ey && x.uses[u].node == y.uses[u].node && x.uses[u].offset == y.uses[u].offset &&
-          x.uses[u].position == y.uses[u].position) {
+          x.uses[u].position == y.uses[u].position && x.uses[u].place == y.uses[u].place) {
         continue;
       }
       // The first use one plan has and the other lacks.
@@ -469,6 +474,7 @@ void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
       f.add(u.node);
       f.add(u.offset);
       f.add(u.position);
+      f.add(u.place);
     }
   }
   std::vector<std::uint32_t> preds;

@@ -81,6 +81,9 @@ std::uint32_t check_param_arg(const GraphImpl& g, const ParamArg& p, const std::
 constexpr const char* kernel_rule =
     "a parameter is passed as it is, never converted, so its type must be the kernel parameter's type (a "
     "Parameter<U*> also fits a const U* parameter)";
+constexpr const char* memcpy_rule =
+    "a parameter is passed as it is, never converted, so a memcpy endpoint's parameter must be a pointer to the "
+    "copy's element type (a Parameter<U*> also fits a const U* source)";
 constexpr const char* memset_rule =
     "a parameter is passed as it is, never converted, so its type must be the memset's element type";
 
@@ -165,7 +168,32 @@ MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, uns
   const MemsetNode n = add_memset_raw(dst, detail::memset_bits(d.value.data(), d.type->size), element_size, count, 1,
                                       bytes);
   g.memset_types.back() = type;
-  g.params[k].uses.push_back(detail::ParamUse{n.index(), 0, 0});
+  g.params[k].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memset_value});
+  return n;
+}
+
+MemcpyNode Graph::add_memcpy_parameters(const detail::ParamArg* dst_param, void* dst, const detail::ParamArg* src_param,
+                                        const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  auto& g = impl();
+  const std::string node = fmt::format("memcpy node #{} of graph {}", g.nodes.size(), detail::quoted(g.name));
+  std::uint32_t k_dst = 0, k_src = 0;  // both checked before anything is added: a refusal leaves the plan as it was
+  if (dst_param != nullptr) {
+    k_dst = detail::check_param_arg(g, *dst_param, fmt::format("add_memcpy: the destination of {}", node),
+                                    "the memcpy's destination", detail::memcpy_rule);
+    std::memcpy(&dst, g.params[k_dst].value.data(), sizeof dst);
+  }
+  if (src_param != nullptr) {
+    k_src = detail::check_param_arg(g, *src_param, fmt::format("add_memcpy: the source of {}", node),
+                                    "the memcpy's source", detail::memcpy_rule);
+    std::memcpy(&src, g.params[k_src].value.data(), sizeof src);
+  }
+  const MemcpyNode n = add_memcpy_bytes(dst, src, bytes, kind);
+  if (dst_param != nullptr) {
+    g.params[k_dst].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memcpy_dst});
+  }
+  if (src_param != nullptr) {
+    g.params[k_src].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memcpy_src});
+  }
   return n;
 }
 

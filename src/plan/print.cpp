@@ -13,6 +13,7 @@
 
 #include "graphdsl/graph.hpp"
 #include "plan/kind_describe.hpp"
+#include "plan/node_params.hpp"
 #include "plan/print_parts.hpp"
 
 namespace graphdsl::detail {
@@ -100,11 +101,11 @@ std::string param_use_text(const detail::GraphImpl& g, std::uint32_t k, const de
   const detail::NodeData& n = g.nodes[u.node];
   const detail::ParamType& t = *g.params[k].type;
   unsigned char bytes[detail::max_parameter_bytes] = {};
-  if (u.position == 0) {
+  if (const void* at = detail::param_bytes(g, u)) {
+    std::memcpy(bytes, at, t.size);
+  } else {
     const unsigned int bits = g.memsets[n.payload].value;
     std::memcpy(bytes, &bits, sizeof bits < t.size ? sizeof bits : t.size);
-  } else {
-    std::memcpy(bytes, g.args.data() + g.kernels[n.payload].args + u.offset, t.size);
   }
   return fmt::format("{}={}", param_label(g, k), param_value(t, bytes));
 }

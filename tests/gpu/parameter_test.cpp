@@ -215,3 +215,50 @@ TEST_CASE("a parameter next to a GraphBuffer argument, and 8-byte parameters", "
   CHECK(exec.set(offset, 1LL << 40).patched == 1);
   expect(-0.25f, 0.125, 1LL << 40, "after three sets");
 }
+
+TEST_CASE("a pointer parameter re-points memcpy endpoints, and a null endpoint is refused",
+          "[gpu][parameter][refusal]") {
+  auto gen = rng(1705);
+  DeviceBuffer<float> ping(random_floats(N, gen)), pong(random_floats(N, gen)), mid(N), out_a(N), out_b(N);
+  const auto hping = ping.download(), hpong = pong.download();
+  Stream s;
+  gd::Graph g("copies");
+  auto src = g.parameter<const float*>(ping.get()).name("src");
+  auto dst = g.parameter<float*>(out_a.get()).name("dst");
+  auto in = g.add_memcpy(mid.get(), src, N).name("in");  // mid = *src
+  auto twice = g.add_kernel(axpb, gd::cover(N), mid.get(), mid.get(), 2.0f, 1.0f, N).name("twice").after(in);
+  g.add_memcpy(dst, mid.get(), N).name("out").after(twice);  // *dst = 2 * *src + 1
+  gd::Executable exec = g.instantiate();
+  auto expect = [&](DeviceBuffer<float>& out, const std::vector<float>& from, const char* what) {
+    run(exec, s);
+    INFO(what);
+    const auto o = out.download();
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += o[i] != 2.0f * from[i] + 1.0f;
+    CHECK(bad == 0);
+  };
+  expect(out_a, hping, "ping into out_a");
+  const gd::ParameterSet r = exec.set(src, pong.get());
+  CHECK(r.patched == 1);
+  CHECK(r.nodes() == std::vector<std::uint32_t>{0});
+  expect(out_a, hpong, "pong into out_a");
+  CHECK(exec.set(dst, out_b.get()).patched == 1);
+  expect(out_b, hpong, "pong into out_b");
+  CHECK(exec.plan().dump().find("#2 memcpy 'out': 16384 x 1 x 1 bytes, cudaMemcpyDefault (direction inferred by CUDA "
+                                "at run time), destination is parameter dst") != std::string::npos);
+
+  // A null endpoint is refused before any CUDA call; the executable copies where it did.
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  std::string refused = "<no exception>";
+  try {
+    (void)exec.set(dst, static_cast<float*>(nullptr));
+  } catch (const gd::UsageError& e) {
+    refused = e.what();
+  }
+  CHECK(refused ==
+        "graphdsl: Executable::set: parameter 'dst' of graph 'copies' is the destination of memcpy node "
+        "'out' (#2); a memcpy endpoint cannot be null: pass the address of memory to copy to");
+  CHECK(gd::debug::cuda_calls() == calls);
+  out_b.upload(std::vector<float>(N, 0.0f));
+  expect(out_b, hpong, "after the refused set");
+}

@@ -225,3 +225,64 @@ TEST_CASE("diff lists the nodes a changed parameter feeds and names a parameter 
   CHECK(fewer.status == gd::UpdateStatus::topology_changed);
   CHECK(fewer.reason == "graph 'train' declares 0 parameters in the template, 1 in the executable");
 }
+
+TEST_CASE("a pointer parameter stands for a memcpy's destination or source, by name in dumps and diffs",
+          "[parameter]") {
+  unit::Buffers b;
+  gd::Graph g("ping");
+  auto src = g.parameter<const float*>(b.x).name("src");
+  auto dst = g.parameter<float*>(b.y).name("dst");
+  CHECK_NO_CUDA_CALL(g.add_memcpy(b.z, src, 256));
+  g.add_memcpy(dst, b.host_in, 256).name("in");
+  g.add_memcpy(dst, src, 256).name("both");
+  CHECK(g.dump() ==
+        "graph 'ping': 3 nodes, 0 edges\n"
+        "  parameter #0 'src': const float* = (pointer), 2 uses\n"
+        "  parameter #1 'dst': float* = (pointer), 2 uses\n"
+        "  #0 memcpy: 1024 x 1 x 1 bytes, cudaMemcpyDefault (direction inferred by CUDA at run time), source is "
+        "parameter src\n"
+        "  #1 memcpy 'in': 1024 x 1 x 1 bytes, cudaMemcpyDefault (direction inferred by CUDA at run time), "
+        "destination is parameter dst\n"
+        "  #2 memcpy 'both': 1024 x 1 x 1 bytes, cudaMemcpyDefault (direction inferred by CUDA at run time), "
+        "destination is parameter dst, source is parameter src\n");
+  // The race checker sees the parameters' pointers: 'in' and 'both' write b.y unordered.
+  const gd::RaceReport r = g.check_races();
+  REQUIRE(r.races.size() == 1);
+  CHECK(r.races[0].first.node.name == "in");
+  CHECK(r.races[0].second.node.name == "both");
+
+  // Which endpoint is a parameter is structure: the fingerprint and diff tell them apart.
+  gd::Graph d1("one");
+  auto p1 = d1.parameter<float*>(b.x).name("p");
+  d1.add_memcpy(p1, b.y, 256);
+  gd::Graph d2("one");
+  auto p2 = d2.parameter<float*>(b.x).name("p");
+  d2.add_memcpy(b.x, p2, 256);
+  CHECK(d1.fingerprint() != d2.fingerprint());
+  const gd::UpdateResult r12 = gd::diff(d1, d2);
+  CHECK(r12.status == gd::UpdateStatus::topology_changed);
+  CHECK(r12.reason.find("the destination of memcpy node #0 is parameter 'p' in the executable but not in the "
+                         "template") != std::string::npos);
+}
+
+TEST_CASE("a memcpy endpoint parameter of another plan or an empty one is refused before the node is added",
+          "[parameter]") {
+  unit::Buffers b;
+  gd::Graph other("other");
+  auto buf = other.parameter<float*>(b.x).name("buf");
+  gd::Graph g("train");
+  auto mine = g.parameter<float*>(b.y).name("mine");
+  CHECK_USAGE_ERROR(
+      g.add_memcpy(mine, buf, 256),
+      "graphdsl: add_memcpy: the source of memcpy node #0 of graph 'train' is parameter 'buf' of graph "
+      "'other' (plan id " +
+          std::to_string(other.id()) +
+          "), not of graph 'train'; a parameter is used "
+          "only in the plan that declares it (or a copy of that plan): child plans and conditional bodies "
+          "cannot use one");
+  CHECK_USAGE_ERROR(g.add_memcpy(gd::Parameter<float*>(), b.x, 256),
+                    "graphdsl: add_memcpy: the destination of memcpy node #0 of graph 'train' is an empty Parameter "
+                    "(default-constructed); pass one made by Graph::parameter()");
+  CHECK(g.node_count() == 0);
+  CHECK(g.dump() == "graph 'train': 0 nodes, 0 edges\n  parameter #0 'mine': float* = (pointer), 0 uses\n");
+}

@@ -173,10 +173,14 @@ struct KernelAttributes {
 
 /// Where a parameter is used: a kernel argument (its byte offset in the kernel's block, position
 /// counting from 1) or a memset value (position 0).
+/// Where a parameter's value is written: a kernel argument, a memset's value, a memcpy's endpoint.
+enum class ParamPlace : std::uint8_t { kernel_argument, memset_value, memcpy_dst, memcpy_src };
+
 struct ParamUse {
   std::uint32_t node;
-  std::uint32_t offset = 0;
-  std::uint32_t position = 0;  ///< 0: the value of memset node `node`
+  std::uint32_t offset = 0;    ///< kernel_argument: the byte offset in the node's argument block
+  std::uint32_t position = 0;  ///< kernel_argument: the argument, counting from 1; else 0
+  ParamPlace place = ParamPlace::kernel_argument;
 };
 
 /// A parameter declared by Graph::parameter(): its type, name, current value and uses (in node order).
