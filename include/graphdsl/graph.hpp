@@ -124,6 +124,30 @@ struct MemOp {
 /// A memory-operations node (add_mem_ops).
 GRAPHDSL_DETAIL_HANDLE(MemOpNode, mem_op);
 
+/// One external semaphore a semaphore-signal node signals (Graph::add_semaphore_signal; CUDA's
+/// cudaExternalSemaphoreSignalParams). The semaphore comes from cudaImportExternalSemaphore (a
+/// Vulkan, Direct3D, NvSciSync or OS object shared with CUDA); the caller keeps it alive (and
+/// does not destroy it) while plans and executables that use it exist, as with raw pointers.
+struct SemaphoreSignal {
+  cudaExternalSemaphore_t semaphore = nullptr;  ///< the imported semaphore
+  unsigned long long value = 0;  ///< the fence value to signal (timeline semaphores, fences); 0 for binary ones
+  unsigned long long key = 0;    ///< the key to release (keyed mutexes); else 0
+};
+
+/// One external semaphore a semaphore-wait node waits on (Graph::add_semaphore_wait; CUDA's
+/// cudaExternalSemaphoreWaitParams). Lifetime: as SemaphoreSignal.
+struct SemaphoreWait {
+  cudaExternalSemaphore_t semaphore = nullptr;  ///< the imported semaphore
+  unsigned long long value = 0;  ///< the fence value to wait for (timeline semaphores, fences); 0 for binary ones
+  unsigned long long key = 0;    ///< the key to acquire (keyed mutexes); else 0
+  unsigned int timeout_ms = 0;   ///< how long to wait for a keyed mutex, in milliseconds; else 0
+};
+
+/// A node that signals external semaphores (add_semaphore_signal).
+GRAPHDSL_DETAIL_HANDLE(SemaphoreSignalNode, semaphore_signal);
+/// A node that waits on external semaphores (add_semaphore_wait).
+GRAPHDSL_DETAIL_HANDLE(SemaphoreWaitNode, semaphore_wait);
+
 /// A dependency edge: `to` runs after `from`.
 struct Edge {
   Node from;                       ///< the node that runs first
@@ -353,6 +377,16 @@ class Graph {
   /// @throws UsageError for an empty or longer list (validate() checks the rest: null or misaligned
   /// addresses, unknown comparisons).
   MemOpNode add_mem_ops(const std::vector<MemOp>& ops);
+  /// Adds a node that signals the external semaphores `signals` (cudaGraphAddExternalSemaphoresSignalNode),
+  /// once the node's predecessors are done. 1 to 64 semaphores; not inside conditional bodies and not
+  /// in device-launchable executables (CUDA allows neither). Updatable: a new plan may change the
+  /// semaphores and values, not their number. validate() refuses null semaphores.
+  /// @throws UsageError for an empty or longer list.
+  SemaphoreSignalNode add_semaphore_signal(const std::vector<SemaphoreSignal>& signals);
+  /// Adds a node that waits on the external semaphores `waits` (cudaGraphAddExternalSemaphoresWaitNode):
+  /// the node's successors start once each is signalled (or its fence reaches its value). Rules as
+  /// add_semaphore_signal.
+  SemaphoreWaitNode add_semaphore_wait(const std::vector<SemaphoreWait>& waits);
   /// Adds a node that does nothing (a join or fork point).
   EmptyNode add_empty();
   /// Adds a node that records `event`. The plan and its executables share ownership of the event.

@@ -65,7 +65,9 @@ TEST_CASE("NodeKind names are the ones used in messages", "[graph][introspection
   CHECK(std::string(gd::to_string(gd::NodeKind::mem_alloc)) == "mem_alloc");
   CHECK(std::string(gd::to_string(gd::NodeKind::mem_free)) == "mem_free");
   CHECK(std::string(gd::to_string(gd::NodeKind::mem_op)) == "mem_op");
-  CHECK(gd::node_kind_count == 13);
+  CHECK(std::string(gd::to_string(gd::NodeKind::semaphore_signal)) == "semaphore_signal");
+  CHECK(std::string(gd::to_string(gd::NodeKind::semaphore_wait)) == "semaphore_wait");
+  CHECK(gd::node_kind_count == 15);
 }
 
 TEST_CASE("node(i) past the end is a UsageError naming the graph and its size", "[graph][introspection][errors]") {
