@@ -94,8 +94,7 @@ TEST_CASE("add_kernel converts each argument to the kernel's own parameter type"
   CHECK(stored_arg<const float*>(g, k, 4) == &source[1]);
 }
 
-TEST_CASE("a double argument for a float parameter is rounded to float, not stored as a double",
-          "[kernel][args]") {
+TEST_CASE("a double argument for a float parameter is rounded to float, not stored as a double", "[kernel][args]") {
   gd::Graph g;
   auto k = g.add_kernel(one_float, gd::Launch{}, 0.1);
   CHECK(kernel_of(g, k).layout->total == sizeof(float));
@@ -109,8 +108,7 @@ TEST_CASE("a negative int for a size_t parameter is converted like static_cast",
   CHECK(stored_arg<std::size_t>(g, k, 1) == std::numeric_limits<std::size_t>::max());
 }
 
-TEST_CASE("bool, enum class and null pointer arguments are packed with the parameter types' sizes",
-          "[kernel][args]") {
+TEST_CASE("bool, enum class and null pointer arguments are packed with the parameter types' sizes", "[kernel][args]") {
   gd::Graph g;
   auto k = g.add_kernel(flags_kernel, gd::Launch{}, true, Mode::exact, nullptr);
   CHECK(kernel_of(g, k).layout->total == sizeof(bool) + sizeof(Mode) + sizeof(int*));
@@ -195,9 +193,30 @@ TEST_CASE("the compile-time argument rules accept conversions and reject count o
   // what add_kernel's static_asserts test (a misuse itself cannot be shown without a compile-fail test)
   STATIC_REQUIRE(AllConvertible<TypeList<float, std::size_t, const float*>, TypeList<double&&, int&&, float*&>>::value);
   STATIC_REQUIRE(AllConvertible<TypeList<>, TypeList<>>::value);
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float, int>, TypeList<float&&>>::value);            // too few
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float>, TypeList<float&&, int&&>>::value);          // too many
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float*>, TypeList<const float*&>>::value);          // drops const
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<int*>, TypeList<int&&>>::value);                    // int -> pointer
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<Pod>, TypeList<int&&>>::value);                     // int -> struct
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float, int>, TypeList<float&&>>::value);    // too few
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float>, TypeList<float&&, int&&>>::value);  // too many
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float*>, TypeList<const float*&>>::value);  // drops const
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<int*>, TypeList<int&&>>::value);            // int -> pointer
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<Pod>, TypeList<int&&>>::value);             // int -> struct
+}
+
+namespace {
+void scheduler(gd::DeviceGraph, gd::DeviceGraph, const int*) {}
+}  // namespace
+
+TEST_CASE("a DeviceGraph is a kernel argument: trivially copyable, packed as its cudaGraphExec_t",
+          "[kernel][args][device_launch]") {
+  STATIC_REQUIRE(std::is_trivially_copyable_v<gd::DeviceGraph>);
+  STATIC_REQUIRE(sizeof(gd::DeviceGraph) == sizeof(cudaGraphExec_t));
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<cudaGraphExec_t, gd::DeviceGraph>);  // explicit: use device_graph()
+  const auto a = gd::DeviceGraph(reinterpret_cast<cudaGraphExec_t>(std::uintptr_t{0x1000}));
+  const auto b = gd::DeviceGraph(reinterpret_cast<cudaGraphExec_t>(std::uintptr_t{0x2000}));
+  CHECK_FALSE(gd::DeviceGraph{});
+  CHECK(a != b);
+  gd::Graph g("sched");
+  int choice = 0;
+  auto k = g.add_kernel(scheduler, gd::Launch{1, 1}, a, b, &choice);
+  CHECK(stored_arg<gd::DeviceGraph>(g, k, 0) == a);
+  CHECK(stored_arg<gd::DeviceGraph>(g, k, 1).native_handle() == b.native_handle());
+  g.validate();
 }
