@@ -94,7 +94,8 @@ TEST_CASE("add_kernel converts each argument to the kernel's own parameter type"
   CHECK(stored_arg<const float*>(g, k, 4) == &source[1]);
 }
 
-TEST_CASE("a double argument for a float parameter is rounded to float, not stored as a double", "[kernel][args]") {
+TEST_CASE("a double argument for a float parameter is rounded to float, not stored as a double",
+          "[kernel][args]") {
   gd::Graph g;
   auto k = g.add_kernel(one_float, gd::Launch{}, 0.1);
   CHECK(kernel_of(g, k).layout->total == sizeof(float));
@@ -108,7 +109,8 @@ TEST_CASE("a negative int for a size_t parameter is converted like static_cast",
   CHECK(stored_arg<std::size_t>(g, k, 1) == std::numeric_limits<std::size_t>::max());
 }
 
-TEST_CASE("bool, enum class and null pointer arguments are packed with the parameter types' sizes", "[kernel][args]") {
+TEST_CASE("bool, enum class and null pointer arguments are packed with the parameter types' sizes",
+          "[kernel][args]") {
   gd::Graph g;
   auto k = g.add_kernel(flags_kernel, gd::Launch{}, true, Mode::exact, nullptr);
   CHECK(kernel_of(g, k).layout->total == sizeof(bool) + sizeof(Mode) + sizeof(int*));
@@ -193,11 +195,11 @@ TEST_CASE("the compile-time argument rules accept conversions and reject count o
   // what add_kernel's static_asserts test (a misuse itself cannot be shown without a compile-fail test)
   STATIC_REQUIRE(AllConvertible<TypeList<float, std::size_t, const float*>, TypeList<double&&, int&&, float*&>>::value);
   STATIC_REQUIRE(AllConvertible<TypeList<>, TypeList<>>::value);
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float, int>, TypeList<float&&>>::value);    // too few
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float>, TypeList<float&&, int&&>>::value);  // too many
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float*>, TypeList<const float*&>>::value);  // drops const
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<int*>, TypeList<int&&>>::value);            // int -> pointer
-  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<Pod>, TypeList<int&&>>::value);             // int -> struct
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float, int>, TypeList<float&&>>::value);            // too few
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float>, TypeList<float&&, int&&>>::value);          // too many
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<float*>, TypeList<const float*&>>::value);          // drops const
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<int*>, TypeList<int&&>>::value);                    // int -> pointer
+  STATIC_REQUIRE_FALSE(AllConvertible<TypeList<Pod>, TypeList<int&&>>::value);                     // int -> struct
 }
 
 namespace {
