@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 
 #include "graphdsl/buffer.hpp"
+#include "graphdsl/device_graph.hpp"
 #include "graphdsl/graph.hpp"
 #include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
@@ -96,6 +97,17 @@ class Executable {
   void rethrow_host_error();
   /// True when a host callback threw and the exception has not been re-thrown yet.
   bool has_host_error() const;
+
+  /// The handle device code launches this executable with (device_graph.hpp): pass it to a kernel
+  /// (Graph::add_kernel) or store it in device memory. No CUDA call. The executable must have been
+  /// compiled with InstantiateOptions::device_launch() and uploaded since it was compiled and since
+  /// its last host-side change (update(), a setter): by upload(stream), by compiling with
+  /// InstantiateOptions::upload_on(stream), or by a host launch(), which uploads it. The handle
+  /// owns nothing: it is valid while this executable lives. Take it again after each change
+  /// and upload (the value stays the same; the check is what changes).
+  /// @throws UsageError naming the graph and the rule, when the executable is empty, was not
+  ///         compiled for device launch, or was not uploaded since it was compiled or changed.
+  DeviceGraph device_graph() const;
 
   /// The plan this executable was compiled from (a copy owned by the executable).
   const Graph& plan() const;

@@ -22,6 +22,8 @@
 //   hreplay    issue 15: 20 launches + synchronize at N = 100, 1000, 10000
 //   launch     issue 15: Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
 //   pdl        issue 16: a chain of 1,000 dependent kernels, programmatic vs full edges, graphdsl and raw
+//   dlaunch    issue 16: a one-kernel graph launched 1,000 times from the host vs from the device (a
+//              scheduler graph tail-launching it and itself), graphdsl and raw (bench_device_launch.cu)
 //   params     issue 17: one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
@@ -46,6 +48,7 @@
 
 #include "bench_common.hpp"
 #include "bench_conditional.hpp"
+#include "bench_device_launch.hpp"
 #include "bench_hot.hpp"
 #include "bench_pdl.hpp"
 #include "bench_param.hpp"
@@ -856,7 +859,7 @@ void update_bench(Bench& bench) {
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
                                     "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl",
-                                    "params"};
+                                    "params", "dlaunch"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -864,6 +867,7 @@ void usage(std::FILE* to) {
                "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
                "            setters hupdate hbuild hreplay launch (issue 15's hot paths; 'hot' = all five)\n"
                "            pdl (issue 16: programmatic edges vs full edges, graphdsl and raw)\n"
+               "            dlaunch (issue 16: graph launches from the host vs from the device, graphdsl and raw)\n"
                "            params (issue 17: one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
@@ -931,6 +935,7 @@ int run(int argc, char** argv) {
   if (on("setters")) bench::setters_bench(bench);
   if (on("hupdate")) bench::hot_update_bench(bench);
   if (on("pdl")) bench::pdl_bench(bench);
+  if (on("dlaunch")) bench::device_launch_bench(bench);
   if (on("hbuild")) bench::hot_build_bench(bench);
   if (on("hreplay")) bench::hot_replay_bench(bench);
   if (on("launch")) bench::launch_bench(bench);

@@ -366,6 +366,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   }
   detail::counters().executables.fetch_add(1);
   x->exec = detail::NativeExec(exec);
+  if (options.flags() & cudaGraphInstantiateFlagUpload) x->upload = detail::ExecImpl::Upload::done;
   if (own.holds(NodeKind::captured)) {  // only then: finding them walks the native graph
     if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
   }
@@ -419,6 +420,7 @@ void Executable::launch(cudaStream_t stream) {
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
   x.launched = true;
+  x.upload = detail::ExecImpl::Upload::done;  // a host launch uploads the executable (device_graph())
 }
 
 void Executable::free_graph_memory(cudaStream_t stream) {
@@ -441,6 +443,7 @@ void Executable::upload(cudaStream_t stream) {
   rethrow_host_error();
   const cudaError_t rc = detail::cuda_try(cudaGraphUpload, impl_->exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(*impl_, rc, "cudaGraphUpload", "uploading", stream);
+  impl_->upload = detail::ExecImpl::Upload::done;
 }
 
 void Executable::synchronize(cudaStream_t stream) {

@@ -29,6 +29,7 @@ namespace detail {
 /// driver_entry). A failed driver attempt also forgets the function: it may be another context's
 /// (looked up while another device was current), and the next call looks it up again.
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
+  mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
   if (driver != nullptr && x.setter_func != p.func) {
@@ -76,6 +77,7 @@ cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, con
 }
 
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
+  mark_changed(x);
   const GraphImpl& g = x.plan.impl();
   const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
   return patch_ops(g.nodes[i].kind).apply(x, i);
@@ -281,6 +283,7 @@ void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& no
   slot = now;
   try {
     check_node(a, i);
+    mark_changed(x);
     const DeviceScope device(node_device(a, i, -1));
     const cudaError_t rc = cuda_try(set, x.exec.get(), x.native.nodes[i], static_cast<const Params*>(&slot));
     if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
@@ -474,6 +477,7 @@ void Executable::set_event(const EventWaitNode& node, const Event& event) {
 void Executable::set_enabled_node(const Node& node, bool on) {
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  detail::mark_changed(x);
   const cudaError_t rc = detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
 }

@@ -115,6 +115,7 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
     return r;
   }
   cudaGraphExecUpdateResultInfo info{};
+  mark_changed(x);  // device launch needs a new upload (conservatively, after a refusal too)
   const cudaError_t rc = cuda_try(cudaGraphExecUpdate, x.exec.get(), m.graph.get(), &info);
   if (rc != cudaSuccess) {
     UpdateResult r;

@@ -148,11 +148,20 @@ struct ExecImpl {
   /// allocations it made before failing (found with compute-sanitizer memcheck).
   std::optional<NodeInfo> unfreed_captured;
   bool launched = false;
+  /// Device launch (Executable::device_graph): `never` until the executable is uploaded (upload(),
+  /// InstantiateOptions::upload_on, or a host launch, which uploads it), then `done`; a host-side
+  /// change (update(), a setter) makes it `stale` until the next upload or host launch.
+  enum class Upload : std::uint8_t { never, done, stale } upload = Upload::never;
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
   /// (cudaGetFuncBySymbol), so that repeated setters on one kernel look nothing up.
   const void* setter_func = nullptr;
   cudaFunction_t setter_function = nullptr;
 };
+
+/// Records a host-side change of the executable: a device launch needs it uploaded again.
+inline void mark_changed(ExecImpl& x) noexcept {
+  if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
+}
 
 /// Index of `node` in the executable's plan, checking that it is a handle of the plan the
 /// executable was compiled from (or of its last update template) and that its kind is `kind`.

@@ -201,3 +201,24 @@ TEST_CASE("the compile-time argument rules accept conversions and reject count o
   STATIC_REQUIRE_FALSE(AllConvertible<TypeList<int*>, TypeList<int&&>>::value);                    // int -> pointer
   STATIC_REQUIRE_FALSE(AllConvertible<TypeList<Pod>, TypeList<int&&>>::value);                     // int -> struct
 }
+
+namespace {
+void scheduler(gd::DeviceGraph, gd::DeviceGraph, const int*) {}
+}  // namespace
+
+TEST_CASE("a DeviceGraph is a kernel argument: trivially copyable, packed as its cudaGraphExec_t",
+          "[kernel][args][device_launch]") {
+  STATIC_REQUIRE(std::is_trivially_copyable_v<gd::DeviceGraph>);
+  STATIC_REQUIRE(sizeof(gd::DeviceGraph) == sizeof(cudaGraphExec_t));
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<cudaGraphExec_t, gd::DeviceGraph>);  // explicit: use device_graph()
+  const auto a = gd::DeviceGraph(reinterpret_cast<cudaGraphExec_t>(std::uintptr_t{0x1000}));
+  const auto b = gd::DeviceGraph(reinterpret_cast<cudaGraphExec_t>(std::uintptr_t{0x2000}));
+  CHECK_FALSE(gd::DeviceGraph{});
+  CHECK(a != b);
+  gd::Graph g("sched");
+  int choice = 0;
+  auto k = g.add_kernel(scheduler, gd::Launch{1, 1}, a, b, &choice);
+  CHECK(stored_arg<gd::DeviceGraph>(g, k, 0) == a);
+  CHECK(stored_arg<gd::DeviceGraph>(g, k, 1).native_handle() == b.native_handle());
+  g.validate();
+}

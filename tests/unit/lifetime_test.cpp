@@ -225,6 +225,7 @@ TEST_CASE("every use of an empty or moved-from Executable is a UsageError withou
     CHECK_USAGE_ERROR(e->native_handle(), msg);
     CHECK_USAGE_ERROR(e->native_graph(), msg);
     CHECK_USAGE_ERROR(e->native_node(n), msg);
+    CHECK_USAGE_ERROR(e->device_graph(), msg);
   }
   const auto calls = gd::debug::cuda_calls();
   const auto live = gd::debug::live_counts();
