@@ -148,6 +148,11 @@ struct ExecImpl {
   /// allocations it made before failing (found with compute-sanitizer memcheck).
   std::optional<NodeInfo> unfreed_captured;
   bool launched = false;
+  /// The plan has device-updatable kernel nodes (exec/device_update.hpp): no cudaGraphExecUpdate.
+  bool device_updatable = false;
+  /// Upload (cudaGraphUpload, on the launch stream) before the next launch: CUDA requires it for a
+  /// graph with device-updatable nodes after instantiation and after host-side changes of them.
+  bool needs_upload = false;
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
   /// (cudaGetFuncBySymbol), so that repeated setters on one kernel look nothing up.
   const void* setter_func = nullptr;
