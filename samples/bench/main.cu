@@ -22,6 +22,8 @@
 //   hreplay    issue 15: 20 launches + synchronize at N = 100, 1000, 10000
 //   launch     issue 15: Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
 //   pdl        issue 16: a chain of 1,000 dependent kernels, programmatic vs full edges, graphdsl and raw
+//   dupdate    issue 16: change one node's argument then launch: from the device (an updater kernel
+//              in the graph, DeviceKernelNode) vs the host (set_kernel_args) vs raw (bench_device_update.cu)
 //   params     issue 17: one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
@@ -46,6 +48,7 @@
 
 #include "bench_common.hpp"
 #include "bench_conditional.hpp"
+#include "bench_device_update.hpp"
 #include "bench_hot.hpp"
 #include "bench_pdl.hpp"
 #include "bench_param.hpp"
@@ -856,7 +859,7 @@ void update_bench(Bench& bench) {
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
                                     "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl",
-                                    "params"};
+                                    "params", "dupdate"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -865,6 +868,7 @@ void usage(std::FILE* to) {
                "            setters hupdate hbuild hreplay launch (issue 15's hot paths; 'hot' = all five)\n"
                "            pdl (issue 16: programmatic edges vs full edges, graphdsl and raw)\n"
                "            params (issue 17: one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
+               "            dupdate (issue 16: change a node's argument then launch: device vs host vs raw)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -935,6 +939,7 @@ int run(int argc, char** argv) {
   if (on("hreplay")) bench::hot_replay_bench(bench);
   if (on("launch")) bench::launch_bench(bench);
   if (on("params")) bench::params_bench(bench);
+  if (on("dupdate")) bench::device_update_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());
