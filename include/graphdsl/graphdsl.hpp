@@ -9,6 +9,7 @@
 //   launch.hpp      Launch (grid, block, shared memory, priority)
 //   event.hpp       Event (shared cudaEvent_t owner)
 //   device_value.hpp DeviceValue<T> (a device scalar with a fixed address)
+//   device_node.hpp DeviceKernelNode<P...> (device handle of a device-updatable kernel node)
 //   condition.hpp   Condition, ConditionalType, Compare
 //   buffer.hpp      GraphBuffer<T>, MemAllocOptions (graph memory)
 //   parameter.hpp   Parameter<T> (shared parameters), ParameterSet
@@ -24,6 +25,7 @@
 #include "graphdsl/cache.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/debug.hpp"
+#include "graphdsl/device_node.hpp"
 #include "graphdsl/device_value.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/event.hpp"
