@@ -29,6 +29,8 @@
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/node.hpp"
 
+/// Internal: `__host__ __device__` under nvcc (the handle's members run in device code), nothing for
+/// a host compiler.
 #if defined(__CUDACC__)
 #define GRAPHDSL_DETAIL_HD __host__ __device__
 #else
@@ -157,10 +159,12 @@ class DeviceKernelNode {
 };
 
 namespace detail {
+/// The DeviceKernelNode of a KernelNode type (DeviceKernelNodeOf).
 template <class N>
 struct DeviceNodeOfHandle {
   static_assert(always_false_v<N>, "graphdsl DeviceKernelNodeOf<F>: F must be a kernel's type (decltype(kernel))");
 };
+/// KernelNode<P...> -> DeviceKernelNode<P...>.
 template <class... P>
 struct DeviceNodeOfHandle<KernelNode<P...>> {
   using type = DeviceKernelNode<P...>;
