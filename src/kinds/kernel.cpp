@@ -347,11 +347,12 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
   const bool mine = device_updatable(a, a.nodes[i].payload);
   if (mine != device_updatable(b, b.nodes[i].payload)) {
     return refusal(UpdateStatus::attributes_changed, b.info(i),
-                   fmt::format("{}{} is {}device-updatable in the executable but {}in the template; CUDA cannot "
+                   fmt::format("{}{} is {} in the executable but {} in the template; CUDA cannot "
                                "change that in an executable (a node cannot opt out, and a graph with "
                                "device-updatable nodes cannot be given to cudaGraphExecUpdate); compile the new "
                                "plan instead",
-                               ctx, b.info(i).describe(), mine ? "" : "not ", mine ? "not " : ""));
+                               ctx, b.info(i).describe(), mine ? "device-updatable" : "not device-updatable",
+                               mine ? "not" : "device-updatable"));
   }
   return std::nullopt;
 }

@@ -173,6 +173,10 @@ inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint3
   const KernelData& kx = a.kernels[x.payload];
   const KernelData& ky = b.kernels[y.payload];
   if (kx.func != ky.func || (kx.ph_count | ky.ph_count) != 0) return false;
+  if ((!a.kernel_attributes.empty() || !b.kernel_attributes.empty()) &&
+      device_updatable(a, x.payload) != device_updatable(b, y.payload)) {
+    return false;  // a shape difference: compare_node refuses it
+  }
   if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
   if (x.name != y.name) out->renamed->push_back(i);
   return true;

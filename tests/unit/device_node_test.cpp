@@ -115,6 +115,6 @@ TEST_CASE("device_node: a handle is an ordinary kernel argument of the plan", "[
   CHECK(g.dump() ==
         "graph 'g': 2 nodes, 1 edges\n"
         "  #0 kernel 'w': grid (1,1,1) block (1,1,1) shared 0 B, 3 args (13 B), device-updatable\n"
-        "  #1 kernel 'u': grid (1,1,1) block (1,1,1) shared 0 B, 2 args (12 B), after 'w'\n");
+        "  #1 kernel 'u': grid (1,1,1) block (1,1,1) shared 0 B, 2 args (12 B); after 'w'\n");
   (void)u;
 }
