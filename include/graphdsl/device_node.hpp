@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 #include <cuda_runtime_api.h>
@@ -50,14 +51,10 @@ using DeviceNodeHandle = void*;
 
 /// Parameter I (from 0) of the list P...: its type and where it sits in the kernel's parameter
 /// buffer on the device (ArgLayoutOf<P...>::abi_offsets).
-template <std::size_t I, class First, class... Rest>
-struct DeviceParam : DeviceParam<I - 1, Rest...> {
-  static constexpr std::uint32_t offset = ArgLayoutOf<First, Rest...>::abi_offsets[I];
-};
-template <class First, class... Rest>
-struct DeviceParam<0, First, Rest...> {
-  using type = First;
-  static constexpr std::uint32_t offset = 0;
+template <std::size_t I, class... P>
+struct DeviceParam {
+  using type = std::tuple_element_t<I, std::tuple<P...>>;
+  static constexpr std::uint32_t offset = ArgLayoutOf<P...>::abi_offsets[I];
 };
 
 /// A value of type V may be written into a parameter of type T from the device: exactly T, or, for
