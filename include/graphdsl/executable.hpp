@@ -23,6 +23,7 @@
 
 #include "graphdsl/buffer.hpp"
 #include "graphdsl/device_graph.hpp"
+#include "graphdsl/device_node.hpp"
 #include "graphdsl/graph.hpp"
 #include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
@@ -244,7 +245,23 @@ class Executable {
   /// Whether a memcpy node is enabled (cudaGraphNodeGetEnabled).
   bool enabled(const MemcpyNode& node) const { return enabled_node(node); }
 
+  // ---- device-updatable kernel nodes (graphdsl/device_node.hpp, docs/hopper.md) ---------------
+
+  /// The device handle of kernel node `node`, marked with Launch::with_device_updatable(): pass it
+  /// to a kernel (add_kernel, set_kernel_args), whose code changes the node's arguments, grid or
+  /// enabled state through it. An executable with such nodes is uploaded before its first launch
+  /// and again after a host-side change of one of them (launch() does it on its stream), and is
+  /// never given to cudaGraphExecUpdate: update() applies per-node changes only.
+  /// @throws UsageError naming the node when it is not device-updatable, belongs to another plan or
+  ///         the executable is empty; CudaError when the driver query fails.
+  template <class... P>
+  DeviceKernelNode<P...> device_node(const KernelNode<P...>& node) const {
+    return DeviceKernelNode<P...>(device_node_handle(node, &detail::ArgLayoutOf<P...>::value));
+  }
+
  private:
+  /// device_node(): checks and the driver's handle (`signature`: the handle's parameter list).
+  detail::DeviceNodeHandle device_node_handle(const Node& node, const detail::ArgLayout* signature) const;
   detail::ExecImpl& impl() const;
   /// The recorded kernel of `node` (checks that the node belongs to this executable).
   const detail::KernelData& recorded_kernel(const Node& node) const;

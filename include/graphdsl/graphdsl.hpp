@@ -10,6 +10,7 @@
 //   event.hpp       Event (shared cudaEvent_t owner)
 //   device_value.hpp DeviceValue<T> (a device scalar with a fixed address)
 //   device_graph.hpp DeviceGraph (an executable launched from device code: fire-and-forget, tail, sibling)
+//   device_node.hpp DeviceKernelNode<P...> (device handle of a device-updatable kernel node)
 //   condition.hpp   Condition, ConditionalType, Compare
 //   buffer.hpp      GraphBuffer<T>, MemAllocOptions (graph memory)
 //   parameter.hpp   Parameter<T> (shared parameters), ParameterSet
@@ -26,6 +27,7 @@
 #include "graphdsl/condition.hpp"
 #include "graphdsl/debug.hpp"
 #include "graphdsl/device_graph.hpp"
+#include "graphdsl/device_node.hpp"
 #include "graphdsl/device_value.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/event.hpp"

@@ -49,6 +49,9 @@ struct L2Window {
 ///                the grid must fit on the device at once (checked from occupancy when compiled)
 ///   sync_domain  the memory-synchronization domain (cudaLaunchAttributeMemSyncDomain)
 ///   l2           an L2 access-policy window (cudaLaunchAttributeAccessPolicyWindow)
+///   device_updatable  the node can be changed from device code (cudaLaunchAttributeDeviceUpdatableKernelNode,
+///                CUDA 12.4+): Executable::device_node() gives its typed handle (graphdsl/device_node.hpp);
+///                top-level plans only, and the executable cannot be updated whole-graph (docs/hopper.md)
 ///
 ///   auto l = gd::cover(n, 128).with_cluster(2).with_cooperative();
 struct Launch {
@@ -60,6 +63,7 @@ struct Launch {
   bool cooperative = false;                                   ///< a cooperative launch
   MemSyncDomain sync_domain = MemSyncDomain::default_domain;  ///< the memory-synchronization domain
   L2Window l2{};                                              ///< an L2 access-policy window; bytes 0: none
+  bool device_updatable = false;                              ///< a device-updatable kernel node
 
   /// One block of one thread, no dynamic shared memory, priority 0, no attributes.
   Launch() = default;
@@ -100,10 +104,19 @@ struct Launch {
                           L2Access hit = L2Access::persisting, L2Access miss = L2Access::streaming) && {
     return std::move(with_l2_window(base, bytes, hit_ratio, hit, miss));
   }
-  /// True when a cluster, a cooperative launch, a sync domain or an L2 window is asked for.
+  /// A device-updatable node (or not): device code can change its arguments, grid and enabled
+  /// state through the handle Executable::device_node() returns.
+  Launch& with_device_updatable(bool on = true) & {
+    device_updatable = on;
+    return *this;
+  }
+  /// The same on a temporary.
+  Launch&& with_device_updatable(bool on = true) && { return std::move(with_device_updatable(on)); }
+  /// True when a cluster, a cooperative launch, a sync domain, an L2 window or a device-updatable
+  /// node is asked for.
   bool has_attributes() const noexcept {
     return cluster.x != 0 || cluster.y != 0 || cluster.z != 0 || cooperative ||
-           sync_domain != MemSyncDomain::default_domain || l2.bytes != 0;
+           sync_domain != MemSyncDomain::default_domain || l2.bytes != 0 || device_updatable;
   }
 };
 

@@ -24,6 +24,8 @@
 //   pdl        issue 16: a chain of 1,000 dependent kernels, programmatic vs full edges, graphdsl and raw
 //   dlaunch    issue 16: a one-kernel graph launched 1,000 times from the host vs from the device (a
 //              scheduler graph tail-launching it and itself), graphdsl and raw (bench_device_launch.cu)
+//   dupdate    issue 16: change one node's argument then launch: from the device (an updater kernel
+//              in the graph, DeviceKernelNode) vs the host (set_kernel_args) vs raw (bench_device_update.cu)
 //   params     issue 17: one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
@@ -49,6 +51,7 @@
 #include "bench_common.hpp"
 #include "bench_conditional.hpp"
 #include "bench_device_launch.hpp"
+#include "bench_device_update.hpp"
 #include "bench_hot.hpp"
 #include "bench_pdl.hpp"
 #include "bench_param.hpp"
@@ -859,7 +862,7 @@ void update_bench(Bench& bench) {
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
                                     "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl",
-                                    "params", "dlaunch"};
+                                    "params", "dlaunch", "dupdate"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -869,6 +872,7 @@ void usage(std::FILE* to) {
                "            pdl (issue 16: programmatic edges vs full edges, graphdsl and raw)\n"
                "            dlaunch (issue 16: graph launches from the host vs from the device, graphdsl and raw)\n"
                "            params (issue 17: one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
+               "            dupdate (issue 16: change a node's argument then launch: device vs host vs raw)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -940,6 +944,7 @@ int run(int argc, char** argv) {
   if (on("hreplay")) bench::hot_replay_bench(bench);
   if (on("launch")) bench::launch_bench(bench);
   if (on("params")) bench::params_bench(bench);
+  if (on("dupdate")) bench::device_update_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/device_update.hpp"
 #include "graphdsl/executable.hpp"
 #include "native/cuda_call.hpp"
 #include "native/native.hpp"
@@ -323,6 +324,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   check_options(g, options);
   const std::vector<std::uint32_t> order = detail::check_plan(g);
   check_versions(g);
+  detail::check_device_updatable(g);
 
   auto x = std::make_unique<detail::ExecImpl>();
   x->plan = std::move(plan);
@@ -367,6 +369,10 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   detail::counters().executables.fetch_add(1);
   x->exec = detail::NativeExec(exec);
   if (options.flags() & cudaGraphInstantiateFlagUpload) x->upload = detail::ExecImpl::Upload::done;
+  // Device-updatable nodes: CUDA wants the graph uploaded before its first launch (done by
+  // instantiation with upload_on(stream), else by the first launch, on its stream).
+  x->device_updatable = detail::first_device_updatable(own) != detail::ConditionRef::unresolved;
+  x->needs_upload = x->device_updatable && (options.flags() & cudaGraphInstantiateFlagUpload) == 0;
   if (own.holds(NodeKind::captured)) {  // only then: finding them walks the native graph
     if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
   }
@@ -417,6 +423,7 @@ void Executable::launch(cudaStream_t stream) {
                       detail::quoted(x.plan.impl().name), x.unfreed_captured->describe()));
     }
   }
+  if (x.needs_upload) upload(stream);  // device-updatable nodes (exec/device_update.hpp)
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
   x.launched = true;
@@ -444,6 +451,7 @@ void Executable::upload(cudaStream_t stream) {
   const cudaError_t rc = detail::cuda_try(cudaGraphUpload, impl_->exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(*impl_, rc, "cudaGraphUpload", "uploading", stream);
   impl_->upload = detail::ExecImpl::Upload::done;
+  impl_->needs_upload = false;
 }
 
 void Executable::synchronize(cudaStream_t stream) {

@@ -81,6 +81,15 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
 
 /// The refusals of the chosen strategy (`whole`: cudaGraphExecUpdate, else per-node setters).
 std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const UpdateNeeds& needs) {
+  if (const std::uint32_t d = whole ? first_device_updatable(a) : ConditionRef::unresolved;
+      d != ConditionRef::unresolved) {
+    return refusal(UpdateStatus::not_supported, a.info(d),
+                   fmt::format("graph {} holds device-updatable {}, and CUDA does not allow cudaGraphExecUpdate on "
+                               "a graph with device-updatable nodes; only changes per-node setters "
+                               "make (kernel arguments, grid, block, shared memory; memset and memcpy "
+                               "parameters) can be applied to it: compile the new plan instead",
+                               quoted(a.name), a.info(d).describe()));
+  }
   if (whole && !a.allocs.empty()) {
     return refusal(UpdateStatus::not_supported, std::nullopt,
                    "graph " + quoted(a.name) +

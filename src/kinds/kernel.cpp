@@ -48,8 +48,24 @@ Launch launch_of(const GraphImpl& g, std::uint32_t kernel) {
     l.cooperative = a->cooperative;
     l.sync_domain = a->sync_domain;
     l.l2 = a->l2;
+    l.device_updatable = a->device_updatable;
   }
   return l;
+}
+
+bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept {
+  const KernelAttributes* a = attributes_of(g, kernel);
+  return a != nullptr && a->device_updatable;
+}
+
+std::uint32_t first_device_updatable(const GraphImpl& g) noexcept {
+  for (const KernelAttributes& a : g.kernel_attributes) {
+    if (!a.device_updatable) continue;
+    for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+      if (g.nodes[i].kind == NodeKind::kernel && g.nodes[i].payload == a.kernel) return i;
+    }
+  }
+  return ConditionRef::unresolved;
 }
 
 void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l) {
@@ -62,7 +78,7 @@ void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l) {
     if (present) all.erase(it);
     return;
   }
-  const KernelAttributes a{kernel, l.cluster, l.cooperative, l.sync_domain, l.l2};
+  const KernelAttributes a{kernel, l.cluster, l.cooperative, l.sync_domain, l.l2, l.device_updatable};
   if (present) {
     *it = a;
   } else {
@@ -328,6 +344,16 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                    fmt::format("{}{} takes other Condition or GraphBuffer arguments in the template", ctx,
                                b.info(i).describe()));
   }
+  const bool mine = device_updatable(a, a.nodes[i].payload);
+  if (mine != device_updatable(b, b.nodes[i].payload)) {
+    return refusal(UpdateStatus::attributes_changed, b.info(i),
+                   fmt::format("{}{} is {} in the executable but {} in the template; CUDA cannot "
+                               "change that in an executable (a node cannot opt out, and a graph with "
+                               "device-updatable nodes cannot be given to cudaGraphExecUpdate); compile the new "
+                               "plan instead",
+                               ctx, b.info(i).describe(), mine ? "device-updatable" : "not device-updatable",
+                               mine ? "not" : "device-updatable"));
+  }
   return std::nullopt;
 }
 
@@ -349,10 +375,12 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
   std::copy(s.args.begin(), s.args.end(), g.args.begin() + offset);
 }
 
-/// The function and the Condition or GraphBuffer arguments.
+/// The function, the Condition or GraphBuffer arguments and whether the node is device-updatable
+/// (an executable cannot change that: part of the update-compatible shape).
 void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& /*memo*/) {
   const auto& k = g.kernels[payload];
   f.add(k.func);
+  if (device_updatable(g, payload)) f.add(std::uint8_t{0xdu});
   for (std::uint32_t c = 0; c < k.ph_count; ++c) {
     const auto& kc = g.placeholders[k.ph_first + c];
     f.add(kc.offset);
@@ -413,6 +441,7 @@ std::string attributes_text(const Launch& l) {
     s += fmt::format(", L2 window {} B hit {:g} {}/{}", l.l2.bytes, l.l2.hit_ratio, to_string(l.l2.hit),
                      to_string(l.l2.miss));
   }
+  if (l.device_updatable) s += ", device-updatable";
   return s;
 }
 

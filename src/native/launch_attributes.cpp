@@ -107,6 +107,13 @@ cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttri
     v.accessPolicyWindow.missProp = static_cast<cudaAccessProperty>(l->l2.miss);
     set(cudaLaunchAttributeAccessPolicyWindow, v);
   }
+#if CUDART_VERSION >= 12040
+  if (l->device_updatable) {  // compile() has checked the driver (check_device_updatable)
+    v = cudaLaunchAttributeValue{};
+    v.deviceUpdatableKernelNode.deviceUpdatable = 1;
+    set(cudaLaunchAttributeDeviceUpdatableKernelNode, v);
+  }
+#endif
   return rc;
 }
 

@@ -152,6 +152,11 @@ struct ExecImpl {
   /// InstantiateOptions::upload_on, or a host launch, which uploads it), then `done`; a host-side
   /// change (update(), a setter) makes it `stale` until the next upload or host launch.
   enum class Upload : std::uint8_t { never, done, stale } upload = Upload::never;
+  /// The plan has device-updatable kernel nodes (exec/device_update.hpp): no cudaGraphExecUpdate.
+  bool device_updatable = false;
+  /// Upload (cudaGraphUpload, on the launch stream) before the next launch: CUDA requires it for a
+  /// graph with device-updatable nodes after instantiation and after host-side changes of them.
+  bool needs_upload = false;
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
   /// (cudaGetFuncBySymbol), so that repeated setters on one kernel look nothing up.
   const void* setter_func = nullptr;

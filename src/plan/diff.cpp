@@ -178,6 +178,10 @@ inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint3
   const KernelData& kx = a.kernels[x.payload];
   const KernelData& ky = b.kernels[y.payload];
   if (kx.func != ky.func || (kx.ph_count | ky.ph_count) != 0) return false;
+  if ((!a.kernel_attributes.empty() || !b.kernel_attributes.empty()) &&
+      device_updatable(a, x.payload) != device_updatable(b, y.payload)) {
+    return false;  // a shape difference: compare_node refuses it
+  }
   if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
   if (x.name != y.name) out->renamed->push_back(i);
   return true;
@@ -266,7 +270,7 @@ bool same_dims(const dim3& x, const dim3& y) { return x.x == y.x && x.y == y.y &
 /// Priority and launch attributes: what per-node setters cannot patch.
 bool same_attributes(const Launch& x, const Launch& y) {
   return x.priority == y.priority && same_dims(x.cluster, y.cluster) && x.cooperative == y.cooperative &&
-         x.sync_domain == y.sync_domain && x.l2.bytes == y.l2.bytes &&
+         x.sync_domain == y.sync_domain && x.device_updatable == y.device_updatable && x.l2.bytes == y.l2.bytes &&
          (x.l2.bytes == 0 || (x.l2.base == y.l2.base && x.l2.hit_ratio == y.l2.hit_ratio && x.l2.hit == y.l2.hit &&
                               x.l2.miss == y.l2.miss));
 }
@@ -277,11 +281,11 @@ void check_setter_attributes(const GraphImpl& a, std::uint32_t i, const Launch& 
   Launch with_priority = given;
   with_priority.priority = recorded.priority;  // a setter's priority is ignored (documented)
   if (!same_attributes(recorded, with_priority)) {
-    throw UsageError(
-        fmt::format("{}: a setter's launch has other launch attributes (cluster, cooperative, sync "
-                    "domain, L2 window) than the node's; CUDA cannot patch them on one node: give the "
-                    "node's own attributes, or update the executable from a plan (whole graph)",
-                    a.info(i).describe()));
+    throw UsageError(fmt::format(
+        "{}: a setter's launch has other launch attributes (cluster, cooperative, sync "
+        "domain, L2 window, device-updatable) than the node's; CUDA cannot patch them on one node: give the "
+        "node's own attributes, or update the executable from a plan (whole graph)",
+        a.info(i).describe()));
   }
 }
 

@@ -335,6 +335,12 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
     const NodeData& n = g.nodes[i];
     if (n.kind == NodeKind::kernel) {
       const KernelData& k = g.kernels[n.payload];
+      if (outer != nullptr && device_updatable(g, n.payload)) {
+        fail(g, i, ctx,
+             "a device-updatable kernel node must be a node of the top-level plan; graphdsl refuses it in a "
+             "child plan or a conditional body (CUDA embeds a child graph by copy, does not document device "
+             "updates inside conditional bodies, and Executable::device_node() names top-level nodes only)");
+      }
       for (std::uint32_t c = 0; c < k.ph_count; ++c) {
         const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
         if (ph.kind == PlaceholderKind::condition) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include <graphdsl/device_node.hpp>
 #include <graphdsl/device_value.hpp>
 #include <graphdsl/executable.hpp>
 
@@ -80,3 +81,16 @@ void correct(gd::Graph& g, gd::Executable& exec, int* ip, float* fp, const float
 }
 
 void correct_value() { gd::DeviceValue<float> value(1.0f); }
+
+void kernel_scaled(const float*, float, int) {}
+void kernel_updater(gd::DeviceKernelNodeOf<decltype(kernel_scaled)>, const float*) {}
+
+void correct_device_node(gd::Graph& g, gd::Executable& exec, float* fp) {
+  auto w = g.add_kernel(kernel_scaled, gd::Launch{}.with_device_updatable(), fp, 1.0f, 16);
+  auto u = g.add_kernel(kernel_updater, gd::Launch{}, gd::DeviceKernelNodeOf<decltype(kernel_scaled)>{}, fp);
+  const gd::DeviceKernelNodeOf<decltype(kernel_scaled)> handle = exec.device_node(w);
+  exec.set_kernel_args(u, handle, fp);                              // the handle is a kernel argument
+  (void)handle.set_arg<0>(fp);                                      // float* for const float*
+  (void)handle.set_arg<1>(2.0f);                                    // exactly float
+  (void)handle.set_arg<0>(nullptr);                                 // nullptr for a pointer
+}

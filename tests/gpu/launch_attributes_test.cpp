@@ -63,7 +63,8 @@ TEST_CASE("launch attributes: a cluster kernel sees its cluster and its neighbou
     const auto calls = gd::debug::cuda_calls();
     REQUIRE_THROWS_MATCHES(exec.set_launch(k, gd::Launch{blocks, 64}), gd::UsageError,
                            message_is("graphdsl: kernel node 'probe' (#0): a setter's launch has other launch "
-                                      "attributes (cluster, cooperative, sync domain, L2 window) than the node's; "
+                                      "attributes (cluster, cooperative, sync domain, L2 window, device-updatable) "
+                                      "than the node's; "
                                       "CUDA cannot patch them on one node: give the node's own attributes, or update "
                                       "the executable from a plan (whole graph)"));
     CHECK(gd::debug::cuda_calls() == calls);

@@ -169,6 +169,7 @@ struct KernelAttributes {
   bool cooperative = false;
   MemSyncDomain sync_domain = MemSyncDomain::default_domain;
   L2Window l2{};
+  bool device_updatable = false;
 };
 
 /// Where a parameter is used: a kernel argument (its byte offset in the kernel's block, position
@@ -382,6 +383,11 @@ const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) 
 Launch launch_of(const GraphImpl& g, std::uint32_t kernel);
 /// Stores `l` as kernel `kernel`'s launch: the shape in the record, the attributes aside.
 void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l);
+/// Whether kernel `kernel` (an index into g.kernels) is device-updatable.
+bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept;
+/// The first node of `g` (top level only) that is a device-updatable kernel node, or
+/// ConditionRef::unresolved when there is none (O(1) for a plan without launch attributes).
+std::uint32_t first_device_updatable(const GraphImpl& g) noexcept;
 
 /// The largest byte count graphdsl accepts anywhere (PTRDIFF_MAX: no object is larger, and a
 /// negative signed count converted to std::size_t is larger).

@@ -29,6 +29,10 @@ struct ArgLayout {
   const std::uint32_t* offsets;          ///< count entries
   const std::uint32_t* sizes;            ///< count entries
   const std::uint8_t* access = nullptr;  ///< count entries: param_access (for Graph::check_races)
+  /// count entries: where each parameter sits in the kernel's parameter buffer on the device (the
+  /// CUDA ABI: each parameter at its own alignment), which device-side updates address
+  /// (DeviceKernelNode); the packed block above has no padding, so it may differ
+  const std::uint32_t* abi_offsets = nullptr;
 };
 
 /// What a kernel parameter of type P lets the kernel touch: not a pointer (0), a pointer to const
@@ -54,6 +58,22 @@ constexpr std::array<std::uint32_t, N + 1> prefix_sums(const std::array<std::uin
   return out;
 }
 
+/// Offsets of parameters of `sizes` and `aligns` laid out as the CUDA ABI lays out a kernel's
+/// parameter buffer: each at the next multiple of its alignment.
+template <std::size_t N>
+constexpr std::array<std::uint32_t, N + 1> aligned_offsets(const std::array<std::uint32_t, N + 1>& sizes,
+                                                           const std::array<std::uint32_t, N + 1>& aligns) {
+  std::array<std::uint32_t, N + 1> out{};
+  std::uint32_t acc = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    acc = (acc + aligns[i] - 1) / aligns[i] * aligns[i];
+    out[i] = acc;
+    acc += sizes[i];
+  }
+  out[N] = acc;
+  return out;
+}
+
 /// The static layout of the parameter list P...
 template <class... P>
 struct ArgLayoutOf {
@@ -61,8 +81,14 @@ struct ArgLayoutOf {
   static constexpr std::array<std::uint32_t, count + 1> sizes = {static_cast<std::uint32_t>(sizeof(P))..., 0u};
   static constexpr std::array<std::uint32_t, count + 1> offsets = prefix_sums<count>(sizes);
   static constexpr std::array<std::uint8_t, count + 1> access = {param_access<P>()..., 0};
-  static constexpr ArgLayout value{static_cast<std::uint32_t>(count), offsets[count], offsets.data(), sizes.data(),
-                                   access.data()};
+  static constexpr std::array<std::uint32_t, count + 1> aligns = {static_cast<std::uint32_t>(alignof(P))..., 1u};
+  static constexpr std::array<std::uint32_t, count + 1> abi_offsets = aligned_offsets<count>(sizes, aligns);
+  static constexpr ArgLayout value{static_cast<std::uint32_t>(count),
+                                   offsets[count],
+                                   offsets.data(),
+                                   sizes.data(),
+                                   access.data(),
+                                   abi_offsets.data()};
 };
 
 template <class... T>
