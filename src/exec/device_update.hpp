@@ -1,5 +1,6 @@
 // src/exec/device_update.hpp — executables with device-updatable kernel nodes (exec/device_update.cpp):
-// the checks when such a plan is compiled, and the re-upload host-side changes of such nodes need.
+// the checks when such a plan is compiled (launch() uploads such an executable after host-side
+// changes: ExecImpl::upload).
 #pragma once
 
 #include <cstdint>
@@ -14,13 +15,5 @@ namespace graphdsl::detail {
 /// (cudaFuncGetParamInfo) equal to the one DeviceKernelNode computes from the node's signature.
 /// @throws UsageError naming the node and the rule; CudaError when a query fails.
 void check_device_updatable(const GraphImpl& g);
-
-/// After a host-side change of node i (setters, per-node update, set_enabled): an executable whose
-/// device-updatable node changed must be uploaded again before its next launch (CUDA's rule).
-inline void note_host_change(ExecImpl& x, std::uint32_t i) noexcept {
-  if (!x.device_updatable) return;
-  const GraphImpl& g = x.plan.impl();
-  if (g.nodes[i].kind == NodeKind::kernel && device_updatable(g, g.nodes[i].payload)) x.needs_upload = true;
-}
 
 }  // namespace graphdsl::detail

@@ -372,7 +372,6 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   // Device-updatable nodes: CUDA wants the graph uploaded before its first launch (done by
   // instantiation with upload_on(stream), else by the first launch, on its stream).
   x->device_updatable = detail::first_device_updatable(own) != detail::ConditionRef::unresolved;
-  x->needs_upload = x->device_updatable && (options.flags() & cudaGraphInstantiateFlagUpload) == 0;
   if (own.holds(NodeKind::captured)) {  // only then: finding them walks the native graph
     if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
   }
@@ -423,7 +422,7 @@ void Executable::launch(cudaStream_t stream) {
                       detail::quoted(x.plan.impl().name), x.unfreed_captured->describe()));
     }
   }
-  if (x.needs_upload) upload(stream);  // device-updatable nodes (exec/device_update.hpp)
+  if (x.device_updatable && x.upload != detail::ExecImpl::Upload::done) upload(stream);  // CUDA's rule for them
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
   x.launched = true;
@@ -451,7 +450,6 @@ void Executable::upload(cudaStream_t stream) {
   const cudaError_t rc = detail::cuda_try(cudaGraphUpload, impl_->exec.get(), stream);
   if (rc != cudaSuccess) throw_run_failure(*impl_, rc, "cudaGraphUpload", "uploading", stream);
   impl_->upload = detail::ExecImpl::Upload::done;
-  impl_->needs_upload = false;
 }
 
 void Executable::synchronize(cudaStream_t stream) {

@@ -8,7 +8,6 @@
 #include <cuda.h>
 #include <fmt/format.h>
 
-#include "exec/device_update.hpp"
 #include "exec/kind_patch.hpp"
 #include "exec/patch.hpp"
 #include "graphdsl/executable.hpp"
@@ -74,7 +73,6 @@ cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, con
   std::array<void*, max_setter_args> argv{};
   const cudaKernelNodeParams p = kernel_node_params(k, block, argv.data());
   const DeviceScope device(node_device(x.plan.impl(), i, -1));
-  note_host_change(x, i);
   return exec_kernel_set_params(x, x.native.nodes[i], p);
 }
 
@@ -82,7 +80,6 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
   mark_changed(x);
   const GraphImpl& g = x.plan.impl();
   const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
-  note_host_change(x, i);
   return patch_ops(g.nodes[i].kind).apply(x, i);
 }
 
@@ -481,7 +478,6 @@ void Executable::set_enabled_node(const Node& node, bool on) {
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, node.kind());
   detail::mark_changed(x);
-  detail::note_host_change(x, i);
   const cudaError_t rc = detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
 }

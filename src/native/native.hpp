@@ -148,15 +148,15 @@ struct ExecImpl {
   /// allocations it made before failing (found with compute-sanitizer memcheck).
   std::optional<NodeInfo> unfreed_captured;
   bool launched = false;
-  /// Device launch (Executable::device_graph): `never` until the executable is uploaded (upload(),
+  /// Whether the device has the executable as it is: `never` until it is uploaded (upload(),
   /// InstantiateOptions::upload_on, or a host launch, which uploads it), then `done`; a host-side
-  /// change (update(), a setter) makes it `stale` until the next upload or host launch.
+  /// change (update(), a setter, set_enabled) makes it `stale` until the next upload or host launch.
+  /// Device launch (Executable::device_graph) needs `done`; so does launching an executable with
+  /// device-updatable nodes, whose launch() uploads it first when it is not.
   enum class Upload : std::uint8_t { never, done, stale } upload = Upload::never;
-  /// The plan has device-updatable kernel nodes (exec/device_update.hpp): no cudaGraphExecUpdate.
+  /// The plan has device-updatable kernel nodes (exec/device_update.hpp): no cudaGraphExecUpdate,
+  /// and CUDA wants it uploaded before a launch after instantiation and after host-side changes.
   bool device_updatable = false;
-  /// Upload (cudaGraphUpload, on the launch stream) before the next launch: CUDA requires it for a
-  /// graph with device-updatable nodes after instantiation and after host-side changes of them.
-  bool needs_upload = false;
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
   /// (cudaGetFuncBySymbol), so that repeated setters on one kernel look nothing up.
   const void* setter_func = nullptr;
