@@ -112,7 +112,8 @@ void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool own) {
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.children[payload] = s.child; }
 
-void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& memo) {
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& memo) {
+  const std::uint32_t payload = g.nodes[i].payload;
   add_nested(f, *g.children[payload], memo);
 }
 

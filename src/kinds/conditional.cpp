@@ -228,7 +228,8 @@ void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool own) {
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.conditionals[payload].bodies = s.bodies; }
 
-void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& memo) {
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& memo) {
+  const std::uint32_t payload = g.nodes[i].payload;
   const auto& c = g.conditionals[payload];
   f.add(c.type);
   f.add(c.condition.levels);

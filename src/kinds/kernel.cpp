@@ -377,7 +377,8 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
 
 /// The function, the Condition or GraphBuffer arguments and whether the node is device-updatable
 /// (an executable cannot change that: part of the update-compatible shape).
-void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& /*memo*/) {
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /*memo*/) {
+  const std::uint32_t payload = g.nodes[i].payload;
   const auto& k = g.kernels[payload];
   f.add(k.func);
   if (device_updatable(g, payload)) f.add(std::uint8_t{0xdu});

@@ -108,7 +108,8 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
 void save(SavedParams&, const GraphImpl&, std::uint32_t, bool) {}
 void restore(const SavedParams&, GraphImpl&, std::uint32_t) {}
 
-void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& /*memo*/) {
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /*memo*/) {
+  const std::uint32_t payload = g.nodes[i].payload;
   const auto& a = g.allocs[payload];
   f.add(a.bytes);
   f.add(a.device);

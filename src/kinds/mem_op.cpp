@@ -212,7 +212,8 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
 }
 
 /// What compare_shape compares: the count, the types and the barriers' scopes.
-void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& /*memo*/) {
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /*memo*/) {
+  const std::uint32_t payload = g.nodes[i].payload;
   const std::size_t count = count_of(g, payload);
   f.add(count);
   for (std::size_t k = 0; k < count; ++k) {

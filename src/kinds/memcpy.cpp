@@ -241,16 +241,30 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                              ctx, b.info(i).describe()));
 }
 
+/// What compare_shape compares: whether an end is a symbol, and which symbol and range.
+void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /*memo*/) {
+  const SymbolUse* s = g.symbol_use(i);
+  f.add(s != nullptr);
+  if (s == nullptr) return;
+  f.add(s->field);
+  f.add(s->symbol);
+  f.add(s->offset);
+  f.add(s->symbol_bytes);
+}
+
 void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) { s.memcpy = g.memcpys[payload]; }
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.memcpys[payload] = s.memcpy; }
 
 }  // namespace compare_fns
 
-// The symbol records are hashed with the plan's tables (fingerprint_into in plan/diff.cpp), which
-// knows node indices.
-const CompareOps compare{compare_fns::same_params, compare_fns::compare_shape, nullptr, false,
-                         compare_fns::save,        compare_fns::restore,       false};
+const CompareOps compare{compare_fns::same_params,
+                         compare_fns::compare_shape,
+                         compare_fns::fingerprint,
+                         false,
+                         compare_fns::save,
+                         compare_fns::restore,
+                         false};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end compare ====

@@ -103,7 +103,8 @@ inline std::optional<UpdateResult> compare_shape(const GraphImpl& a, const Graph
 }
 
 /// What compare_shape compares: the count.
-inline void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& /*memo*/) {
+inline void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /*memo*/) {
+  const std::uint32_t payload = g.nodes[i].payload;
   f.add(count_of(g, payload));
 }
 

@@ -429,17 +429,18 @@ namespace {
 void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo);
 
 /// Hashes node n of g: kind, device, the kind's own structure (CompareOps::fingerprint) and edges.
-void fingerprint_node(Fnv& f, const GraphImpl& g, const NodeData& n, FingerprintMemo& memo,
+void fingerprint_node(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& memo,
                       std::vector<std::uint32_t>& preds) {
+  const NodeData& n = g.nodes[i];
   f.add(n.kind);
   f.add(n.device);
   const CompareOps& ops = compare_ops(n.kind);
-  if (ops.fingerprint != nullptr && !ops.after_edges) ops.fingerprint(f, g, n.payload, memo);
+  if (ops.fingerprint != nullptr && !ops.after_edges) ops.fingerprint(f, g, i, memo);
   preds.assign(n.preds.begin(), n.preds.end());
   std::sort(preds.begin(), preds.end());
   f.add(preds.size());
   f.add(preds.data(), preds.size() * sizeof(std::uint32_t));
-  if (ops.fingerprint != nullptr && ops.after_edges) ops.fingerprint(f, g, n.payload, memo);
+  if (ops.fingerprint != nullptr && ops.after_edges) ops.fingerprint(f, g, i, memo);
 }
 
 /// Hashes everything compare_shape() compares, so that equal fingerprints mean update-compatible
@@ -458,13 +459,6 @@ void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
     f.add(p.src_device);
     f.add(p.dst_device);
   }
-  for (const auto& s : g.symbol_uses) {  // what the memcpy kind's compare_shape compares
-    f.add(s.node);
-    f.add(s.field);
-    f.add(s.symbol);
-    f.add(s.offset);
-    f.add(s.symbol_bytes);
-  }
   for (const auto& e : g.edge_kinds) {
     f.add(e.from);
     f.add(e.to);
@@ -482,7 +476,7 @@ void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
     }
   }
   std::vector<std::uint32_t> preds;
-  for (const auto& n : g.nodes) fingerprint_node(f, g, n, memo, preds);
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) fingerprint_node(f, g, i, memo, preds);
 }
 
 }  // namespace

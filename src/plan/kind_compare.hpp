@@ -31,9 +31,9 @@ struct CompareOps {
   /// nothing. Null: the kind has no structure beyond its edges.
   std::optional<UpdateResult> (*compare_shape)(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
                                                const std::string& ctx);
-  /// Hashes what compare_shape compares of node `payload` of g into `f` (Graph::fingerprint;
-  /// nested plans through add_nested). Null: nothing beyond the node's kind, device and edges.
-  void (*fingerprint)(Fnv& f, const GraphImpl& g, std::uint32_t payload, FingerprintMemo& memo);
+  /// Hashes what compare_shape compares of node i of g into `f` (Graph::fingerprint; nested plans
+  /// through add_nested). Null: nothing beyond the node's kind, device and edges.
+  void (*fingerprint)(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& memo);
   /// compare_shape and fingerprint run after the node's edges are compared and hashed (child
   /// plans: an edge refusal is reported before one from inside the child), not before.
   bool after_edges;
