@@ -42,9 +42,9 @@ void check_param_layout(const GraphImpl& g, std::uint32_t i) {
 
 }  // namespace
 
-void check_device_updatable(const GraphImpl& g) {
+bool check_device_updatable(const GraphImpl& g) {
   const std::uint32_t first = first_device_updatable(g);
-  if (first == ConditionRef::unresolved) return;
+  if (first == ConditionRef::unresolved) return false;
 #if CUDART_VERSION < 12040
   throw UsageError(fmt::format("{} is device-updatable, which needs CUDA 12.4; graphdsl was built with CUDA {}",
                                g.info(first).describe(), cuda_text(CUDART_VERSION)));
@@ -60,6 +60,7 @@ void check_device_updatable(const GraphImpl& g) {
   for (std::uint32_t i = first; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind == NodeKind::kernel && device_updatable(g, g.nodes[i].payload)) check_param_layout(g, i);
   }
+  return true;
 #endif
 }
 

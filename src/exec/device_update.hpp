@@ -13,7 +13,8 @@ namespace graphdsl::detail {
 /// The checks of a plan's device-updatable kernel nodes when it is compiled (none: no CUDA call):
 /// a toolkit and a driver of CUDA 12.4 or newer, and each kernel's parameter layout on the device
 /// (cudaFuncGetParamInfo) equal to the one DeviceKernelNode computes from the node's signature.
+/// Returns whether the plan has such nodes (ExecImpl::device_updatable).
 /// @throws UsageError naming the node and the rule; CudaError when a query fails.
-void check_device_updatable(const GraphImpl& g);
+bool check_device_updatable(const GraphImpl& g);
 
 }  // namespace graphdsl::detail

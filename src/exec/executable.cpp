@@ -324,7 +324,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   check_options(g, options);
   const std::vector<std::uint32_t> order = detail::check_plan(g);
   check_versions(g);
-  detail::check_device_updatable(g);
+  const bool device_updatable = detail::check_device_updatable(g);
 
   auto x = std::make_unique<detail::ExecImpl>();
   x->plan = std::move(plan);
@@ -371,7 +371,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   if (options.flags() & cudaGraphInstantiateFlagUpload) x->upload = detail::ExecImpl::Upload::done;
   // Device-updatable nodes: CUDA wants the graph uploaded before its first launch (done by
   // instantiation with upload_on(stream), else by the first launch, on its stream).
-  x->device_updatable = detail::first_device_updatable(own) != detail::ConditionRef::unresolved;
+  x->device_updatable = device_updatable;
   if (own.holds(NodeKind::captured)) {  // only then: finding them walks the native graph
     if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
   }

@@ -364,7 +364,8 @@ std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& pl
 
 /// A parameter used as a memcpy endpoint cannot be set to null (checked before any change).
 /// @throws UsageError naming the parameter and the first node that would copy to or from null.
-void check_endpoints(const GraphImpl& a, const ParamData& d, const void* value) {
+void check_endpoints(const GraphImpl& a, std::uint32_t k, const void* value) {
+  const ParamData& d = a.params[k];
   void* p = nullptr;
   if (d.type->size != sizeof p) return;
   std::memcpy(&p, value, sizeof p);
@@ -374,9 +375,8 @@ void check_endpoints(const GraphImpl& a, const ParamData& d, const void* value) 
     throw UsageError(
         fmt::format("Executable::set: parameter {} of graph {} is the {} of {}; a memcpy endpoint "
                     "cannot be null: pass the address of memory to copy {}",
-                    a.param_ref(static_cast<std::uint32_t>(&d - a.params.data())), quoted(a.name),
-                    u.place == ParamPlace::memcpy_dst ? "destination" : "source", a.info(u.node).describe(),
-                    u.place == ParamPlace::memcpy_dst ? "to" : "from"));
+                    a.param_ref(k), quoted(a.name), u.place == ParamPlace::memcpy_dst ? "destination" : "source",
+                    a.info(u.node).describe(), u.place == ParamPlace::memcpy_dst ? "to" : "from"));
   }
 }
 
@@ -426,7 +426,7 @@ ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>&
                     "{}; a parameter's value is never converted: pass a {}",
                     a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
   }
-  detail::check_endpoints(a, d, value);
+  detail::check_endpoints(a, k, value);
   const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;
   std::memcpy(d.value.data(), value, d.type->size);
   detail::write_param(a, d, d.value.data());
