@@ -1,6 +1,7 @@
 // src/exec/setters.cpp — patching nodes of an executable one by one: the per-node setter of any
 // kind (apply_node, through the kind table: exec/kind_patch.hpp), the kernel setters' direct driver
-// path, Executable::replace_node and the typed setters, Executable::set (parameters), enabling nodes.
+// path, Executable::replace_node and the typed setters, enabling nodes (Executable::set of parameters:
+// exec/parameters.cpp).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -334,126 +335,6 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
   detail::patch_recorded(x, i, a.memcpys[a.nodes[i].payload],
                          detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
                          cudaGraphExecMemcpyNodeSetParams, "cudaGraphExecMemcpyNodeSetParams", [] {});
-}
-
-// ---- Executable::set (parameters) --------------------------------------------------------------
-
-namespace detail {
-namespace {
-
-/// The index, in the executable's plan, of the parameter a Parameter handle names: its own
-/// (compiled from its plan or a copy: same id), or one of the last update template's, by position.
-/// @throws UsageError naming the parameter and both plans.
-std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
-  const GraphImpl& a = x.plan.impl();
-  if (!plan || uid == 0) throw UsageError("Executable::set: an empty Parameter (default-constructed) was given");
-  if (const std::uint32_t k = a.param_index(uid); k != ConditionRef::unresolved) return k;
-  const GraphImpl* owner = plan->plan;
-  const std::uint32_t t = owner != nullptr ? owner->param_index(uid) : ConditionRef::unresolved;
-  if (plan->id == x.last_template_id && t != ConditionRef::unresolved && t < a.params.size()) return t;
-  const std::string which =
-      t != ConditionRef::unresolved
-          ? fmt::format("parameter {} of graph {} (plan id {})", owner->param_ref(t), quoted(owner->name), owner->id)
-          : fmt::format("parameter id {} of graph {} (plan id {}, destroyed)", uid, quoted(plan->name), plan->id);
-  throw UsageError(
-      fmt::format("Executable::set: {} is not a parameter of this executable, compiled from graph {} (plan "
-                  "id {}); a parameter is set on executables compiled from the plan that declares it (or "
-                  "a copy of that plan)",
-                  which, quoted(a.name), x.origin_id));
-}
-
-/// A parameter used as a memcpy endpoint cannot be set to null (checked before any change).
-/// @throws UsageError naming the parameter and the first node that would copy to or from null.
-void check_endpoints(const GraphImpl& a, std::uint32_t k, const void* value) {
-  const ParamData& d = a.params[k];
-  void* p = nullptr;
-  if (d.type->size != sizeof p) return;
-  std::memcpy(&p, value, sizeof p);
-  if (p != nullptr) return;
-  for (const ParamUse& u : d.uses) {
-    if (u.place != ParamPlace::memcpy_dst && u.place != ParamPlace::memcpy_src) continue;
-    throw UsageError(
-        fmt::format("Executable::set: parameter {} of graph {} is the {} of {}; a memcpy endpoint "
-                    "cannot be null: pass the address of memory to copy {}",
-                    a.param_ref(k), quoted(a.name), u.place == ParamPlace::memcpy_dst ? "destination" : "source",
-                    a.info(u.node).describe(), u.place == ParamPlace::memcpy_dst ? "to" : "from"));
-  }
-}
-
-/// Writes `value` (parameter d's bytes) into every place of the recorded plan `a` that uses d.
-void write_param(GraphImpl& a, const ParamData& d, const unsigned char* value) {
-  for (const ParamUse& u : d.uses) {
-    if (void* at = param_bytes(a, u)) {
-      std::memcpy(at, value, d.type->size);
-    } else {
-      a.memsets[a.nodes[u.node].payload].value = memset_bits(value, d.type->size);
-    }
-  }
-}
-
-/// Patches node i from the recorded plan: the direct kernel path where it applies (no allocation),
-/// else apply_node (a kernel with Condition or GraphBuffer arguments; memsets allocate nothing).
-Applied patch_param_node(ExecImpl& x, std::uint32_t i) {
-  const GraphImpl& a = x.plan.impl();
-  const NodeData& n = a.nodes[i];
-  if (n.kind == NodeKind::kernel && direct_kernel(a.kernels[n.payload])) {
-    const KernelData& k = a.kernels[n.payload];
-    return {kernel_direct(x, i, k, a.args.data() + k.args), "cudaGraphExecKernelNodeSetParams"};
-  }
-  return apply_node(x, i);
-}
-
-}  // namespace
-}  // namespace detail
-
-std::vector<std::uint32_t> ParameterSet::nodes() const {
-  std::vector<std::uint32_t> out;
-  for (const detail::ParamUse* u = first; u != last; ++u) {
-    if (out.empty() || out.back() != u->node) out.push_back(u->node);
-  }
-  return out;
-}
-
-ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>& plan, std::uint64_t uid,
-                                       const detail::ParamType& type, const void* value) {
-  detail::ExecImpl& x = impl();
-  detail::GraphImpl& a = x.plan.impl();
-  const std::uint32_t k = detail::exec_param(x, plan, uid);
-  detail::ParamData& d = a.params[k];
-  if (value == nullptr || *type.info != *d.type->info) {
-    throw UsageError(
-        fmt::format("Executable::set: parameter {} of graph {} is of type {}, the value given is of type "
-                    "{}; a parameter's value is never converted: pass a {}",
-                    a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
-  }
-  detail::check_endpoints(a, k, value);
-  const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;
-  std::memcpy(d.value.data(), value, d.type->size);
-  detail::write_param(a, d, d.value.data());
-  // One driver call per node, after its last use was written (uses are in node order).
-  auto last_use = [&](std::size_t u) { return u + 1 == d.uses.size() || d.uses[u + 1].node != d.uses[u].node; };
-  ParameterSet result;
-  for (std::size_t u = 0; u < d.uses.size(); ++u) {
-    if (!last_use(u)) continue;
-    const detail::Applied applied = detail::patch_param_node(x, d.uses[u].node);
-    if (applied.rc == cudaSuccess) {
-      ++result.patched;
-      continue;
-    }
-    // Put the old value back in the recorded plan and in the nodes already patched.
-    d.value = old;
-    detail::write_param(a, d, d.value.data());
-    for (std::size_t v = 0; v < u; ++v) {
-      if (!last_use(v)) continue;
-      const detail::Applied back = detail::patch_param_node(x, d.uses[v].node);
-      if (back.rc != cudaSuccess)
-        detail::throw_cuda(back.rc, back.api, a.info(d.uses[v].node), "rolling back Executable::set");
-    }
-    detail::throw_cuda(applied.rc, applied.api, a.info(d.uses[u].node));
-  }
-  result.first = d.uses.data();
-  result.last = d.uses.data() + d.uses.size();
-  return result;
 }
 
 void Executable::set_child(const ChildNode& node, const Graph& child) {

@@ -149,6 +149,9 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
   if (!m.handles.empty() || has_nested_conditions(t)) {
     // The executable now uses the template's condition handles: keep their graph alive.
     x.native.handles = m.handles;
+    for (std::size_t e = 0; e < x.native.nested.size() && e < m.nested.size(); ++e) {
+      x.native.nested[e].handles = m.nested[e].handles;  // same plans, built in the same order
+    }
     x.handle_owner = std::move(m.graph);
   }
   return std::nullopt;

@@ -13,16 +13,10 @@ namespace graphdsl {
 
 ChildNode Graph::add_child(const Graph& child) {
   const auto& c = child.impl();
-  if (!c.params.empty()) {
-    throw UsageError(
-        fmt::format("add_child: graph {} declares {} parameter{} (the first: {}); a child plan cannot hold "
-                    "parameters: Executable::set patches nodes of the top-level plan only (graphdsl's "
-                    "per-node setters do not reach the nodes of a child graph)",
-                    detail::quoted(c.name), c.params.size(), c.params.size() == 1 ? "" : "s", c.param_ref(0)));
-  }
   auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
   auto& g = impl();
   g.embed({copy.get()}, true, "add_child");
+  detail::adopt_parameters(g, static_cast<std::uint32_t>(g.nodes.size()), 0, *copy);
   g.children.push_back(std::move(copy));
   return ChildNode(g.push(NodeKind::child, g.children.size() - 1));
 }
@@ -174,9 +168,10 @@ const DescribeOps describe{&describing::summary, nullptr, "box3d", &describing::
 
 #include <fmt/format.h>
 
+#include "graphdsl/detail/config.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
-#include "plan/rules.hpp"
+#include "plan/counters.hpp"
 
 namespace graphdsl::detail::kinds::child {
 namespace building {
@@ -186,18 +181,35 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
               const std::vector<cudaGraphNode_t>& deps) {
   const GraphImpl& c = *g.children[g.nodes[i].payload];
   NativeGraph inner = create_native_graph();
-  std::vector<cudaGraphNode_t> inner_nodes;
-  HostSlots* const outer = std::exchange(builder.slots_, nullptr);  // only top-level slots are recorded
-  const std::string outer_where = builder.where_;
-  builder.where_ = fmt::format("in {} of graph {}{}", g.info(i).describe(), quoted(g.name),
-                               outer_where.empty() ? "" : " " + outer_where);
-  builder.build(c, inner.get(), creation_order(c), inner_nodes);
-  builder.where_ = outer_where;
-  builder.slots_ = outer;
+  builder.build_nested(i, 0, c, inner.get(),
+                       fmt::format("in {} of graph {}{}", g.info(i).describe(), quoted(g.name),
+                                   builder.where_.empty() ? "" : " " + builder.where_));
   AddedNode out;
-  out.api = "cudaGraphAddChildGraphNode";
-  out.rc = cuda_try(cudaGraphAddChildGraphNode, &out.node, graph, deps.data(), deps.size(),
-                    inner.get());  // clones `inner`
+  if (c.params.empty()) {
+    out.api = "cudaGraphAddChildGraphNode";
+    out.rc = cuda_try(cudaGraphAddChildGraphNode, &out.node, graph, deps.data(), deps.size(),
+                      inner.get());  // clones `inner`
+    return out;
+  }
+  // A child plan that uses parameters: its graph is moved into the node, so that the native nodes
+  // build_nested recorded are the embedded graph's, which Executable::set patches.
+#if GRAPHDSL_CUDA_13
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeGraph;
+  p.graph.graph = inner.get();
+  p.graph.ownership = cudaGraphChildGraphOwnershipMove;
+  out.api = "cudaGraphAddNode";
+  out.rc = cuda_try(cudaGraphAddNode, &out.node, graph, deps.data(), static_cast<const cudaGraphEdgeData*>(nullptr),
+                    deps.size(), &p);
+  if (out.rc == cudaSuccess) {
+    (void)inner.release();  // the parent graph owns and destroys it
+    counters().native_graphs.fetch_sub(1);
+  }
+#else
+  out.api = "cudaGraphAddNode";
+  out.rc = cudaErrorNotSupported;
+  out.hint = "a child plan that uses parameters needs CUDA 13 (cudaGraphChildGraphOwnershipMove)";
+#endif
   return out;
 }
 

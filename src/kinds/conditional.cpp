@@ -69,6 +69,8 @@ ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& co
     c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(std::move(b.impl_)));
   }
   g.embed(built, false, fmt::format("add_conditional ({})", to_string(type)));
+  const auto node = static_cast<std::uint32_t>(g.nodes.size());  // the index push gives the node
+  for (std::uint32_t i = 0; i < built.size(); ++i) detail::adopt_parameters(g, node, i, *built[i]);
   g.conditionals.push_back(std::move(c));
   return ConditionalNode(g.push(NodeKind::conditional, g.conditionals.size() - 1));
 }
@@ -334,18 +336,14 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
   out.rc = cuda_try(cudaGraphAddNode, &out.node, graph, deps.data(), deps.size(), &p);
 #endif
   if (out.rc != cudaSuccess) return out;
-  HostSlots* const outer = std::exchange(builder.slots_, nullptr);
-  const std::string outer_where = builder.where_;
   ++builder.body_depth_;
-  for (std::size_t b = 0; b < c.bodies.size(); ++b) {
-    builder.where_ = fmt::format("in body {} ({}) of {} of graph {}{}", b, escaped(c.bodies[b]->name),
-                                 g.info(i).describe(), quoted(g.name), outer_where.empty() ? "" : " " + outer_where);
-    std::vector<cudaGraphNode_t> body_nodes;
-    builder.build(*c.bodies[b], p.conditional.phGraph_out[b], creation_order(*c.bodies[b]), body_nodes);
+  for (std::uint32_t b = 0; b < c.bodies.size(); ++b) {
+    builder.build_nested(i, b, *c.bodies[b], p.conditional.phGraph_out[b],
+                         fmt::format("in body {} ({}) of {} of graph {}{}", b, escaped(c.bodies[b]->name),
+                                     g.info(i).describe(), quoted(g.name),
+                                     builder.where_.empty() ? "" : " " + builder.where_));
   }
   --builder.body_depth_;
-  builder.where_ = outer_where;
-  builder.slots_ = outer;
   return out;
 }
 

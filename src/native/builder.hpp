@@ -31,6 +31,12 @@ class Builder {
   void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
              std::vector<cudaGraphNode_t>& out);
 
+  /// Builds `inner`, the plan nested in node i of the plan being built (body `slot` of a conditional node, 0 for a
+  /// child plan), into `graph`; `where` (its context in messages) becomes where_ meanwhile. Host
+  /// slots are not recorded there; the native nodes of a nested plan that uses parameters are
+  /// (Materialized::nested).
+  void build_nested(std::uint32_t i, std::uint32_t slot, const GraphImpl& inner, cudaGraph_t graph, std::string where);
+
   /// Hands the top-level plan's condition handles and allocation addresses to `m`.
   void take_results(Materialized& m);
 
@@ -69,6 +75,9 @@ class Builder {
   DeviceScope* devices_;  ///< switches devices for placed nodes; null for single-device plans
   std::vector<std::pair<int, NativeStream>> streams_;     ///< capture streams by device, created on first use
   std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
+  std::vector<NestedNative> nested_;                      ///< Materialized::nested
+  std::uint32_t nested_at_ = ConditionRef::unresolved;    ///< the entry of the nested plan being built
+  bool record_handles_ = false;                           ///< build() gives its handles to nested_[nested_at_]
 };
 
 }  // namespace graphdsl::detail

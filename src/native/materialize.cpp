@@ -3,6 +3,7 @@
 // build section of src/kinds/<kind>.cpp).
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "native/reaper.hpp"
 #include "plan/counters.hpp"
 #include "plan/node_params.hpp"
+#include "plan/rules.hpp"
 
 namespace graphdsl::detail {
 
@@ -183,6 +185,7 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
                              where_.empty() ? "" : " " + where_));
     }
   }
+  if (std::exchange(record_handles_, false)) nested_[nested_at_].handles = handles;
   if (scopes_.empty()) {
     root_handles_ = handles;
     dptrs_.assign(g.nodes.size(), nullptr);  // graph buffers live in the top-level plan
@@ -207,9 +210,29 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
   scopes_.pop_back();
 }
 
+void Builder::build_nested(std::uint32_t i, std::uint32_t slot, const GraphImpl& inner, cudaGraph_t graph,
+                           std::string where) {
+  HostSlots* const outer_slots = std::exchange(slots_, nullptr);  // only top-level slots are recorded
+  std::string outer_where = std::exchange(where_, std::move(where));
+  const std::uint32_t outer_nested = nested_at_;
+  const bool record = !inner.params.empty();
+  if (record) {
+    nested_.push_back(NestedNative{outer_nested, i, slot, {}, {}, where_});
+    nested_at_ = static_cast<std::uint32_t>(nested_.size() - 1);
+    record_handles_ = true;
+  }
+  std::vector<cudaGraphNode_t> nodes;
+  build(inner, graph, creation_order(inner), nodes);
+  if (record) nested_[nested_at_].nodes = std::move(nodes);
+  nested_at_ = outer_nested;
+  where_ = std::move(outer_where);
+  slots_ = outer_slots;
+}
+
 void Builder::take_results(Materialized& m) {
   m.handles = std::move(root_handles_);
   m.dptrs = std::move(dptrs_);
+  m.nested = std::move(nested_);
 }
 
 cudaGraphNode_t Builder::add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,

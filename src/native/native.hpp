@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -95,6 +96,17 @@ struct KeepAlive {
   std::unordered_set<const void*> given;
 };
 
+/// The native nodes of a plan nested in a materialized plan (a child plan or a conditional body)
+/// that uses parameters (GraphImpl::params not empty): what Executable::set patches there.
+struct NestedNative {
+  std::uint32_t parent;  ///< the index of the enclosing nested plan's entry; ConditionRef::unresolved: top level
+  std::uint32_t node;    ///< the node of the enclosing plan that embeds it
+  std::uint32_t slot;    ///< the body of that conditional node (0 for a child plan)
+  std::vector<cudaGraphNode_t> nodes;               ///< per node of the nested plan
+  std::vector<cudaGraphConditionalHandle> handles;  ///< of its conditions (kernels with Condition arguments)
+  std::string where;                                ///< "in body 0 ('while body') of ..." for messages
+};
+
 /// A plan materialized as a cudaGraph_t; nodes[i] is the native node of top-level plan node i.
 struct Materialized {
   NativeGraph graph;
@@ -105,6 +117,7 @@ struct Materialized {
   HostSlots host_slots;
   std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions
   std::vector<void*> dptrs;                         ///< per top-level node: a mem_alloc node's address
+  std::vector<NestedNative> nested;                 ///< in the order built (an entry before those it encloses)
 };
 
 /// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.

@@ -91,7 +91,7 @@ std::string param_use(const GraphImpl& g, const ParamUse& u) {
 std::optional<UpdateResult> compare_parameters(const GraphImpl& a, const GraphImpl& b, const std::string& ctx) {
   if (a.params.size() != b.params.size()) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
-                   fmt::format("{}graph {} declares {} parameters in the template, {} in the executable", ctx,
+                   fmt::format("{}graph {} has {} parameters in the template, {} in the executable", ctx,
                                quoted(b.name), b.params.size(), a.params.size()));
   }
   for (std::uint32_t k = 0; k < a.params.size(); ++k) {
@@ -102,6 +102,18 @@ std::optional<UpdateResult> compare_parameters(const GraphImpl& a, const GraphIm
                      fmt::format("{}parameter {} is of type {} in the executable but parameter {} is of type {} in the "
                                  "template",
                                  ctx, a.param_ref(k), x.type->name, b.param_ref(k), y.type->name));
+    }
+    const auto same_use = [](const NestedUse& p, const NestedUse& q) {
+      return p.node == q.node && p.slot == q.slot && p.entry == q.entry;
+    };
+    if (x.declared != y.declared || x.nested.size() != y.nested.size() ||
+        !std::equal(x.nested.begin(), x.nested.end(), y.nested.begin(), same_use)) {
+      return refusal(UpdateStatus::topology_changed, std::nullopt,
+                     fmt::format("{}parameter {} is {} and used in {} nested plans in the executable, {} and used in "
+                                 "{} in the template",
+                                 ctx, a.param_ref(k), x.declared ? "declared here" : "declared outside this plan",
+                                 x.nested.size(), y.declared ? "declared here" : "declared outside this plan",
+                                 y.nested.size()));
     }
     const std::size_t n = std::min(x.uses.size(), y.uses.size());
     for (std::size_t u = 0; u <= n; ++u) {
@@ -467,6 +479,13 @@ void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
   f.add(g.params.size());
   for (const auto& p : g.params) {  // which places are parameters (structure), not values or names
     f.add(p.type->size);
+    f.add(p.declared);
+    f.add(p.nested.size());
+    for (const auto& u : p.nested) {
+      f.add(u.node);
+      f.add(u.slot);
+      f.add(u.entry);
+    }
     f.add(p.uses.size());
     for (const auto& u : p.uses) {
       f.add(u.node);

@@ -53,29 +53,62 @@ std::string foreign_parameter(const ParamArg& p) {
   return fmt::format("parameter {} of graph {} (plan id {})", name, quoted(other.name), other.id);
 }
 
+/// The plan enclosing `g` while g is a conditional body being built (null otherwise).
+const GraphImpl* enclosing(const GraphImpl& g) { return g.parent && g.parent->outer ? g.parent->outer->plan : nullptr; }
+
 /// Checks that parameter argument `p` may be used in plan `g` at the place `where` names, and
-/// returns its index in g.params. `wanted` says what the place's type is ("the kernel's parameter 2").
+/// returns its index in g.params. A conditional body being built may use a parameter of a plan
+/// enclosing it: the body then gets its own entry for it (declared = false), appended to g.params
+/// (callers that refuse later truncate g.params back, see ImportGuard). `wanted` says what the
+/// place's type is ("the kernel's parameter 2").
 /// @throws UsageError naming the place and the rule.
-std::uint32_t check_param_arg(const GraphImpl& g, const ParamArg& p, const std::string& where,
-                              const std::string& wanted, const char* rule) {
+std::uint32_t check_param_arg(GraphImpl& g, const ParamArg& p, const std::string& where, const std::string& wanted,
+                              const char* rule) {
   if (p.plan == nullptr || p.uid == 0) {
     throw UsageError(fmt::format("{} is an empty Parameter (default-constructed); pass one made by Graph::parameter()",
                                  where));
   }
-  const std::uint32_t k = g.param_index(p.uid);
+  const GraphImpl* owner = &g;
+  std::uint32_t k = g.param_index(p.uid);
+  while (k == ConditionRef::unresolved && (owner = enclosing(*owner)) != nullptr) k = owner->param_index(p.uid);
   if (k == ConditionRef::unresolved) {
     const bool body = g.parent != nullptr || g.sealed == Sealed::body;
     throw UsageError(
-        fmt::format("{} is {}, not of graph {}{}; a parameter is used only in the plan that declares it "
-                    "(or a copy of that plan): child plans and conditional bodies cannot use one",
-                    where, foreign_parameter(p), quoted(g.name), body ? " (a conditional body being built)" : ""));
+        fmt::format("{} is {}, not of graph {}{}; a parameter is used in the plan that declares it (or a copy of that "
+                    "plan) and in the conditional bodies built inside it; another plan embeds it with add_child",
+                    where, foreign_parameter(p), quoted(g.name),
+                    body ? " or a plan enclosing it (a conditional body being built)" : ""));
   }
-  const ParamData& d = g.params[k];
+  const ParamData& d = owner->params[k];
   if (!p.fits || *d.type->info != *p.given->info) {
-    throw UsageError(fmt::format("{} is parameter {} of type {}, but {} is of type {}: {}", where, g.param_ref(k),
+    throw UsageError(fmt::format("{} is parameter {} of type {}, but {} is of type {}: {}", where, owner->param_ref(k),
                                  d.type->name, wanted, p.wanted->name, rule));
   }
-  return k;
+  if (owner == &g) return k;
+  ParamData mine{d.uid, d.type, d.name, d.value, {}, {}, false};  // the enclosing plan's, used here
+  g.params.push_back(std::move(mine));
+  return static_cast<std::uint32_t>(g.params.size() - 1);
+}
+
+/// Truncates g.params back to what it held when constructed unless dismissed: the parameter entries
+/// check_param_arg imported for a call that is then refused.
+struct ImportGuard {
+  GraphImpl& g;
+  std::size_t size = g.params.size();
+  bool keep = false;
+  ~ImportGuard() {
+    if (!keep) g.params.resize(size);
+  }
+};
+
+/// Renames the entries of parameter `uid` in the plans nested in g that use it (e.nested), at every depth.
+void rename_nested(const GraphImpl& g, const ParamData& e, const std::string& name) {
+  for (const NestedUse& u : e.nested) {
+    GraphImpl& in = nested_plan(g, u);
+    ParamData& d = in.params[u.entry];
+    d.name = name;
+    rename_nested(in, d, name);
+  }
 }
 
 constexpr const char* kernel_rule =
@@ -99,6 +132,7 @@ void name_parameter(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid, s
                     g->param_ref(k), quoted(g->name)));
   }
   g->params[k].name.assign(name.data(), name.size());
+  rename_nested(*g, g->params[k], g->params[k].name);
 }
 
 std::string parameter_name(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
@@ -111,6 +145,26 @@ const unsigned char* parameter_value(const std::shared_ptr<PlanToken>& plan, std
   return g->params[k].value.data();
 }
 
+GraphImpl& nested_plan(const GraphImpl& g, const NestedUse& u) {
+  const NodeData& n = g.nodes[u.node];
+  const GraphImpl& in = n.kind == NodeKind::child ? *g.children[n.payload] : *g.conditionals[n.payload].bodies[u.slot];
+  // Nested plans with parameter entries belong to one plan (GraphImpl's copy constructor copies
+  // them), so the plan that owns `g` may change them.
+  return const_cast<GraphImpl&>(in);
+}
+
+void adopt_parameters(GraphImpl& g, std::uint32_t node, std::uint32_t slot, const GraphImpl& inner) {
+  for (std::uint32_t entry = 0; entry < inner.params.size(); ++entry) {
+    const ParamData& e = inner.params[entry];
+    std::uint32_t k = g.param_index(e.uid);
+    if (k == ConditionRef::unresolved) {
+      g.params.push_back(ParamData{e.uid, e.type, e.name, e.value, {}, {}, false});
+      k = static_cast<std::uint32_t>(g.params.size() - 1);
+    }
+    g.params[k].nested.push_back(NestedUse{node, slot, entry});
+  }
+}
+
 }  // namespace detail
 
 std::uint64_t Graph::add_parameter(const detail::ParamType& type, const void* initial) {
@@ -119,10 +173,10 @@ std::uint64_t Graph::add_parameter(const detail::ParamType& type, const void* in
   if (g.parent != nullptr || g.sealed != detail::Sealed::no) {
     throw UsageError(
         fmt::format("parameter<{}>: graph {} is a conditional body or a recorded plan; parameters are "
-                    "declared on top-level plans only (Executable::set patches top-level nodes)",
+                    "declared on top-level plans (a body uses the parameters of the plans enclosing it)",
                     type.name, detail::quoted(g.name)));
   }
-  detail::ParamData d{next.fetch_add(1, std::memory_order_relaxed), &type, {}, {}, {}};
+  detail::ParamData d{next.fetch_add(1, std::memory_order_relaxed), &type, {}, {}, {}, {}, true};
   std::memcpy(d.value.data(), initial, type.size);
   g.params.push_back(std::move(d));
   return g.params.back().uid;
@@ -132,6 +186,7 @@ void Graph::bind_kernel_parameters(std::size_t args_offset, const detail::ParamA
   auto& g = impl();
   const auto node = static_cast<std::uint32_t>(g.nodes.size());  // the index add_kernel_node gives the node
   std::uint32_t index[detail::max_setter_args];
+  detail::ImportGuard imports{g};
   try {
     if (count > detail::max_setter_args) {
       throw UsageError(
@@ -150,6 +205,7 @@ void Graph::bind_kernel_parameters(std::size_t args_offset, const detail::ParamA
     g.args.resize(args_offset);  // the block add_kernel packed: the plan is left as it was
     throw;
   }
+  imports.keep = true;
   for (std::size_t a = 0; a < count; ++a) {
     detail::ParamData& d = g.params[index[a]];
     std::memcpy(g.args.data() + args_offset + list[a].offset, d.value.data(), d.type->size);
@@ -161,6 +217,7 @@ MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, uns
                                        std::size_t count, detail::ScalarType type) {
   const std::size_t bytes = detail::checked_bytes(count, element_size, "add_memset");
   auto& g = impl();
+  detail::ImportGuard imports{g};
   const std::uint32_t k = detail::check_param_arg(
       g, p, fmt::format("add_memset: the value of memset node #{} of graph {}", g.nodes.size(), detail::quoted(g.name)),
       "the memset's element", detail::memset_rule);
@@ -169,6 +226,7 @@ MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, uns
                                       bytes);
   g.memset_types.back() = type;
   g.params[k].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memset_value});
+  imports.keep = true;
   return n;
 }
 
@@ -177,6 +235,7 @@ MemcpyNode Graph::add_memcpy_parameters(const detail::ParamArg* dst_param, void*
   auto& g = impl();
   const std::string node = fmt::format("memcpy node #{} of graph {}", g.nodes.size(), detail::quoted(g.name));
   std::uint32_t k_dst = 0, k_src = 0;  // both checked before anything is added: a refusal leaves the plan as it was
+  detail::ImportGuard imports{g};
   if (dst_param != nullptr) {
     k_dst = detail::check_param_arg(g, *dst_param, fmt::format("add_memcpy: the destination of {}", node),
                                     "the memcpy's destination", detail::memcpy_rule);
@@ -194,6 +253,7 @@ MemcpyNode Graph::add_memcpy_parameters(const detail::ParamArg* dst_param, void*
   if (src_param != nullptr) {
     g.params[k_src].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memcpy_src});
   }
+  imports.keep = true;
   return n;
 }
 

@@ -118,9 +118,12 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
   }
   for (std::uint32_t k = 0; k < g.params.size(); ++k) {
     const auto& p = g.params[k];
-    out += fmt::format("{}parameter #{}{}: {} = {}, {} use{}\n", indent, k,
-                       p.name.empty() ? "" : " " + detail::quoted(p.name), p.type->name,
-                       param_value(*p.type, p.value.data()), p.uses.size(), p.uses.size() == 1 ? "" : "s");
+    out += fmt::format(
+        "{}parameter #{}{}: {} = {}, {} use{}{}{}\n", indent, k, p.name.empty() ? "" : " " + detail::quoted(p.name),
+        p.type->name, param_value(*p.type, p.value.data()), p.uses.size(), p.uses.size() == 1 ? "" : "s",
+        p.nested.empty() ? ""
+                         : fmt::format(", used in {} nested plan{}", p.nested.size(), p.nested.size() == 1 ? "" : "s"),
+        p.declared ? "" : " (declared outside this plan)");
   }
   const NodeParams all = all_param_uses(g);
   std::size_t cursor = 0;

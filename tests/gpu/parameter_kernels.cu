@@ -11,4 +11,10 @@ __global__ void index_affine(double* out, double scale, long long offset, int n)
   if (i < n) out[i] = scale * i + static_cast<double>(offset);
 }
 
+__global__ void loop_step(unsigned* counter, unsigned limit, cudaGraphConditionalHandle more, float* acc, float step) {
+  *acc += step;
+  const unsigned c = ++*counter;
+  cudaGraphSetConditional(more, c < limit ? 1u : 0u);
+}
+
 }  // namespace gpu_test

@@ -9,4 +9,8 @@ namespace gpu_test {
 /// out[i] = scale * i + offset (8-byte parameters: a double and a long long)
 GPU_KERNEL void index_affine(double* out, double scale, long long offset, int n);
 
+/// One loop iteration (one thread): *acc += step, ++*counter, and the loop goes on while the
+/// counter is below `limit` (a kernel with both a parameter and a Condition argument).
+GPU_KERNEL void loop_step(unsigned* counter, unsigned limit, cudaGraphConditionalHandle more, float* acc, float step);
+
 }  // namespace gpu_test

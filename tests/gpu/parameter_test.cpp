@@ -151,7 +151,7 @@ TEST_CASE("a refused set changes nothing: wrong type, another plan's parameter",
         "graphdsl: Executable::set: parameter 'lr' of graph 'other' (plan id " + std::to_string(other.id()) +
             ") is not a parameter of this executable, compiled from graph 'params' (plan id " +
             std::to_string(g.id()) + "); a parameter is set on executables compiled from the plan that declares it "
-            "(or a copy of that plan)");
+            "(or a copy of that plan, or a plan that embeds it as a child plan)");
   CHECK(gd::debug::cuda_calls() == calls);  // refused before any CUDA call
   CHECK(exec.plan().dump() == before);
   run(exec, s);

@@ -131,8 +131,8 @@ TEST_CASE("a parameter of another plan, an empty one, or one in a body or child 
   CHECK_USAGE_ERROR(g.add_kernel(unit::scale, one_block, b.x, lr, 256),
                     "graphdsl: add_kernel: argument 2 of kernel node #0 of graph 'train' is parameter 'lr' of graph "
                     "'other' (plan id " + std::to_string(other.id()) + "), not of graph 'train'; a parameter is used "
-                    "only in the plan that declares it (or a copy of that plan): child plans and conditional bodies "
-                    "cannot use one");
+                    "in the plan that declares it (or a copy of that plan) and in the conditional bodies built inside "
+                    "it; another plan embeds it with add_child");
   CHECK_USAGE_ERROR(g.add_memset(b.x, gd::Parameter<float>(), 256),
                     "graphdsl: add_memset: the value of memset node #0 of graph 'train' is an empty Parameter "
                     "(default-constructed); pass one made by Graph::parameter()");
@@ -144,23 +144,90 @@ TEST_CASE("a parameter of another plan, an empty one, or one in a body or child 
   CHECK(copy.dump().find("argument 2: lr=1\n") != std::string::npos);
   CHECK(other.node_count() == 0);
 
-  // Conditional bodies cannot declare or use parameters.
-  auto mine = g.parameter<float>(2.0f).name("mine");
+  // A conditional body cannot declare one (it uses the enclosing plan's), nor use another plan's.
   auto cond = g.add_condition(1);
-  CHECK_USAGE_ERROR(g.add_while(cond, [&](gd::Graph& body) { body.add_kernel(unit::scale, one_block, b.x, mine, 256); }),
-                    "graphdsl: add_kernel: argument 2 of kernel node #0 of graph 'while body' is parameter 'mine' of "
-                    "graph 'train' (plan id " + std::to_string(g.id()) + "), not of graph 'while body' (a conditional "
-                    "body being built); a parameter is used only in the plan that declares it (or a copy of that "
-                    "plan): child plans and conditional bodies cannot use one");
   CHECK_USAGE_ERROR(g.add_while(cond, [&](gd::Graph& body) { (void)body.parameter<float>(1.0f); }),
                     "graphdsl: parameter<float>: graph 'while body' is a conditional body or a recorded plan; "
-                    "parameters are declared on top-level plans only (Executable::set patches top-level nodes)");
-  // Child plans cannot hold them.
-  CHECK_USAGE_ERROR(g.add_child(other),
-                    "graphdsl: add_child: graph 'other' declares 1 parameter (the first: 'lr'); a child plan cannot "
-                    "hold parameters: Executable::set patches nodes of the top-level plan only (graphdsl's per-node "
-                    "setters do not reach the nodes of a child graph)");
+                    "parameters are declared on top-level plans (a body uses the parameters of the plans enclosing "
+                    "it)");
+  CHECK_USAGE_ERROR(g.add_while(cond, [&](gd::Graph& body) { body.add_kernel(unit::scale, one_block, b.x, lr, 256); }),
+                    "graphdsl: add_kernel: argument 2 of kernel node #0 of graph 'while body' is parameter 'lr' of "
+                    "graph 'other' (plan id " + std::to_string(other.id()) + "), not of graph 'while body' or a plan "
+                    "enclosing it (a conditional body being built); a parameter is used in the plan that declares it "
+                    "(or a copy of that plan) and in the conditional bodies built inside it; another plan embeds it "
+                    "with add_child");
   CHECK(g.node_count() == 0);
+}
+
+TEST_CASE("a conditional body uses the parameters of the plans enclosing it, at any depth", "[parameter][conditional]") {
+  unit::Buffers b;
+  gd::Graph g("train");
+  auto lr = g.parameter<float>(0.5f).name("lr");
+  auto more = g.add_condition(1);
+  auto inner = g.add_condition(0);
+  g.add_while(more, [&](gd::Graph& body) {
+     // A refused use inside the body leaves no trace of the parameter there.
+     CHECK_THROWS_AS(body.add_kernel(scale_d, one_block, b.x, lr, 256), gd::UsageError);
+     CHECK(body.dump().find("parameter") == std::string::npos);
+     body.add_kernel(unit::scale, one_block, b.x, lr, 256).name("step");
+     body.add_if(inner, [&](gd::Graph& then) { then.add_memset(b.z, lr, 256).name("fill"); }).name("maybe");
+   }).name("loop");
+  const std::string dump = g.dump();
+  INFO(dump);
+  CHECK(dump.find("  parameter #0 'lr': float = 0.5, 0 uses, used in 1 nested plan\n") != std::string::npos);
+  CHECK(dump.find("    parameter #0 'lr': float = 0.5, 1 use, used in 1 nested plan (declared outside this plan)\n") !=
+        std::string::npos);
+  CHECK(dump.find("      parameter #0 'lr': float = 0.5, 1 use (declared outside this plan)\n") != std::string::npos);
+  CHECK(dump.find("#0 kernel 'step': grid (1,1,1) block (256,1,1) shared 0 B, 3 args (16 B), argument 2: lr=0.5\n") !=
+        std::string::npos);
+  CHECK(dump.find("#0 memset 'fill': value lr=0.5 (float)") != std::string::npos);
+
+  // Renaming reaches the nested entries; plans built the same way fingerprint equal, and a copy owns its bodies.
+  lr.name("rate");
+  CHECK(g.dump().find("argument 2: rate=0.5\n") != std::string::npos);
+  CHECK(g.dump().find("value rate=0.5 (float)") != std::string::npos);
+  gd::Graph copy = g;
+  lr.name("lr");
+  CHECK(copy.dump().find("argument 2: rate=0.5\n") != std::string::npos);
+  CHECK(g.dump().find("argument 2: lr=0.5\n") != std::string::npos);
+  CHECK(copy.fingerprint() == g.fingerprint());
+
+  // A plan whose body uses a plain value where this one uses the parameter differs in structure.
+  gd::Graph plain("train");
+  (void)plain.parameter<float>(0.5f).name("lr");
+  auto more2 = plain.add_condition(1);
+  auto inner2 = plain.add_condition(0);
+  plain.add_while(more2, [&](gd::Graph& body) {
+     body.add_kernel(unit::scale, one_block, b.x, 0.5f, 256).name("step");
+     body.add_if(inner2, [&](gd::Graph& then) { then.add_memset(b.z, 0.5f, 256).name("fill"); }).name("maybe");
+   }).name("loop");
+  CHECK(plain.fingerprint() != g.fingerprint());
+  const gd::UpdateResult r = gd::diff(g, plain);
+  INFO(r.to_string());
+  CHECK(r.status == gd::UpdateStatus::topology_changed);
+  CHECK(r.reason.find("parameter 'lr' is declared here and used in 1 nested plans in the executable, declared here "
+                      "and used in 0 in the template") != std::string::npos);
+}
+
+TEST_CASE("a child plan's parameters become parameters of the plan that embeds it", "[parameter][child]") {
+  unit::Buffers b;
+  gd::Graph child("child");
+  auto scale = child.parameter<float>(2.0f).name("scale");
+  child.add_kernel(unit::scale, one_block, b.x, scale, 256).name("k");
+  gd::Graph g("outer");
+  auto lr = g.parameter<float>(1.0f).name("lr");
+  g.add_kernel(unit::scale, one_block, b.y, lr, 256).name("top");
+  g.add_child(child).name("sub");
+  g.add_child(child).name("sub2");
+  const std::string dump = g.dump();
+  INFO(dump);
+  CHECK(dump.find("  parameter #0 'lr': float = 1, 1 use\n") != std::string::npos);
+  CHECK(dump.find("  parameter #1 'scale': float = 2, 0 uses, used in 2 nested plans (declared outside this plan)\n") !=
+        std::string::npos);
+  CHECK(dump.find("    parameter #0 'scale': float = 2, 1 use\n") != std::string::npos);
+  // Still a value of the child plan's declaration.
+  CHECK(scale.value() == 2.0f);
+  CHECK_NOTHROW(g.validate());
 }
 
 TEST_CASE("a parameter handle outliving its plan, and setting one on an empty executable, are refused", "[parameter]") {
@@ -223,7 +290,7 @@ TEST_CASE("diff lists the nodes a changed parameter feeds and names a parameter 
   none.add_kernel(unit::scale, one_block, b.x, 3.0f, 256).name("c").after(na);
   const gd::UpdateResult fewer = gd::diff(p1, none);
   CHECK(fewer.status == gd::UpdateStatus::topology_changed);
-  CHECK(fewer.reason == "graph 'train' declares 0 parameters in the template, 1 in the executable");
+  CHECK(fewer.reason == "graph 'train' has 0 parameters in the template, 1 in the executable");
 }
 
 TEST_CASE("a pointer parameter stands for a memcpy's destination or source, by name in dumps and diffs",
@@ -278,8 +345,8 @@ TEST_CASE("a memcpy endpoint parameter of another plan or an empty one is refuse
       "'other' (plan id " +
           std::to_string(other.id()) +
           "), not of graph 'train'; a parameter is used "
-          "only in the plan that declares it (or a copy of that plan): child plans and conditional bodies "
-          "cannot use one");
+          "in the plan that declares it (or a copy of that plan) and in the conditional bodies built inside it; "
+          "another plan embeds it with add_child");
   CHECK_USAGE_ERROR(g.add_memcpy(gd::Parameter<float*>(), b.x, 256),
                     "graphdsl: add_memcpy: the destination of memcpy node #0 of graph 'train' is an empty Parameter "
                     "(default-constructed); pass one made by Graph::parameter()");

@@ -184,13 +184,28 @@ struct ParamUse {
   ParamPlace place = ParamPlace::kernel_argument;
 };
 
-/// A parameter declared by Graph::parameter(): its type, name, current value and uses (in node order).
+/// A plan nested in node `node` of a plan (a child plan: slot 0; a conditional node: its body
+/// `slot`) that uses a parameter, and the index of the parameter's entry in that plan's params (by
+/// position: a plan updated from a template keeps the positions, not the template's ids).
+struct NestedUse {
+  std::uint32_t node;
+  std::uint32_t slot = 0;
+  std::uint32_t entry = 0;
+};
+
+/// A parameter of a plan: declared by Graph::parameter() on it, or used in it and declared by an
+/// enclosing plan (a conditional body using its plan's parameter) or by a child plan it embeds.
+/// Its type, name, current value, uses in this plan (in node order) and the nested plans that use it
+/// (each has an entry for it: NestedUse::entry). One entry per parameter and plan, in the order the plan
+/// met them, so plans built the same way have the same entries.
 struct ParamData {
   std::uint64_t uid;
   const ParamType* type;
   std::string name;
   std::array<unsigned char, max_parameter_bytes> value{};
   std::vector<ParamUse> uses;
+  std::vector<NestedUse> nested;  ///< in the order embedded
+  bool declared = true;           ///< false: declared by an enclosing plan or by a child plan
 };
 
 struct KernelData {
@@ -370,6 +385,14 @@ template <class T>
 void set_record(GraphImpl& g, std::size_t offset, std::size_t k, const T& value) noexcept {
   std::memcpy(g.records.data() + offset + k * sizeof(T), &value, sizeof(T));
 }
+
+/// The plan nested in g that `u` names (a child plan or a conditional body), writable: a nested plan
+/// that holds parameter entries belongs to one plan, whose owner may change it (Executable::set).
+GraphImpl& nested_plan(const GraphImpl& g, const NestedUse& u);
+/// Records that `inner`, embedded in node `node` of g (body `slot` of a conditional node, 0 for a
+/// child plan), uses parameters: each gets the nested use in g's entry, which is added (declared =
+/// false) when g has none. Called by add_child and add_conditional once `inner` is complete.
+void adopt_parameters(GraphImpl& g, std::uint32_t node, std::uint32_t slot, const GraphImpl& inner);
 
 /// True when `g` or a plan it holds places a node on a device or makes a peer copy.
 bool uses_devices(const GraphImpl& g);

@@ -1,0 +1,237 @@
+// src/exec/parameters.cpp — Executable::set(param, value): writing a parameter's value into the
+// recorded plan and patching every node that uses it, at the top level and in the child plans and
+// conditional bodies nested in it, with one per-node CUDA setter each, rolled back on a refusal.
+#include <array>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "exec/patch.hpp"
+#include "graphdsl/executable.hpp"
+#include "graphdsl/graph.hpp"
+#include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
+#include "native/native.hpp"
+#include "plan/node_params.hpp"
+#include "plan/rules.hpp"
+
+namespace graphdsl {
+namespace detail {
+namespace {
+
+/// The index, in the executable's plan, of the parameter a Parameter handle names: its own
+/// (compiled from its plan or a copy: same id), or one of the last update template's, by position.
+/// @throws UsageError naming the parameter and both plans.
+std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+  const GraphImpl& a = x.plan.impl();
+  if (!plan || uid == 0) throw UsageError("Executable::set: an empty Parameter (default-constructed) was given");
+  if (const std::uint32_t k = a.param_index(uid); k != ConditionRef::unresolved) return k;
+  const GraphImpl* owner = plan->plan;
+  const std::uint32_t t = owner != nullptr ? owner->param_index(uid) : ConditionRef::unresolved;
+  if (plan->id == x.last_template_id && t != ConditionRef::unresolved && t < a.params.size()) return t;
+  const std::string which =
+      t != ConditionRef::unresolved
+          ? fmt::format("parameter {} of graph {} (plan id {})", owner->param_ref(t), quoted(owner->name), owner->id)
+          : fmt::format("parameter id {} of graph {} (plan id {}, destroyed)", uid, quoted(plan->name), plan->id);
+  throw UsageError(
+      fmt::format("Executable::set: {} is not a parameter of this executable, compiled from graph {} (plan "
+                  "id {}); a parameter is set on executables compiled from the plan that declares it (or "
+                  "a copy of that plan, or a plan that embeds it as a child plan)",
+                  which, quoted(a.name), x.origin_id));
+}
+
+/// One node that uses a parameter: node i of plan g (the recorded plan, or a plan nested in it whose
+/// native nodes are x.native.nested[nested]), and where its use writes the value.
+struct ParamSite {
+  const GraphImpl* g;
+  std::uint32_t i;
+  std::uint32_t nested;  ///< ConditionRef::unresolved: a top-level node
+  ParamPlace place;
+};
+
+/// The entry of x.native.nested for the plan nested in `u` of the plan whose entry is `parent`.
+std::uint32_t nested_entry(const ExecImpl& x, std::uint32_t parent, const NestedUse& u) {
+  for (std::uint32_t e = 0; e < x.native.nested.size(); ++e) {
+    const NestedNative& n = x.native.nested[e];
+    if (n.parent == parent && n.node == u.node && n.slot == u.slot) return e;
+  }
+  throw std::logic_error("graphdsl: a nested plan using a parameter has no native nodes");  // materialize records them
+}
+
+/// Calls f(site) for every node that uses parameter entry `e` of plan g, nodes of g first (in node
+/// order, once per node), then those of the nested plans, depth first. Stops when f returns false.
+template <class F>
+bool visit_sites(const ExecImpl& x, const GraphImpl& g, const ParamData& e, std::uint32_t nested, F&& f) {
+  for (std::size_t u = 0; u < e.uses.size(); ++u) {
+    if (u + 1 < e.uses.size() && e.uses[u + 1].node == e.uses[u].node) continue;  // the node's last use
+    if (!f(ParamSite{&g, e.uses[u].node, nested, e.uses[u].place})) return false;
+  }
+  for (const NestedUse& n : e.nested) {
+    const GraphImpl& in = nested_plan(g, n);
+    if (!visit_sites(x, in, in.params[n.entry], nested_entry(x, nested, n), f)) return false;
+  }
+  return true;
+}
+
+/// A parameter used as a memcpy endpoint cannot be set to null (checked before any change).
+/// @throws UsageError naming the parameter and the first node that would copy to or from null.
+void check_endpoints(const ExecImpl& x, std::uint32_t k, const void* value) {
+  const GraphImpl& a = x.plan.impl();
+  const ParamData& d = a.params[k];
+  void* p = nullptr;
+  if (d.type->size != sizeof p) return;
+  std::memcpy(&p, value, sizeof p);
+  if (p != nullptr) return;
+  visit_sites(x, a, d, ConditionRef::unresolved, [&](const ParamSite& s) {
+    if (s.place != ParamPlace::memcpy_dst && s.place != ParamPlace::memcpy_src) return true;
+    throw UsageError(fmt::format(
+        "Executable::set: parameter {} of graph {} is the {} of {}{}; a memcpy endpoint cannot be "
+        "null: pass the address of memory to copy {}",
+        a.param_ref(k), quoted(a.name), s.place == ParamPlace::memcpy_dst ? "destination" : "source",
+        s.g->info(s.i).describe(), s.nested == ConditionRef::unresolved ? "" : " " + x.native.nested[s.nested].where,
+        s.place == ParamPlace::memcpy_dst ? "to" : "from"));
+  });
+}
+
+/// Writes `value` into entry `d` of plan g and every place of g that uses it, then into the entries
+/// of the nested plans that use it.
+void write_param(const GraphImpl& g, const ParamData& d, const unsigned char* value) {
+  GraphImpl& w = const_cast<GraphImpl&>(g);  // the recorded plan or a plan nested in it (nested_plan)
+  ParamData& e = const_cast<ParamData&>(d);
+  if (e.value.data() != value) std::memcpy(e.value.data(), value, e.type->size);
+  for (const ParamUse& u : e.uses) {
+    if (void* at = param_bytes(w, u)) {
+      std::memcpy(at, value, e.type->size);
+    } else {
+      w.memsets[w.nodes[u.node].payload].value = memset_bits(value, e.type->size);
+    }
+  }
+  for (const NestedUse& n : e.nested) {
+    const GraphImpl& in = nested_plan(g, n);
+    write_param(in, in.params[n.entry], value);
+  }
+}
+
+/// The condition handles seen from nested plan `entry` (outermost first), for kernel_params.
+HandleScopes scopes_of(const ExecImpl& x, std::uint32_t entry) {
+  HandleScopes scopes;
+  for (std::uint32_t e = entry; e != ConditionRef::unresolved; e = x.native.nested[e].parent) {
+    scopes.insert(scopes.begin(), x.native.nested[e].handles);
+  }
+  scopes.insert(scopes.begin(), x.native.handles);
+  return scopes;
+}
+
+/// Patches node s.i of nested plan s.g from that plan, by its native node.
+Applied patch_nested(ExecImpl& x, const ParamSite& s) {
+  const GraphImpl& g = *s.g;
+  const cudaGraphNode_t node = x.native.nested[s.nested].nodes[s.i];
+  const std::uint32_t payload = g.nodes[s.i].payload;
+  const DeviceScope device(node_device(g, s.i, -1));
+  mark_changed(x);
+  switch (s.place) {
+    case ParamPlace::kernel_argument: {
+      const KernelData& k = g.kernels[payload];
+      std::vector<void*> argv;
+      std::vector<unsigned char> block;
+      std::array<void*, max_setter_args> stack{};
+      const cudaKernelNodeParams p = direct_kernel(k)
+                                         ? kernel_node_params(k, g.args.data() + k.args, stack.data())
+                                         : kernel_params(g, k, scopes_of(x, s.nested), x.native.dptrs, block, argv);
+      return {exec_kernel_set_params(x, node, p), "cudaGraphExecKernelNodeSetParams"};
+    }
+    case ParamPlace::memset_value: {
+      const cudaMemsetParams p = memset_params(g, s.i, x.native.dptrs);
+      return {cuda_try(cudaGraphExecMemsetNodeSetParams, x.exec.get(), node, &p), "cudaGraphExecMemsetNodeSetParams"};
+    }
+    case ParamPlace::memcpy_dst:
+    case ParamPlace::memcpy_src: break;
+  }
+  cudaMemcpy3DParms p{};
+  if (const cudaError_t rc = memcpy_params(g, s.i, x.native.dptrs, p); rc != cudaSuccess) {
+    return {rc, "cudaGetSymbolAddress"};
+  }
+  return {cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), node, &p), "cudaGraphExecMemcpyNodeSetParams"};
+}
+
+/// Patches the node of site s from the recorded plan: at the top level the direct kernel path where
+/// it applies (no allocation), else apply_node (a kernel with Condition or GraphBuffer arguments;
+/// memsets allocate nothing); nested nodes by their native node.
+Applied patch_site(ExecImpl& x, const ParamSite& s) {
+  if (s.nested != ConditionRef::unresolved) return patch_nested(x, s);
+  const GraphImpl& a = x.plan.impl();
+  const NodeData& n = a.nodes[s.i];
+  if (n.kind == NodeKind::kernel && direct_kernel(a.kernels[n.payload])) {
+    const KernelData& k = a.kernels[n.payload];
+    return {kernel_direct(x, s.i, k, a.args.data() + k.args), "cudaGraphExecKernelNodeSetParams"};
+  }
+  return apply_node(x, s.i);
+}
+
+/// Throws the CudaError of site s, naming its node (and, nested, where it is).
+[[noreturn]] void throw_site(const ExecImpl& x, const ParamSite& s, const Applied& applied, const char* doing) {
+  std::string where = s.nested == ConditionRef::unresolved ? std::string() : x.native.nested[s.nested].where;
+  if (doing != nullptr) where = where.empty() ? doing : fmt::format("{} {}", doing, where);
+  throw_cuda(applied.rc, applied.api, s.g->info(s.i), std::move(where));
+}
+
+}  // namespace
+}  // namespace detail
+
+std::vector<std::uint32_t> ParameterSet::nodes() const {
+  std::vector<std::uint32_t> out;
+  for (const detail::ParamUse* u = first; u != last; ++u) {
+    if (out.empty() || out.back() != u->node) out.push_back(u->node);
+  }
+  return out;
+}
+
+ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>& plan, std::uint64_t uid,
+                                       const detail::ParamType& type, const void* value) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t k = detail::exec_param(x, plan, uid);
+  detail::ParamData& d = a.params[k];
+  if (value == nullptr || *type.info != *d.type->info) {
+    throw UsageError(
+        fmt::format("Executable::set: parameter {} of graph {} is of type {}, the value given is of type "
+                    "{}; a parameter's value is never converted: pass a {}",
+                    a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
+  }
+  detail::check_endpoints(x, k, value);
+  const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;
+  std::array<unsigned char, detail::max_parameter_bytes> now{};
+  std::memcpy(now.data(), value, d.type->size);
+  detail::write_param(a, d, now.data());
+  // One driver call per node, after its last use was written.
+  ParameterSet result;
+  std::optional<detail::ParamSite> failed;
+  detail::Applied applied;
+  detail::visit_sites(x, a, d, detail::ConditionRef::unresolved, [&](const detail::ParamSite& s) {
+    applied = detail::patch_site(x, s);
+    if (applied.rc == cudaSuccess) ++result.patched;
+    if (applied.rc != cudaSuccess) failed = s;
+    return applied.rc == cudaSuccess;
+  });
+  if (failed) {
+    // Put the old value back in the recorded plan and in the nodes already patched.
+    detail::write_param(a, d, old.data());
+    std::size_t left = result.patched;
+    detail::visit_sites(x, a, d, detail::ConditionRef::unresolved, [&](const detail::ParamSite& s) {
+      if (left-- == 0) return false;
+      const detail::Applied back = detail::patch_site(x, s);
+      if (back.rc != cudaSuccess) detail::throw_site(x, s, back, "rolling back Executable::set");
+      return true;
+    });
+    detail::throw_site(x, *failed, applied, nullptr);
+  }
+  result.first = d.uses.data();
+  result.last = d.uses.data() + d.uses.size();
+  return result;
+}
+
+}  // namespace graphdsl
