@@ -207,9 +207,11 @@ class Executable {
   void set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>& src, std::size_t count,
                   cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Sets parameter `param` (Graph::parameter) to `value` in every node of this executable that
-  /// uses it — kernel arguments and memset values — with one per-node CUDA setter each: O(uses), no
-  /// diff, and no heap allocation (a kernel that also takes a Condition or GraphBuffer is patched
-  /// through its recorded plan, which allocates). The recorded plan (plan()) takes the value, so
+  /// uses it — kernel arguments, memset values and memcpy endpoints, at the top level and in
+  /// conditional bodies and child plans — with one per-node CUDA setter each: O(uses), no diff, and
+  /// no heap allocation for top-level kernels and memsets (a kernel that also takes a Condition or
+  /// GraphBuffer is patched through its recorded plan, which allocates; so are nested kernels with
+  /// such arguments). The recorded plan (plan()) takes the value, so
   /// dumps and later update() calls see it. `value` must be a T (for a pointer parameter, anything
   /// that converts to T). On a CUDA failure the nodes already patched are put back and nothing
   /// changes. @throws UsageError for a value of another type, a parameter of another plan, or an

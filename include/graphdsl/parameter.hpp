@@ -9,8 +9,8 @@
 //
 // A parameter is passed as it is, never converted: its type must be the kernel parameter's type
 // (a Parameter<U*> also fits a const U* parameter) or the memset's element type. A parameter is
-// used in the plan that declares it (and copies of that plan); child plans and conditional bodies
-// cannot declare or use one (docs/parameters.md says why).
+// declared on a top-level plan and used there, in copies of it and in the conditional bodies built
+// inside it; a plan that embeds it with add_child gets its parameters too (docs/parameters.md).
 #pragma once
 
 #include <cstddef>
@@ -156,9 +156,10 @@ class Parameter {
 /// (valid until the executable is updated, moved or destroyed); nodes() copies them out.
 class ParameterSet {
  public:
-  /// Nodes patched (a kernel taking the parameter twice counts once).
+  /// Nodes patched (a kernel taking the parameter twice counts once), nodes of conditional bodies
+  /// and child plans included.
   std::size_t patched = 0;
-  /// Indices, in the executable's plan, of the patched nodes (allocates: call it when needed).
+  /// Indices, in the executable's plan, of the patched top-level nodes (allocates: call it when needed).
   std::vector<std::uint32_t> nodes() const;
   /// True: a set() that fails throws instead of returning.
   explicit operator bool() const noexcept { return true; }
