@@ -182,3 +182,54 @@ TEST_CASE("a refused set of a parameter used in a body changes nothing", "[gpu][
   run(exec, c.s);
   CHECK(other.download() == c.hx);
 }
+
+TEST_CASE("a child plan that uses parameters: per-node update and set_child keep set working",
+          "[gpu][parameter][nested][child]") {
+  Cells c;
+  // w = scale * x + offset
+  auto child = [&](float scale_value, float offset, gd::Parameter<float>* out) {
+    gd::Graph sub("sub");
+    auto scale = sub.parameter<float>(scale_value).name("scale");
+    sub.add_kernel(axpb, gd::cover(N), c.w.get(), c.x.get(), scale, offset, N).name("scale_x");
+    if (out != nullptr) *out = scale;
+    return sub;
+  };
+  auto outer = [&](const gd::Graph& sub) {
+    gd::Graph g("outer");
+    g.add_memset(c.z.get(), 1.0f, N).name("fill");
+    g.add_child(sub).name("sub");
+    return g;
+  };
+  auto check_w = [&](float scale, float offset, const char* what) {
+    INFO(what);
+    const auto w = c.w.download();
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += w[i] != scale * c.hx[i] + offset;
+    CHECK(bad == 0);
+  };
+  gd::Parameter<float> scale;
+  const gd::Graph g = outer(child(3.0f, 0.0f, &scale));
+  gd::Executable exec = g.instantiate();
+  run(exec, c.s);
+  check_w(3.0f, 0.0f, "as compiled");
+
+  // A plain argument inside the child changes: the child node is patched on its own.
+  const gd::UpdateResult u = exec.update(outer(child(3.0f, 1.0f, nullptr)));
+  INFO(u.to_string());
+  REQUIRE(u);
+  CHECK(u.changed == std::vector<std::uint32_t>{1});
+  run(exec, c.s);
+  check_w(3.0f, 1.0f, "after update");
+  CHECK(exec.set(scale, 2.0f).patched == 1);
+  run(exec, c.s);
+  check_w(2.0f, 1.0f, "after update, then set(scale)");
+
+  // A new child plan of the same shape through set_child; the handle of the first child still sets it.
+  exec.set_child(gd::node_cast<gd::ChildNode>(g.node(1)), child(5.0f, 0.5f, nullptr));
+  run(exec, c.s);
+  check_w(5.0f, 0.5f, "after set_child");
+  CHECK(exec.set(scale, 4.0f).patched == 1);
+  run(exec, c.s);
+  check_w(4.0f, 0.5f, "after set_child, then set(scale)");
+  CHECK(exec.plan().dump().find("argument 3: scale=4") != std::string::npos);
+}
