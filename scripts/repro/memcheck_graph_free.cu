@@ -5,7 +5,7 @@
 // cudaFreeAsync of the second outside the graph; finally cudaDeviceGraphMemTrim.
 //
 //   nvcc -arch=sm_90 scripts/repro/memcheck_graph_free.cu -o /tmp/repro
-//   compute-sanitizer --tool memcheck --leak-check full /tmp/repro 0   (variants 0..3)
+//   compute-sanitizer --tool memcheck --leak-check full /tmp/repro 0   (variants 0..4)
 //
 // Measured on an H200 (driver 580, CUDA 13.0), 2026-11-23: memcheck reports "4096 bytes leaked in 1
 // allocations" for variants 0 (as the test), 1 (freed on the legacy default stream) and 3 (executable
@@ -37,7 +37,24 @@ int main(int argc, char** argv) {
     CK(cudaStreamSynchronize(fs));
   }
   CK(cudaDeviceGraphMemTrim(0));
-  if (variant == 3) { CK(cudaGraphExecDestroy(e)); CK(cudaGraphDestroy(g)); CK(cudaDeviceGraphMemTrim(0)); }
+  if (variant >= 3) { CK(cudaGraphExecDestroy(e)); CK(cudaGraphDestroy(g)); CK(cudaDeviceGraphMemTrim(0)); }
+  if (variant == 4) {  // as 3, then a second graph whose kernel writes its own mem_alloc node's buffer
+    cudaGraph_t g2; CK(cudaGraphCreate(&g2, 0));
+    cudaMemAllocNodeParams ap{};
+    ap.poolProps.allocType = cudaMemAllocationTypePinned;
+    ap.poolProps.location.type = cudaMemLocationTypeDevice;
+    ap.bytesize = N * 4;
+    cudaGraphNode_t alloc, k, fr;
+    CK(cudaGraphAddMemAllocNode(&alloc, g2, nullptr, 0, &ap));
+    float* tmp = static_cast<float*>(ap.dptr); float v = 3.f; int n = N; void* args[] = {&tmp, &v, &n};
+    cudaKernelNodeParams kp{}; kp.func = reinterpret_cast<void*>(fill); kp.gridDim = dim3(N / 256); kp.blockDim = dim3(256); kp.kernelParams = args;
+    CK(cudaGraphAddKernelNode(&k, g2, &alloc, 1, &kp));
+    CK(cudaGraphAddMemFreeNode(&fr, g2, &k, 1, tmp));
+    cudaGraphExec_t e2; CK(cudaGraphInstantiate(&e2, g2, 0));
+    CK(cudaGraphLaunch(e2, s));
+    std::printf("variant 4: second graph (buffer %p): %s\n", static_cast<void*>(tmp), cudaGetErrorString(cudaStreamSynchronize(s)));
+    CK(cudaGraphExecDestroy(e2)); CK(cudaGraphDestroy(g2));
+  }
   CK(cudaDeviceSynchronize());
   unsigned long long used = 0, reserved = 0;
   CK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));

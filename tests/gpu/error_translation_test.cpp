@@ -791,7 +791,7 @@ TEST_CASE("MAT rows, instantiate: the node CUDA reports is placed in the plan", 
 }
 
 TEST_CASE("MAT rows, launch: the graph, and a captured allocation still live, are named",
-          "[gpu][error][catalogue][mat][launch]") {
+          "[gpu][error][catalogue][mat][launch][captured-alloc]") {
   run_phase("launch");
 }
 

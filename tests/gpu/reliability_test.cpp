@@ -215,7 +215,7 @@ TEST_CASE("a setter or update whose child plan's captured function throws change
 }
 
 TEST_CASE("a relaunch while a captured cudaMallocAsync of the last launch is live is refused before cudaGraphLaunch",
-          "[reliability][memory]") {
+          "[reliability][memory][captured-alloc]") {
   // Before: cudaGraphLaunch failed (cudaErrorInvalidValue) and, with a balanced capture before the
   // unbalanced one, left 1,024 bytes allocated that nothing could free (compute-sanitizer memcheck).
   float* balanced = nullptr;
