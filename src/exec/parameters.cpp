@@ -146,7 +146,7 @@ Applied patch_nested(ExecImpl& x, const ParamSite& s) {
     }
     case ParamPlace::memset_value: {
       const cudaMemsetParams p = memset_params(g, s.i, x.native.dptrs);
-      return {cuda_try(cudaGraphExecMemsetNodeSetParams, x.exec.get(), node, &p), "cudaGraphExecMemsetNodeSetParams"};
+      return {exec_memset_set_params(x, node, p), "cudaGraphExecMemsetNodeSetParams"};
     }
     case ParamPlace::memcpy_dst:
     case ParamPlace::memcpy_src: break;
@@ -155,7 +155,7 @@ Applied patch_nested(ExecImpl& x, const ParamSite& s) {
   if (const cudaError_t rc = memcpy_params(g, s.i, x.native.dptrs, p); rc != cudaSuccess) {
     return {rc, "cudaGetSymbolAddress"};
   }
-  return {cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), node, &p), "cudaGraphExecMemcpyNodeSetParams"};
+  return {exec_memcpy_set_params(x, node, p), "cudaGraphExecMemcpyNodeSetParams"};
 }
 
 /// Patches the node of site s from the recorded plan: at the top level the direct kernel path where

@@ -17,6 +17,12 @@ namespace graphdsl::detail {
 /// driver's entry point where it can (see exec/setters.cpp).
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p);
 
+/// cudaGraphExecMemsetNodeSetParams and cudaGraphExecMemcpyNodeSetParams for the setters, per-node
+/// updates and Executable::set: the driver's entry point with the current context first (a memcpy
+/// between pointers; arrays go to the runtime), then, on any failure, the runtime call, whose error
+/// is the one reported (as exec_kernel_set_params).
+cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemsetParams& p);
+cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p);
 /// Whether `layout` (the setter's) packs exactly like `recorded`.
 bool same_layout(const ArgLayout& layout, const ArgLayout& recorded);
 

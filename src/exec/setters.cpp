@@ -58,6 +58,89 @@ cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
   return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
 }
 
+namespace {
+
+/// The current CUcontext through the driver's entry point (what the runtime's memset and memcpy
+/// setters use), or null without the entry point or a current context.
+CUcontext current_context() noexcept {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  static const auto get = reinterpret_cast<GetCurrent>(driver_entry("cuCtxGetCurrent", 4000));
+  CUcontext ctx = nullptr;
+  if (get == nullptr || get(&ctx) != CUDA_SUCCESS) return nullptr;
+  return ctx;
+}
+
+/// The driver's memory type of one end of a copy in `direction` (`source`: the source end): what the
+/// runtime converts cudaMemcpyKind to.
+CUmemorytype memory_type(cudaMemcpyKind direction, bool source) noexcept {
+  switch (direction) {
+    case cudaMemcpyHostToHost: return CU_MEMORYTYPE_HOST;
+    case cudaMemcpyHostToDevice: return source ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    case cudaMemcpyDeviceToHost: return source ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    case cudaMemcpyDeviceToDevice: return CU_MEMORYTYPE_DEVICE;
+    case cudaMemcpyDefault: break;
+  }
+  return CU_MEMORYTYPE_UNIFIED;
+}
+
+/// One end of a pointer copy in the driver's terms.
+void driver_end(const cudaPitchedPtr& p, CUmemorytype type, CUmemorytype& out_type, const void*& host,
+                CUdeviceptr& device, std::size_t& pitch, std::size_t& height) noexcept {
+  out_type = type;
+  if (type == CU_MEMORYTYPE_HOST) {
+    host = p.ptr;
+  } else {
+    device = reinterpret_cast<CUdeviceptr>(p.ptr);
+  }
+  pitch = p.pitch;
+  height = p.ysize;
+}
+
+}  // namespace
+
+cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemsetParams& p) {
+  mark_changed(x);
+  using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*, CUcontext);
+  static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecMemsetNodeSetParams", 12000));
+  if (driver != nullptr) {
+    if (CUcontext ctx = current_context()) {
+      CUDA_MEMSET_NODE_PARAMS d{};
+      d.dst = reinterpret_cast<CUdeviceptr>(p.dst);
+      d.pitch = p.pitch;
+      d.value = p.value;
+      d.elementSize = p.elementSize;
+      d.width = p.width;
+      d.height = p.height;
+      count_cuda_call();
+      if (driver(x.exec.get(), node, &d, ctx) == CUDA_SUCCESS) return cudaSuccess;
+    }
+  }
+  return cuda_try(cudaGraphExecMemsetNodeSetParams, x.exec.get(), node, &p);
+}
+
+cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p) {
+  mark_changed(x);
+  using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D*, CUcontext);
+  static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecMemcpyNodeSetParams", 12000));
+  const bool pointers = p.srcArray == nullptr && p.dstArray == nullptr && p.srcPos.x == 0 && p.srcPos.y == 0 &&
+                        p.srcPos.z == 0 && p.dstPos.x == 0 && p.dstPos.y == 0 && p.dstPos.z == 0;
+  if (driver != nullptr && pointers) {
+    if (CUcontext ctx = current_context()) {
+      CUDA_MEMCPY3D d{};
+      driver_end(p.srcPtr, memory_type(p.kind, true), d.srcMemoryType, d.srcHost, d.srcDevice, d.srcPitch, d.srcHeight);
+      const void* dst_host = nullptr;
+      driver_end(p.dstPtr, memory_type(p.kind, false), d.dstMemoryType, dst_host, d.dstDevice, d.dstPitch, d.dstHeight);
+      d.dstHost = const_cast<void*>(dst_host);
+      d.WidthInBytes = p.extent.width;
+      d.Height = p.extent.height;
+      d.Depth = p.extent.depth;
+      count_cuda_call();
+      if (driver(x.exec.get(), node, &d, ctx) == CUDA_SUCCESS) return cudaSuccess;
+    }
+  }
+  return cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), node, &p);
+}
+
 /// Whether `layout` (the setter's) packs exactly like `recorded`.
 bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
   if (&layout == &recorded) return true;
@@ -276,17 +359,17 @@ namespace {
 /// checks the node's rules, and patches the node with `set(exec, node, &slot)` (`api` names it);
 /// on any failure puts the old parameters back (`also_restore` restores what else was written)
 /// and rethrows.
-template <class Params, class Set, class Restore>
-void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& now, Set set, const char* api,
+template <class Params, class Restore>
+void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& now,
+                    cudaError_t (*set)(ExecImpl&, cudaGraphNode_t, const Params&), const char* api,
                     Restore also_restore) {
   GraphImpl& a = x.plan.impl();
   const Params old = slot;
   slot = now;
   try {
     check_node(a, i);
-    mark_changed(x);
     const DeviceScope device(node_device(a, i, -1));
-    const cudaError_t rc = cuda_try(set, x.exec.get(), x.native.nodes[i], static_cast<const Params*>(&slot));
+    const cudaError_t rc = set(x, x.native.nodes[i], slot);
     if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
   } catch (...) {
     slot = old;
@@ -315,7 +398,7 @@ void Executable::set_memset_raw(const Node& node, void* dst, unsigned int value,
   const detail::ScalarType old_type = a.memset_types[slot];
   a.memset_types[slot] = type;
   detail::patch_recorded(x, i, a.memsets[slot], detail::memset_node_params(dst, value, element_size, count, 1, bytes),
-                         cudaGraphExecMemsetNodeSetParams, "cudaGraphExecMemsetNodeSetParams",
+                         detail::exec_memset_set_params, "cudaGraphExecMemsetNodeSetParams",
                          [&] { a.memset_types[slot] = old_type; });
 }
 
@@ -334,7 +417,7 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
   }
   detail::patch_recorded(x, i, a.memcpys[a.nodes[i].payload],
                          detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
-                         cudaGraphExecMemcpyNodeSetParams, "cudaGraphExecMemcpyNodeSetParams", [] {});
+                         detail::exec_memcpy_set_params, "cudaGraphExecMemcpyNodeSetParams", [] {});
 }
 
 void Executable::set_child(const ChildNode& node, const Graph& child) {

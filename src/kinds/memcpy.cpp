@@ -372,8 +372,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   if (const cudaError_t rc = detail::memcpy_params(x.plan.impl(), i, x.native.dptrs, p); rc != cudaSuccess) {
     return {rc, "cudaGetSymbolAddress"};
   }
-  return {cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), x.native.nodes[i], &p),
-          "cudaGraphExecMemcpyNodeSetParams"};
+  return {exec_memcpy_set_params(x, x.native.nodes[i], p), "cudaGraphExecMemcpyNodeSetParams"};
 }
 
 /// cudaGraphExecMemcpyNodeSetParams takes 1-D operands only.

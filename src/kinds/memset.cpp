@@ -214,8 +214,7 @@ namespace patch_fns {  // this section's functions (a namespace of their own: se
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
   const cudaMemsetParams p = detail::memset_params(x.plan.impl(), i, x.native.dptrs);
-  return {cuda_try(cudaGraphExecMemsetNodeSetParams, x.exec.get(), x.native.nodes[i], &p),
-          "cudaGraphExecMemsetNodeSetParams"};
+  return {exec_memset_set_params(x, x.native.nodes[i], p), "cudaGraphExecMemsetNodeSetParams"};
 }
 
 }  // namespace patch_fns
