@@ -442,6 +442,13 @@ void Executable::set_enabled_node(const Node& node, bool on) {
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, node.kind());
   detail::mark_changed(x);
+  // The driver's entry point first (as the other setters), then the runtime, whose error is reported.
+  using SetEnabled = CUresult (*)(CUgraphExec, CUgraphNode, unsigned int);
+  static const auto driver = reinterpret_cast<SetEnabled>(detail::driver_entry("cuGraphNodeSetEnabled", 11060));
+  if (driver != nullptr) {
+    detail::count_cuda_call();
+    if (driver(x.exec.get(), x.native.nodes[i], on ? 1u : 0u) == CUDA_SUCCESS) return;
+  }
   const cudaError_t rc = detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
 }
