@@ -11,12 +11,15 @@
 //            batch each; µs per change (medians, noise = largest half-range / median), ratio against
 //            raw, operator-new allocations per change. Every executable is then launched and its
 //            output checked bit for bit (node j: data[j] = init[j] * 0.5 + b_j).
+//   nested   the same change of a parameter used by k = 1, 100 step nodes inside the body of an if
+//            node: exec.set(b, value) vs cudaGraphExecKernelNodeSetParams on the raw body's nodes,
+//            interleaved, outputs checked.
 #include <array>
 #include <string>
 #include <vector>
 
-#include <graphdsl/graphdsl.hpp>
 #include <graphdsl/format.hpp>
+#include <graphdsl/graphdsl.hpp>
 
 #include "bench_common.hpp"
 #include "bench_param.hpp"
@@ -42,7 +45,8 @@ gd::Graph param_chain(float* data, const std::vector<int>& uses, float value, gd
   for (int j = 0; j < chain_nodes; ++j) {
     const bool uses_b = next < uses.size() && uses[next] == j;
     next += uses_b ? 1 : 0;
-    StepNode node = uses_b ? g.add_kernel(step, tiny, data, j, step_a, b) : g.add_kernel(step, tiny, data, j, step_a, step_b);
+    StepNode node = uses_b ? g.add_kernel(step, tiny, data, j, step_a, b)
+                           : g.add_kernel(step, tiny, data, j, step_a, step_b);
     if (j > 0) node.after(prev);
     if (handles != nullptr) handles->push_back(node);
     prev = node;
@@ -76,7 +80,8 @@ void one_k(Bench& bench, int k) {
   gd::Executable exec_setters = setters_plan.instantiate();
   const std::vector<float> start = expected(uses, value_gen(0));
   RawExec raw(Shape::chain, chain_nodes, bench.data, &start);
-  const gd::Graph templates[2] = {param_chain(bench.data, uses, value_gen(1)), param_chain(bench.data, uses, value_gen(2))};
+  const gd::Graph templates[2] = {param_chain(bench.data, uses, value_gen(1)),
+                                  param_chain(bench.data, uses, value_gen(2))};
 
   int gen[variants] = {0, 0, 0, 0};  // the generation each executable holds now
   std::size_t patched = 0;
@@ -144,15 +149,126 @@ void one_k(Bench& bench, int k) {
   bench.check_b(what + " raw", expected(uses, value_gen(gen[v_raw])), [&] { raw.launch(bench.s); });
 }
 
+// ---- the parameter inside a conditional body ------------------------------------------------------
+
+/// k step nodes in a chain (node j: data[j] = data[j] * a + b, b the Parameter) inside the body of an
+/// if node whose condition is 1 at every launch.
+gd::Graph nested_chain(float* data, int k, float value, gd::Parameter<float>* param) {
+  gd::Graph g("nested param chain");
+  const gd::Parameter<float> b = g.parameter<float>(value).name("b");
+  *param = b;
+  const gd::Condition go = g.add_condition(1);
+  g.add_if(go, [&](gd::Graph& body) {
+    StepNode prev;
+    for (int j = 0; j < k; ++j) {
+      StepNode node = body.add_kernel(step, tiny, data, j, step_a, b);
+      if (j > 0) node.after(prev);
+      prev = node;
+    }
+  });
+  return g;
+}
+
+/// The same graph in raw CUDA, with the body's kernel nodes for cudaGraphExecKernelNodeSetParams.
+struct RawNested {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  std::vector<cudaGraphNode_t> body_nodes;
+  RawNested(float* data, int k, float value) {
+    CUDA_CHECK(cudaGraphCreate(&graph, 0));
+    cudaGraphConditionalHandle go{};
+    CUDA_CHECK(cudaGraphConditionalHandleCreate(&go, graph, 1, cudaGraphCondAssignDefault));
+    cudaGraphNodeParams p{};
+    p.type = cudaGraphNodeTypeConditional;
+    p.conditional.handle = go;
+    p.conditional.type = cudaGraphCondTypeIf;
+    p.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+#if CUDART_VERSION >= 13000
+    CUDA_CHECK(cudaGraphAddNode(&node, graph, nullptr, nullptr, 0, &p));
+#else
+    CUDA_CHECK(cudaGraphAddNode(&node, graph, nullptr, 0, &p));
+#endif
+    for (int j = 0; j < k; ++j) {
+      StepArgs a(data, j, value);
+      const cudaKernelNodeParams kp = a.params(tiny);
+      cudaGraphNode_t n = nullptr;
+      CUDA_CHECK(cudaGraphAddKernelNode(&n, p.conditional.phGraph_out[0], j > 0 ? &body_nodes.back() : nullptr,
+                                        j > 0 ? 1 : 0, &kp));
+      body_nodes.push_back(n);
+    }
+    exec = raw_instantiate(graph);
+  }
+  ~RawNested() {
+    (void)cudaGraphExecDestroy(exec);
+    (void)cudaGraphDestroy(graph);
+  }
+  RawNested(const RawNested&) = delete;
+  RawNested& operator=(const RawNested&) = delete;
+};
+
+/// set(param) on k nodes of an if body vs cudaGraphExecKernelNodeSetParams on the raw body's nodes.
+void nested_k(Bench& bench, int k) {
+  gd::Parameter<float> param;
+  const gd::Graph plan = nested_chain(bench.data, k, value_gen(0), &param);
+  gd::Executable exec = plan.instantiate();
+  RawNested raw(bench.data, k, value_gen(0));
+  int gen_set = 0, gen_raw = 0;
+  std::size_t patched = 0;
+  const int batch = k == 1 ? 100 : 10;
+  HeapCount heap{};
+  auto set_batch = [&] {
+    const HeapCount h0 = thread_heap();
+    sample::Stopwatch w;
+    for (int c = 0; c < batch; ++c) {
+      gen_set = gen_set == 1 ? 2 : 1;
+      patched = exec.set(param, value_gen(gen_set)).patched;
+    }
+    const double us = w.us() / batch;
+    heap = heap + (thread_heap() - h0);
+    return us;
+  };
+  auto raw_batch = [&] {
+    sample::Stopwatch w;
+    for (int c = 0; c < batch; ++c) {
+      gen_raw = gen_raw == 1 ? 2 : 1;
+      for (int j = 0; j < k; ++j) {
+        StepArgs a(bench.data, j, value_gen(gen_raw));
+        const cudaKernelNodeParams p = a.params(tiny);
+        CUDA_CHECK(cudaGraphExecKernelNodeSetParams(raw.exec, raw.body_nodes[j], &p));
+      }
+    }
+    return w.us() / batch;
+  };
+  (void)set_batch();  // untimed warm-up of both
+  (void)raw_batch();
+  heap = HeapCount{};
+  const int reps = options().reps(15);
+  const Pair pr = interleave(reps, set_batch, raw_batch);
+  bench.expect(patched == static_cast<std::size_t>(k), fmt::format("params nested k={}: set() patched", k),
+               fmt::format("{} nodes, not {}", patched, k));
+  const double allocs = static_cast<double>(heap.allocs) / (reps * batch);
+  fmt::print("  {:<38} k={:<5} {:>11.3f} {:>7.3f} {:>5.1f}% {:>9.2f}   (raw {:.3f} us)\n",
+             "graphdsl set(param), in an if body", k, pr.ma(), pr.ratio(), 100.0 * pr.noise(), allocs, pr.mb());
+  csv_row({"params", "if body", k, k, "graphdsl set (body)", pr.ma(), pr.noise(), pr.ratio(), allocs,
+           static_cast<double>(heap.bytes) / (reps * batch)});
+  const std::string what = fmt::format("params nested k={}", k);
+  bench.check_b(what + " set", std::vector<float>(k, value_gen(gen_set)), [&] { exec.launch(bench.s); });
+  bench.check_b(what + " raw", std::vector<float>(k, value_gen(gen_raw)),
+                [&] { CUDA_CHECK(cudaGraphLaunch(raw.exec, bench.s)); });
+}
+
 }  // namespace
 
 void params_bench(Bench& bench) {
   sample::Stopwatch section;
-  fmt::print("\n== params: one Parameter<float> used by k of N={} chain nodes, changed four ways "
-             "(µs per change; ratio vs raw) ==\n",
-             chain_nodes);
+  fmt::print(
+      "\n== params: one Parameter<float> used by k of N={} chain nodes, changed four ways "
+      "(µs per change; ratio vs raw) ==\n",
+      chain_nodes);
   fmt::print("  {:<38} {:<7} {:>11} {:>7} {:>6} {:>9}\n", "variant", "k", "us/change", "ratio", "noise", "allocs");
   for (int k : {1, 100, 1000}) one_k(bench, k);
+  for (int k : {1, 100}) nested_k(bench, k);
   fmt::print("  (params took {:.1f} s)\n", section.us() / 1e6);
 }
 
