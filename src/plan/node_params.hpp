@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <cuda_runtime_api.h>
 
@@ -61,16 +62,17 @@ inline cudaMemcpy3DParms memcpy_node_params(void* dst, std::size_t dst_pitch, co
   return p;
 }
 
-/// Where use `u` of a parameter keeps the parameter's bytes in plan `g`: the kernel argument's bytes,
-/// or the memcpy endpoint's pointer (a pointer parameter's bytes are the pointer's); null for a
-/// memset value, which is kept as the memset's bit pattern (memset_bits).
-inline void* param_bytes(const GraphImpl& g, const ParamUse& u) {
+/// Where use `u` of a parameter keeps the parameter's bytes in plan `g` (a GraphImpl or a const
+/// one: the result is as const as g): the kernel argument's bytes, or the memcpy endpoint's pointer
+/// (a pointer parameter's bytes are the pointer's); null for a memset value, which is kept as the
+/// memset's bit pattern (memset_bits).
+template <class Plan>
+auto param_bytes(Plan& g, const ParamUse& u) -> std::conditional_t<std::is_const_v<Plan>, const void*, void*> {
   const NodeData& n = g.nodes[u.node];
-  auto& plan = const_cast<GraphImpl&>(g);  // one function for reading and writing: the caller's g says which
   switch (u.place) {
-    case ParamPlace::kernel_argument: return plan.args.data() + plan.kernels[n.payload].args + u.offset;
-    case ParamPlace::memcpy_dst: return &plan.memcpys[n.payload].dstPtr.ptr;
-    case ParamPlace::memcpy_src: return &plan.memcpys[n.payload].srcPtr.ptr;
+    case ParamPlace::kernel_argument: return g.args.data() + g.kernels[n.payload].args + u.offset;
+    case ParamPlace::memcpy_dst: return &g.memcpys[n.payload].dstPtr.ptr;
+    case ParamPlace::memcpy_src: return &g.memcpys[n.payload].srcPtr.ptr;
     case ParamPlace::memset_value: break;
   }
   return nullptr;
