@@ -16,9 +16,11 @@ ChildNode Graph::add_child(const Graph& child) {
   auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
   auto& g = impl();
   g.embed({copy.get()}, true, "add_child");
-  detail::adopt_parameters(g, static_cast<std::uint32_t>(g.nodes.size()), 0, *copy);
+  const detail::GraphImpl& inner = *copy;
   g.children.push_back(std::move(copy));
-  return ChildNode(g.push(NodeKind::child, g.children.size() - 1));
+  const ChildNode node(g.push(NodeKind::child, g.children.size() - 1));
+  detail::adopt_parameters(g, node.index(), 0, inner);
+  return node;
 }
 
 }  // namespace graphdsl

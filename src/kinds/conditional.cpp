@@ -69,10 +69,10 @@ ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& co
     c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(std::move(b.impl_)));
   }
   g.embed(built, false, fmt::format("add_conditional ({})", to_string(type)));
-  const auto node = static_cast<std::uint32_t>(g.nodes.size());  // the index push gives the node
-  for (std::uint32_t i = 0; i < built.size(); ++i) detail::adopt_parameters(g, node, i, *built[i]);
   g.conditionals.push_back(std::move(c));
-  return ConditionalNode(g.push(NodeKind::conditional, g.conditionals.size() - 1));
+  const ConditionalNode node(g.push(NodeKind::conditional, g.conditionals.size() - 1));
+  for (std::uint32_t i = 0; i < built.size(); ++i) detail::adopt_parameters(g, node.index(), i, *built[i]);
+  return node;
 }
 
 }  // namespace graphdsl
