@@ -24,7 +24,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +40,7 @@
 #include "graphdsl/detail/condition_kernels.hpp"
 #include "graphdsl/detail/config.hpp"
 #include "graphdsl/detail/exact_value.hpp"
+#include "graphdsl/detail/function_ref.hpp"
 #include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/event.hpp"
@@ -489,12 +489,12 @@ class Graph {
   /// Adds an IF node: `body(Graph&)` builds the plan that runs when the condition is non-zero.
   template <class Body>
   ConditionalNode add_if(const Condition& cond, Body&& body) {
-    return add_conditional(ConditionalType::if_then, cond, 1, [&](unsigned, Graph& g) { body(g); });
+    return add_conditional_node(ConditionalType::if_then, cond, 1, [&](unsigned, Graph& g) { body(g); });
   }
   /// Adds an IF-ELSE node (CUDA 12.8): `then_body` runs when the condition is non-zero, `else_body` otherwise.
   template <class Then, class Else>
   ConditionalNode add_if_else(const Condition& cond, Then&& then_body, Else&& else_body) {
-    return add_conditional(ConditionalType::if_else, cond, 2, [&](unsigned i, Graph& g) {
+    return add_conditional_node(ConditionalType::if_else, cond, 2, [&](unsigned i, Graph& g) {
       if (i == 0) {
         then_body(g);
       } else {
@@ -506,13 +506,13 @@ class Graph {
   /// first iteration and after each one). A node in the body must update the condition.
   template <class Body>
   ConditionalNode add_while(const Condition& cond, Body&& body) {
-    return add_conditional(ConditionalType::while_loop, cond, 1, [&](unsigned, Graph& g) { body(g); });
+    return add_conditional_node(ConditionalType::while_loop, cond, 1, [&](unsigned, Graph& g) { body(g); });
   }
   /// Adds a SWITCH node (CUDA 12.8) with one body per argument: body i runs when the condition is
   /// i; none runs when it is >= the number of bodies.
   template <class... Bodies>
   ConditionalNode add_switch(const Condition& cond, Bodies&&... bodies) {
-    return add_conditional(ConditionalType::switch_case, cond, sizeof...(Bodies), [&](unsigned i, Graph& g) {
+    return add_conditional_node(ConditionalType::switch_case, cond, sizeof...(Bodies), [&](unsigned i, Graph& g) {
       unsigned k = 0;
       ((i == k++ ? static_cast<void>(bodies(g)) : static_cast<void>(0)), ...);
     });
@@ -524,8 +524,21 @@ class Graph {
   /// UsageError. A builder builds only its body: destroying, replacing or moving this plan, or
   /// moving the body out, is a UsageError (and a body moved out no longer reaches this plan's
   /// Conditions). @throws UsageError also beyond max_nesting_depth or max_embedded_nodes.
-  ConditionalNode add_conditional(ConditionalType type, const Condition& cond, unsigned int size,
-                                  const std::function<void(unsigned int, Graph&)>& body);
+  /// `body` is any callable invocable as body(unsigned int, Graph&) (a lambda, a function, a
+  /// std::function: an empty one throws std::bad_function_call when called); it is called before
+  /// add_conditional returns and not kept.
+  template <class Body>
+  ConditionalNode add_conditional(ConditionalType type, const Condition& cond, unsigned int size, Body&& body) {
+    using Fn = std::decay_t<Body>;
+    static_assert(std::is_invocable_v<Fn&, unsigned int, Graph&>,
+                  "graphdsl add_conditional: the body builder must be invocable as body(unsigned int, Graph&)");
+    if constexpr (std::is_invocable_v<Body&, unsigned int, Graph&>) {
+      return add_conditional_node(type, cond, size, body);
+    } else {
+      Fn copy(body);  // a const callable whose call operator is not const: called through a copy
+      return add_conditional_node(type, cond, size, copy);
+    }
+  }
 
   /// Adds a kernel node that sets `cond` to (*value OP operand) ? 1 : 0 — a loop or branch driven by
   /// a value the user's kernels already compute (e.g. a residual), with no change to them.
@@ -685,6 +698,9 @@ class Graph {
                                   std::size_t args_offset, const detail::PlaceholderArg* placeholders = nullptr,
                                   std::size_t count = 0);
   HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
+  /// add_conditional without the template: `body(i, g)` builds body i.
+  ConditionalNode add_conditional_node(ConditionalType type, const Condition& cond, unsigned int size,
+                                       detail::FunctionRef<void(unsigned int, Graph&)> body);
   std::uint64_t add_parameter(const detail::ParamType& type, const void* initial);
   /// Checks the Parameter arguments of the kernel node add_kernel is adding (its block packed at
   /// `args_offset`), writes their values into the block and records the uses; on a UsageError the

@@ -1,6 +1,8 @@
 // graphdsl/graphdsl.hpp — the umbrella header: includes every public header but format.hpp
-// (fmt formatters: include <graphdsl/format.hpp> for them; it keeps fmt out of every other TU) and
-// nccl.hpp (graphdsl::nccl, a library of its own).
+// (fmt formatters: include <graphdsl/format.hpp> for them; it keeps fmt out of every other TU),
+// cache.hpp (ExecutableCache: include <graphdsl/cache.hpp>; it keeps <functional> and
+// <unordered_map> out of every other TU, docs/performance.md "Include cost") and nccl.hpp
+// (graphdsl::nccl, a library of its own).
 //
 //   version.hpp     library version
 //   error.hpp       Error, UsageError, CudaError
@@ -17,13 +19,11 @@
 //   graph.hpp       Graph (the plan)
 //   executable.hpp  Executable, InstantiateOptions
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
-//   cache.hpp       ExecutableCache
 //   debug.hpp       live-object and CUDA-call counters
 //   access.hpp, races.hpp  gd::reads / gd::writes, Graph::check_races() and its RaceReport
 #pragma once
 
 #include "graphdsl/buffer.hpp"
-#include "graphdsl/cache.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/debug.hpp"
 #include "graphdsl/device_graph.hpp"

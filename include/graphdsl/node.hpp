@@ -18,12 +18,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
+#include <vector>  // also std::begin and std::end (RangeElement), without <iterator>
 
 #include "graphdsl/access.hpp"
 #include "graphdsl/node_kind.hpp"

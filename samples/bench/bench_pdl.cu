@@ -4,6 +4,7 @@
 // interleaved in one run; device time per kernel from cudaEvents, medians with noise.
 #include <array>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 

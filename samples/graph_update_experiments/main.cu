@@ -22,6 +22,7 @@
 // Without a GPU it still builds every plan and prints the host-side diff of each experiment (plans
 // over host stand-in buffers: building and diffing plans never dereferences their pointers), then
 // says that no device was found and exits 0. With a GPU it exits 1 if any check FAILs.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -31,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include <graphdsl/cache.hpp>  // ExecutableCache is not in the umbrella header
 #include <graphdsl/graphdsl.hpp>
 
 #include "sample_util.hpp"

@@ -36,8 +36,8 @@ std::string body_name(ConditionalType type, unsigned i) {
 }
 }  // namespace
 
-ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& cond, unsigned int size,
-                                       const std::function<void(unsigned int, Graph&)>& body) {
+ConditionalNode Graph::add_conditional_node(ConditionalType type, const Condition& cond, unsigned int size,
+                                            detail::FunctionRef<void(unsigned int, Graph&)> body) {
   auto& g = impl();
   detail::ConditionalData c{type, g.resolve(cond), {}};
   c.bodies.reserve(std::min(size, 16u));  // `size` is the user's: a huge one fails in validate(), not here
@@ -53,6 +53,7 @@ ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& co
   for (unsigned int i = 0; i < size; ++i) {
     Graph b(body_name(type, i));
     b.impl_->parent = link;
+    if (!body) throw std::bad_function_call();  // a null function pointer, as std::function did
     body(i, b);
     if (outer->plan != &g || impl_.get() != &g) {
       throw UsageError(

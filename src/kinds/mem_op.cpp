@@ -7,6 +7,7 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 

@@ -5,6 +5,7 @@
 // parameter structs and calls) to these templates.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -2,6 +2,8 @@
 // an applied update, and a refused one leaves the executable launching its old parameters.
 #include "gpu_support.hpp"
 
+#include <graphdsl/cache.hpp>  // ExecutableCache is not in the umbrella header
+
 using namespace gpu_test;
 
 namespace {

@@ -19,11 +19,13 @@
 //   world      rank 0 says the world has 2 ranks, rank 1 says 3: both get NcclError from connect().
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>

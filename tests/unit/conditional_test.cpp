@@ -1,5 +1,7 @@
 // Unit tests of conditional nodes on the host: building, body rules, condition scope and usage,
 // dumps, diffs. No CUDA call is made (checked in each error case).
+#include <functional>
+
 #include <cuda_runtime_api.h>
 
 #include <graphdsl/graphdsl.hpp>
@@ -79,6 +81,46 @@ TEST_CASE("every conditional shape builds its bodies", "[conditional]") {
   REQUIRE_THROWS_MATCHES(g.body_plan(d, 5), gd::UsageError,
                          message_is("graphdsl: conditional node #3 has 5 bodies; there is no body 5"));
   CHECK_NOTHROW(g.validate());
+}
+
+namespace {
+void build_empty_body(unsigned, gd::Graph& b) { b.add_empty(); }
+}  // namespace
+
+// add_conditional took a std::function before it became a template (issue 12, item 5: include
+// cost); every callable that converted to that std::function must still work, and an empty one
+// still throws std::bad_function_call.
+TEST_CASE("add_conditional takes any callable std::function took", "[conditional]") {
+  gd::Graph g("callables");
+  const auto if_then = gd::ConditionalType::if_then;
+  SECTION("a function and a function pointer") {
+    g.add_conditional(if_then, g.add_condition(), 1, build_empty_body);
+    void (*fp)(unsigned, gd::Graph&) = &build_empty_body;
+    g.add_conditional(if_then, g.add_condition(), 1, fp);
+    CHECK(g.body_plan(gd::node_cast<gd::ConditionalNode>(g.node(1)), 0).node_count() == 1);
+  }
+  SECTION("a std::function, an lvalue and a temporary") {
+    std::function<void(unsigned, gd::Graph&)> f = build_empty_body;
+    g.add_conditional(if_then, g.add_condition(), 1, f);
+    g.add_conditional(if_then, g.add_condition(), 1, std::function<void(unsigned, gd::Graph&)>(f));
+    CHECK(g.node_count() == 2);
+  }
+  SECTION("a const function object whose call operator is not const, and one returning a value") {
+    int calls = 0;
+    const auto counting = [calls](unsigned, gd::Graph& b) mutable { ++calls, b.add_empty(); };
+    g.add_conditional(if_then, g.add_condition(), 1, counting);
+    g.add_conditional(gd::ConditionalType::switch_case, g.add_condition(), 2,
+                      [&](unsigned i, gd::Graph& b) { return ++calls + static_cast<int>(i) + b.add_empty().index(); });
+    CHECK(calls == 2);
+    CHECK(g.node_count() == 2);
+  }
+  SECTION("an empty std::function and a null function pointer throw std::bad_function_call, the plan unchanged") {
+    CHECK_THROWS_AS(g.add_conditional(if_then, g.add_condition(), 1, std::function<void(unsigned, gd::Graph&)>{}),
+                    std::bad_function_call);
+    void (*null)(unsigned, gd::Graph&) = nullptr;
+    CHECK_THROWS_AS(g.add_conditional(if_then, g.add_condition(), 1, null), std::bad_function_call);
+    CHECK(g.node_count() == 0);
+  }
 }
 
 TEST_CASE("bodies may not hold host or event nodes", "[conditional][errors]") {

@@ -10,7 +10,6 @@
 // names here may change in any release.
 #pragma once
 
-#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -39,6 +38,14 @@ std::string value_type_name() {
 [[noreturn]] void throw_inexact_value(const char* api, const std::string& value, const char* role,
                                       const std::string& type);
 
+/// The largest value of the integer type T (std::numeric_limits<T>::max() without <limits>: about
+/// 1,000 preprocessed lines in every translation unit; docs/performance.md, "Include cost").
+template <class T>
+constexpr unsigned long long integer_max() noexcept {
+  constexpr unsigned long long all = ~0ull >> (64 - 8 * sizeof(T));
+  return std::is_signed_v<T> ? all >> 1 : all;
+}
+
 /// True when the integer `v` converted to T has the same value.
 template <class T, class V>
 bool fits_exactly(V v) noexcept {
@@ -54,11 +61,13 @@ bool fits_exactly(V v) noexcept {
     }
   } else if constexpr (std::is_signed_v<V>) {
     if (v < 0) {
-      return std::is_signed_v<T> && static_cast<long long>(v) >= static_cast<long long>(std::numeric_limits<T>::min());
+      // T's minimum is -max - 1
+      return std::is_signed_v<T> &&
+             static_cast<unsigned long long>(-(static_cast<long long>(v) + 1)) <= integer_max<T>();
     }
-    return static_cast<unsigned long long>(v) <= static_cast<unsigned long long>(std::numeric_limits<T>::max());
+    return static_cast<unsigned long long>(v) <= integer_max<T>();
   } else {
-    return static_cast<unsigned long long>(v) <= static_cast<unsigned long long>(std::numeric_limits<T>::max());
+    return static_cast<unsigned long long>(v) <= integer_max<T>();
   }
 }
 

@@ -8,10 +8,10 @@
 // names here may change in any release.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <utility>
 
 namespace graphdsl::detail {
 
@@ -66,12 +66,14 @@ class SmallVec {
     const auto n = static_cast<std::uint32_t>(last - first);
     size_ = 0;
     if (n > cap_) grow(n);
-    std::copy(first, last, data());
+    std::uint32_t* out = data();
+    for (; first != last; ++first) *out++ = *first;
     size_ = n;
   }
 
   friend bool operator==(const SmallVec& a, const SmallVec& b) noexcept {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    return a.size_ == b.size_ &&
+           (a.size_ == 0 || std::memcmp(a.data(), b.data(), a.size_ * sizeof(std::uint32_t)) == 0);
   }
   friend bool operator!=(const SmallVec& a, const SmallVec& b) noexcept { return !(a == b); }
 
@@ -79,7 +81,7 @@ class SmallVec {
   bool on_heap() const noexcept { return cap_ > inline_capacity; }
   void grow(std::uint32_t cap) {
     auto* fresh = new std::uint32_t[cap];
-    std::copy(begin(), end(), fresh);
+    if (size_ != 0) std::memcpy(fresh, data(), size_ * sizeof(std::uint32_t));
     if (on_heap()) delete[] heap_;
     heap_ = fresh;
     cap_ = cap;
