@@ -203,6 +203,9 @@ void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std
     a.params[k].value = t.params[k].value;
     a.params[k].name = t.params[k].name;
   }
+  // Only child and conditional nodes hold names of their own plans (held_kinds: every kind of
+  // node this plan holds), so a plan without them is not walked again.
+  if (!a.holds(NodeKind::child) && !a.holds(NodeKind::conditional)) return;
   for (std::uint32_t i = 0; i < a.nodes.size(); ++i) take_nested_names(a, t, i);
 }
 
