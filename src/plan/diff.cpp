@@ -196,7 +196,7 @@ inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint3
     return false;  // a shape difference: compare_node refuses it
   }
   if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
-  if (x.name != y.name) out->renamed->push_back(i);
+  if (a.node_name(i) != b.node_name(i)) out->renamed->push_back(i);
   return true;
 }
 
@@ -230,7 +230,7 @@ std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b,
   }
   if (out != nullptr) {
     if (!ops.same_params(a, x.payload, b, y.payload)) out->changed->push_back(i);
-    if (x.name != y.name) out->renamed->push_back(i);
+    if (a.node_name(i) != b.node_name(i)) out->renamed->push_back(i);
   }
   return std::nullopt;
 }
@@ -366,7 +366,7 @@ bool same_names(const GraphImpl& a, const GraphImpl& b) {
   if (a.name != b.name) return false;
   for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
     const NodeData& x = a.nodes[i];
-    if (x.name != b.nodes[i].name) return false;
+    if (a.node_name(i) != b.node_name(i)) return false;
     if (x.kind == NodeKind::child && !same_names(*a.children[x.payload], *b.children[b.nodes[i].payload])) return false;
     if (x.kind != NodeKind::conditional) continue;
     const auto& ba = a.conditionals[x.payload].bodies;

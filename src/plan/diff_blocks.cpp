@@ -3,6 +3,7 @@
 // and the argument bytes of the whole block with one memcmp each) instead of node by node through
 // the kind table. A block this cannot show to be identical is compared node by node. No CUDA call.
 #include <cstring>
+#include <type_traits>
 
 #include "plan/diff.hpp"
 
@@ -20,9 +21,19 @@ inline bool same_preds(const SmallVec& x, const SmallVec& y) noexcept {
   return n == 0 || std::memcmp(p, q, n * sizeof(std::uint32_t)) == 0;
 }
 
-/// Nodes [lo, hi) of both plans are kernel nodes on the same devices with the same edges and names,
-/// whose records are kernels[k0 .. k0 + (hi - lo)) in both plans (the usual layout of plans built
-/// the same way). Every node is read; the result is the AND of all of them.
+/// Nodes [lo, hi) have the same names in both plans. Past the end of both plans' `names` no node
+/// has a name (GraphImpl::names), so plans without names compare none.
+bool same_block_names(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi) noexcept {
+  if (lo >= a.names.size() && lo >= b.names.size()) return true;
+  for (std::uint32_t i = lo; i < hi; ++i) {
+    if (a.node_name(i) != b.node_name(i)) return false;
+  }
+  return true;
+}
+
+/// Nodes [lo, hi) of both plans are kernel nodes on the same devices with the same edges, whose
+/// records are kernels[k0 .. k0 + (hi - lo)) in both plans (the usual layout of plans built the
+/// same way). Every node is read; the result is the AND of all of them.
 bool same_node_records(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi,
                        std::uint32_t k0) noexcept {
   const NodeData* x = a.nodes.data();
@@ -31,9 +42,8 @@ bool same_node_records(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo,
   for (std::uint32_t i = lo; i < hi; ++i) {
     const std::uint32_t k = k0 + (i - lo);
     same &= (x[i].kind == NodeKind::kernel) & (y[i].kind == NodeKind::kernel) & (x[i].device == y[i].device) &
-            (x[i].payload == k) & (y[i].payload == k) & (x[i].name.size() == y[i].name.size());
-    same = same && same_preds(x[i].preds, y[i].preds) &&
-           (x[i].name.empty() || std::memcmp(x[i].name.data(), y[i].name.data(), x[i].name.size()) == 0);
+            (x[i].payload == k) & (y[i].payload == k);
+    same = same && same_preds(x[i].preds, y[i].preds);
   }
   return same;
 }
@@ -73,10 +83,14 @@ bool same_kernel_args(const GraphImpl& a, const GraphImpl& b, std::uint32_t k0, 
 bool same_kernel_block(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi) noexcept {
   static_assert(std::has_unique_object_representations_v<KernelData>,
                 "kernel records are compared with memcmp: no padding bytes");
+  static_assert(sizeof(NodeData) <= 32, "node records are read for every node of both plans: keep them small");
   if (!a.kernel_attributes.empty() || !b.kernel_attributes.empty() || lo >= hi) return false;
   const std::uint32_t k0 = a.nodes[lo].payload;
   const std::uint32_t k1 = k0 + (hi - lo);
-  if (k1 < k0 || k1 > a.kernels.size() || k1 > b.kernels.size() || !same_node_records(a, b, lo, hi, k0)) return false;
+  if (k1 < k0 || k1 > a.kernels.size() || k1 > b.kernels.size() || !same_node_records(a, b, lo, hi, k0) ||
+      !same_block_names(a, b, lo, hi)) {
+    return false;
+  }
   return std::memcmp(a.kernels.data() + k0, b.kernels.data() + k0, (k1 - k0) * sizeof(KernelData)) == 0 &&
          same_kernel_args(a, b, k0, k1);
 }

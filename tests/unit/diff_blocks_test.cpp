@@ -171,3 +171,25 @@ TEST_CASE("diff of large plans the wholesale compare does not cover", "[update][
   CHECK(r.status == gd::UpdateStatus::node_type_changed);
   CHECK(r.reason == "node #100 is a memset node in the executable but a kernel node in the template");
 }
+
+TEST_CASE("node names kept apart from the node records", "[update][diff][blocks][names]") {
+  Plan named;
+  named.renamed = 250;  // the only named node: names beyond it are not stored
+  gd::Graph g = plan_of(named);
+  REQUIRE(g.find("renamed"));
+  CHECK(g.find("renamed")->index() == 250);
+  REQUIRE(g.find(""));
+  CHECK(g.find("")->index() == 0);
+  CHECK(g.node(299).name().empty());
+  CHECK(g.node(250).info().describe() == "kernel node 'renamed' (#250)");
+  const gd::Graph copy = g;
+  CHECK(copy.node(250).name() == "renamed");
+  CHECK(gd::diff(g, copy).changed.empty());
+
+  gd::Graph one("one");
+  auto k = one.add_kernel(step, tiny, D, 0, 2.0f, 0.5f).name("k");
+  k.name("");  // named, then unnamed: no name again
+  CHECK(one.node(0).name().empty());
+  REQUIRE(one.find(""));
+  CHECK(one.find("")->index() == 0);
+}
