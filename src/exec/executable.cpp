@@ -507,7 +507,7 @@ std::string name_native_nodes(std::string dot, const detail::GraphImpl& g, const
       }
     }
     if (!found) continue;
-    const std::string& raw = g.nodes[node].name;
+    const std::string& raw = g.node_name(node);
     const std::string name = raw.empty() ? fmt::format("#{}", node) : fmt::format("'{}' (#{})", record_text(raw), node);
     const bool record = begin < dot.size() && dot[begin] == '{';
     dot.insert(record ? begin + 1 : begin, record ? name + "|" : name + "\n");

@@ -201,11 +201,14 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
 /// After an update: the recorded plan takes the template's node, nested and parameter names and
 /// parameter values.
 void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& renamed) {
-  for (std::uint32_t i : renamed) a.nodes[i].name = t.nodes[i].name;
+  for (std::uint32_t i : renamed) a.set_node_name(i, t.node_name(i));
   for (std::size_t k = 0; k < a.params.size(); ++k) {  // the shapes matched: same count and types
     a.params[k].value = t.params[k].value;
     a.params[k].name = t.params[k].name;
   }
+  // Only child and conditional nodes hold names of their own plans (held_kinds: every kind of
+  // node this plan holds), so a plan without them is not walked again.
+  if (!a.holds(NodeKind::child) && !a.holds(NodeKind::conditional)) return;
   for (std::uint32_t i = 0; i < a.nodes.size(); ++i) take_nested_names(a, t, i);
 }
 

@@ -52,20 +52,33 @@ namespace {
 
 bool contains(const SmallVec& v, std::uint32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+/// Marks of the predecessors of one node, to test membership in O(1): each edge comparison of a
+/// node whose edges were added in another order costs O(in-degree), so a whole diff O(E).
+struct EdgeMarks {
+  std::vector<std::uint32_t> mark;  ///< per node of the plan: the stamp of the last list it was in
+  std::uint32_t stamp = 0;
+  void set(const SmallVec& preds, std::size_t nodes) {
+    if (mark.size() < nodes) mark.resize(nodes, 0);
+    if (++stamp == 0) {  // wrapped: old marks would read as current
+      std::fill(mark.begin(), mark.end(), 0);
+      stamp = 1;
+    }
+    for (std::uint32_t p : preds) mark[p] = stamp;
+  }
+  bool has(std::uint32_t p) const { return p < mark.size() && mark[p] == stamp; }
+};
+
 /// The first edge into node i that plan `has` holds and plan `lacks` does not, as a refusal whose
 /// nodes are those of the template `templ`.
 std::optional<UpdateResult> missing_edge(const GraphImpl& has, const char* has_name, const GraphImpl& lacks,
                                          const char* lacks_name, const GraphImpl& templ, std::uint32_t i,
-                                         const std::string& ctx) {
-  // Long lists (the same edges added in another order) are searched sorted: O(d log d), not O(d^2).
+                                         const std::string& ctx, EdgeMarks& marks) {
+  // Long lists (the same edges added in another order) are looked up in marks: O(d), not O(d^2).
   const SmallVec& other = lacks.nodes[i].preds;
-  std::vector<std::uint32_t> sorted;
-  if (other.size() > 32) {
-    sorted.assign(other.begin(), other.end());
-    std::sort(sorted.begin(), sorted.end());
-  }
+  const bool marked = other.size() > 8;
+  if (marked) marks.set(other, lacks.nodes.size());
   for (std::uint32_t p : has.nodes[i].preds) {
-    if (sorted.empty() ? contains(other, p) : std::binary_search(sorted.begin(), sorted.end(), p)) continue;
+    if (marked ? marks.has(p) : contains(other, p)) continue;
     UpdateResult r = refusal(UpdateStatus::topology_changed, templ.info(i),
                              fmt::format("{}edge {} -> {} exists in the {} but not in the {}", ctx, has.info(p).ref(),
                                          has.info(i).ref(), has_name, lacks_name));
@@ -195,14 +208,14 @@ inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint3
     return false;  // a shape difference: compare_node refuses it
   }
   if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
-  if (x.name != y.name) out->renamed->push_back(i);
+  if (a.node_name(i) != b.node_name(i)) out->renamed->push_back(i);
   return true;
 }
 
 /// Compares node i of `a` and `b` (compare_shape's loop body): kind, device, the kind's own
 /// structure (CompareOps::compare_shape) and edges; with `out`, lists it as changed or renamed.
 std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
-                                         const std::string& ctx, const DiffOut* out) {
+                                         const std::string& ctx, const DiffOut* out, EdgeMarks& marks) {
   const NodeData& x = a.nodes[i];
   const NodeData& y = b.nodes[i];
   if (x.kind != y.kind) {
@@ -221,15 +234,15 @@ std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b,
     if (auto r = ops.compare_shape(a, b, i, ctx)) return r;
   }
   if (x.preds != y.preds) {
-    if (auto r = missing_edge(a, "executable", b, "template", b, i, ctx)) return r;
-    if (auto r = missing_edge(b, "template", a, "executable", b, i, ctx)) return r;
+    if (auto r = missing_edge(a, "executable", b, "template", b, i, ctx, marks)) return r;
+    if (auto r = missing_edge(b, "template", a, "executable", b, i, ctx, marks)) return r;
   }
   if (ops.compare_shape != nullptr && ops.after_edges) {
     if (auto r = ops.compare_shape(a, b, i, ctx)) return r;
   }
   if (out != nullptr) {
     if (!ops.same_params(a, x.payload, b, y.payload)) out->changed->push_back(i);
-    if (x.name != y.name) out->renamed->push_back(i);
+    if (a.node_name(i) != b.node_name(i)) out->renamed->push_back(i);
   }
   return std::nullopt;
 }
@@ -267,10 +280,17 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       *out->conditions_changed = true;
     }
   }
+  // Block by block: a block of identical kernel nodes is shown so wholesale (plan/diff_blocks.cpp);
+  // any other block, node by node, so that what is reported is what the node-by-node compare finds.
   const auto n = static_cast<std::uint32_t>(a.nodes.size());
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (out != nullptr && same_plain_kernel(a, b, i, out)) continue;
-    if (auto r = compare_node(a, b, i, ctx, out)) return r;
+  EdgeMarks marks;
+  for (std::uint32_t lo = 0; lo < n; lo += diff_block) {
+    const std::uint32_t hi = std::min(n, lo + diff_block);
+    if (same_kernel_block(a, b, lo, hi)) continue;
+    for (std::uint32_t i = lo; i < hi; ++i) {
+      if (out != nullptr && same_plain_kernel(a, b, i, out)) continue;
+      if (auto r = compare_node(a, b, i, ctx, out, marks)) return r;
+    }
   }
   return compare_edge_kinds(a, b, ctx);
 }
@@ -358,7 +378,7 @@ bool same_names(const GraphImpl& a, const GraphImpl& b) {
   if (a.name != b.name) return false;
   for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
     const NodeData& x = a.nodes[i];
-    if (x.name != b.nodes[i].name) return false;
+    if (a.node_name(i) != b.node_name(i)) return false;
     if (x.kind == NodeKind::child && !same_names(*a.children[x.payload], *b.children[b.nodes[i].payload])) return false;
     if (x.kind != NodeKind::conditional) continue;
     const auto& ba = a.conditionals[x.payload].bodies;

@@ -39,6 +39,17 @@ struct DiffOut {
 std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b, const std::string& ctx,
                                           const DiffOut* out = nullptr);
 
+/// Nodes per block of the diff's wholesale compare: the records of a block of both plans stay in
+/// the L1 cache while it is compared.
+inline constexpr std::uint32_t diff_block = 64;
+
+/// True when nodes [lo, hi) of `a` and `b` are kernel nodes that are identical in everything the
+/// diff compares (kind, device, edges in the same order, name, kernel record, argument bytes; no
+/// Condition or GraphBuffer argument, no launch attributes in either plan): such a block holds no
+/// refusal and no changed or renamed node. False says nothing: the block is compared node by node
+/// (plan/diff_blocks.cpp).
+bool same_kernel_block(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi) noexcept;
+
 /// The shape check and the lists of changed and renamed nodes, in one pass (diff(), update()).
 UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::uint32_t>* renamed,
                        bool* conditions_changed);

@@ -89,6 +89,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       copied_from(o.id),
       name(o.name),
       nodes(o.nodes),
+      names(o.names),
       edge_count(o.edge_count),
       kernels(o.kernels),
       kernel_attributes(o.kernel_attributes),
@@ -164,18 +165,17 @@ NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
   if (nodes.size() >= ConditionRef::unresolved) {  // node numbers are 32-bit; the last value means "none"
     throw UsageError(fmt::format("graph {} holds {} nodes, the most a plan can hold", quoted(name), nodes.size()));
   }
-  NodeData n;
+  NodeData& n = nodes.emplace_back();
   n.kind = kind;
   n.payload = static_cast<std::uint32_t>(payload);
   n.device = static_cast<std::int16_t>(default_device);
-  nodes.push_back(std::move(n));
   held_kinds |= 1u << static_cast<unsigned>(kind);
   return NodeRef{this, static_cast<std::uint32_t>(nodes.size() - 1)};
 }
 
 NodeInfo GraphImpl::info(std::uint32_t index) const {
   const NodeData& n = nodes.at(index);
-  return NodeInfo{index, n.kind, n.name, name, {}};
+  return NodeInfo{index, n.kind, node_name(index), name, {}};
 }
 
 std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
@@ -273,7 +273,8 @@ void place_node(const Node& node, int device) {
 
 void name_node(const Node& node, std::string_view name) {
   GraphImpl& g = changeable(node, "naming it");
-  g.nodes.at(node.index()).name.assign(name.data(), name.size());
+  (void)g.nodes.at(node.index());
+  g.set_node_name(node.index(), name);
 }
 
 namespace {
@@ -387,7 +388,11 @@ void check_node_cast(const Node& node, NodeKind kind, const char* handle, const 
 Node::Node(detail::NodeRef ref) noexcept : plan_(ref.graph ? ref.graph->token : nullptr), index_(ref.index) {}
 
 NodeKind Node::kind() const { return detail::owner(*this).nodes.at(index_).kind; }
-std::string Node::name() const { return detail::owner(*this).nodes.at(index_).name; }
+std::string Node::name() const {
+  const detail::GraphImpl& g = detail::owner(*this);
+  (void)g.nodes.at(index_);
+  return g.node_name(index_);
+}
 NodeInfo Node::info() const { return detail::owner(*this).info(index_); }
 
 // ---- Graph: lifetime ---------------------------------------------------------------------------
@@ -471,7 +476,7 @@ std::vector<Node> Graph::nodes() const {
 std::optional<Node> Graph::find(std::string_view name) const {
   auto& g = impl();
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].name == name) return Node(detail::NodeRef{&g, i});
+    if (g.node_name(i) == name) return Node(detail::NodeRef{&g, i});
   }
   return std::nullopt;
 }
@@ -552,10 +557,11 @@ namespace {
 std::size_t plan_bytes(const detail::GraphImpl& g) {
   std::size_t bytes = sizeof(detail::GraphImpl) + g.name.capacity();
   bytes += g.nodes.capacity() * sizeof(detail::NodeData);
-  for (const auto& n : g.nodes) {
-    if (n.name.capacity() > 15) bytes += n.name.capacity() + 1;  // beyond the small-string buffer
-    bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
+  bytes += g.names.capacity() * sizeof(std::string);
+  for (const auto& s : g.names) {
+    if (s.capacity() > 15) bytes += s.capacity() + 1;  // beyond the small-string buffer
   }
+  for (const auto& n : g.nodes) bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
   bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.args.capacity();
   bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
   bytes += g.memset_types.capacity() * sizeof(detail::ScalarType);

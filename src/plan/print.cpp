@@ -131,7 +131,7 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
     const detail::NodeData& n = g.nodes[i];
     const DescribeOps& ops = describe_ops(n.kind);
     out += fmt::format("{}#{} {}", indent, i, to_string(n.kind));
-    if (!n.name.empty()) out += " " + detail::quoted(n.name);
+    if (!g.node_name(i).empty()) out += " " + detail::quoted(g.node_name(i));
     const NodeParams params = uses_of(all, &cursor, i);
     const std::string s = ops.summary != nullptr ? ops.summary(g, i, params) : std::string();
     if (!s.empty()) out += ": " + s;
@@ -167,7 +167,7 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
     const DescribeOps& ops = describe_ops(n.kind);
-    const std::string label = n.name.empty() ? fmt::format("#{}", i) : n.name;
+    const std::string label = g.node_name(i).empty() ? fmt::format("#{}", i) : g.node_name(i);
     std::string where = n.device >= 0 ? fmt::format(" @ gpu {}", n.device) : std::string();
     for (const auto& [p, u] : uses_of(all, &cursor, i)) where += "\\n" + dot_escape(param_use_text(g, p, u));
     if (ops.dot_label != nullptr) ops.dot_label(where, g, i);

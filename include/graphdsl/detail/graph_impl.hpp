@@ -1,7 +1,7 @@
 // graphdsl/detail/graph_impl.hpp — the storage of a plan (internal).
 //
-// One vector of nodes (kind, payload index, name, predecessor list) plus one vector per node kind
-// for the parameters, so a kernel node costs only what a kernel needs.
+// One vector of nodes (kind, payload index, predecessor list), the node names apart, plus one vector
+// per node kind for the parameters, so a kernel node costs only what a kernel needs.
 //
 // Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
 // names here may change in any release.
@@ -253,8 +253,9 @@ struct SymbolUse {
   std::size_t symbol_bytes;  ///< the symbol's size
 };
 
+/// One node of a plan (32 bytes: the diff of Executable::update reads every node of both plans, so
+/// the record holds only what every node has; names live in GraphImpl::names).
 struct NodeData {
-  std::string name;
   SmallVec preds;             ///< set semantics, in insertion order
   std::uint32_t payload = 0;  ///< index into the per-kind vector
   NodeKind kind = NodeKind::empty;
@@ -294,6 +295,9 @@ struct GraphImpl {
   std::uint64_t copied_from = 0;  ///< the id of the plan this one is a copy of (0: none), for messages
   std::string name;
   std::vector<NodeData> nodes;
+  /// Node names by node index: shorter than `nodes` where the last nodes have no name, and empty
+  /// while no node has one (most plans), so that a diff of unnamed plans reads no name.
+  std::vector<std::string> names;
   std::size_t edge_count = 0;
 
   std::vector<KernelData> kernels;
@@ -341,6 +345,23 @@ struct GraphImpl {
 
   /// Appends a node of `kind` whose parameters are at `payload` in the per-kind vector.
   NodeRef push(NodeKind kind, std::size_t payload);
+  /// The name of node `index` ("" when it has none).
+  const std::string& node_name(std::uint32_t index) const noexcept {
+    return index < names.size() ? names[index] : no_name();
+  }
+  /// Names node `index` (an empty name: no name).
+  void set_node_name(std::uint32_t index, std::string_view text) {
+    if (index >= names.size()) {
+      if (text.empty()) return;
+      names.resize(index + 1);
+    }
+    names[index].assign(text.data(), text.size());
+  }
+  /// The empty name.
+  static const std::string& no_name() noexcept {
+    static const std::string empty;
+    return empty;
+  }
   /// The NodeInfo of node `index` (for messages).
   NodeInfo info(std::uint32_t index) const;
   /// Where `c` is declared, seen from this plan (walking `parent` links; levels <= max_nesting_depth).

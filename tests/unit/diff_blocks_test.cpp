@@ -1,0 +1,195 @@
+// Plans large enough for the diff's wholesale compare (blocks of kernel nodes, plan/diff_blocks.cpp):
+// what it reports is what the node-by-node compare reports, for changes in the first, a middle
+// and the last block, renamed nodes, edges added in another order, nested plans and plans the
+// wholesale compare does not cover (launch attributes, other node kinds in a block).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <graphdsl/graphdsl.hpp>
+#include <graphdsl/format.hpp>
+
+#include "catch.hpp"
+
+namespace gd = graphdsl;
+
+namespace {
+void step(float*, int, float, float) {}
+void other_step(float*, int, float, float) {}
+float* const D = reinterpret_cast<float*>(0x1000);
+const gd::Launch tiny{dim3(1), dim3(32)};
+
+enum class Shape { chain, fork_join };
+
+/// What differs from the base plan: b of some nodes, a node's name, a node's launch or function,
+/// the join's edge order, launch attributes on node 0, a memset in place of node `memset_at`.
+struct Plan {
+  Shape shape = Shape::chain;
+  int n = 300;
+  std::vector<int> changed;  ///< nodes whose b is 1.5 instead of 0.5
+  int renamed = -1;          ///< this node is named "renamed"
+  int wider = -1;            ///< this node's block is 64 threads
+  int other_function = -1;
+  bool reversed_join = false;
+  bool cluster = false;
+  int memset_at = -1;
+};
+
+gd::Graph plan_of(const Plan& p) {
+  gd::Graph g(p.shape == Shape::chain ? "chain" : "fork-join");
+  std::vector<gd::Node> nodes;
+  for (int i = 0; i < p.n; ++i) {
+    const float b = std::find(p.changed.begin(), p.changed.end(), i) != p.changed.end() ? 1.5f : 0.5f;
+    gd::Launch l = i == p.wider ? gd::Launch{dim3(1), dim3(64)} : tiny;
+    if (p.cluster && i == 0) l = gd::Launch{dim3(2), dim3(32)}.with_cluster(2);
+    const char* name = i == p.renamed ? "renamed" : "";
+    if (i == p.memset_at) {
+      nodes.push_back(g.add_memset(reinterpret_cast<int*>(D), 0, 4).name(name));
+    } else {
+      nodes.push_back(g.add_kernel(i == p.other_function ? other_step : step, l, D, i, 2.0f, b).name(name));
+    }
+  }
+  if (p.shape == Shape::chain) {
+    for (int i = 1; i < p.n; ++i) g.add_edge(nodes[i - 1], nodes[i]);
+  } else {
+    for (int i = 1; i < p.n - 1; ++i) g.add_edge(nodes[0], nodes[i]);
+    for (int k = 1; k < p.n - 1; ++k) {
+      const int i = p.reversed_join ? p.n - 1 - k : k;
+      g.add_edge(nodes[i], nodes[p.n - 1]);
+    }
+  }
+  return g;
+}
+
+std::vector<std::uint32_t> indices(std::initializer_list<std::uint32_t> v) { return v; }
+}  // namespace
+
+TEST_CASE("diff of large plans lists the one changed node, wherever it is", "[update][diff][blocks]") {
+  for (Shape shape : {Shape::chain, Shape::fork_join}) {
+    CAPTURE(static_cast<int>(shape));
+    Plan base;
+    base.shape = shape;
+    CHECK(gd::diff(plan_of(base), plan_of(base)).changed.empty());
+    for (int i : {0, 63, 64, 150, 255, 256, 299}) {
+      Plan p = base;
+      p.changed = {i};
+      const gd::UpdateResult r = gd::diff(plan_of(base), plan_of(p));
+      CHECK(r);
+      CHECK(r.changed == indices({static_cast<std::uint32_t>(i)}));
+    }
+    Plan many = base;
+    many.changed = {1, 2, 70, 299};
+    CHECK(gd::diff(plan_of(base), plan_of(many)).changed == indices({1, 2, 70, 299}));
+    Plan wider = base;
+    wider.wider = 200;
+    CHECK(gd::diff(plan_of(base), plan_of(wider)).changed == indices({200}));
+  }
+}
+
+TEST_CASE("diff of large plans: a renamed node is no change, and refusals use the template's names",
+          "[update][diff][blocks]") {
+  Plan base;
+  Plan renamed = base;
+  renamed.renamed = 130;
+  gd::UpdateResult r = gd::diff(plan_of(base), plan_of(renamed));
+  CHECK(r);
+  CHECK(r.changed.empty());
+
+  renamed.other_function = 130;
+  r = gd::diff(plan_of(base), plan_of(renamed));
+  CHECK(r.status == gd::UpdateStatus::function_changed);
+  REQUIRE(r.node);
+  CHECK(r.node->name == "renamed");
+  CHECK(r.reason == "kernel node 'renamed' (#130) launches a different kernel function in the template");
+}
+
+TEST_CASE("diff of large plans: edges added in another order are the same edges", "[update][diff][blocks]") {
+  Plan base;
+  base.shape = Shape::fork_join;
+  Plan reversed = base;
+  reversed.reversed_join = true;
+  CHECK(gd::diff(plan_of(base), plan_of(reversed)));
+  CHECK(gd::diff(plan_of(base), plan_of(reversed)).changed.empty());
+  reversed.changed = {299};
+  CHECK(gd::diff(plan_of(base), plan_of(reversed)).changed == indices({299}));
+  CHECK(gd::diff(plan_of(reversed), plan_of(base)).changed == indices({299}));
+
+  // One edge of the join replaced by another: the first missing one is named, both ways.
+  gd::Graph a = plan_of(base);
+  gd::Graph b = plan_of(reversed);
+  b.add_edge(b.node(0), b.node(299));  // not an edge of `a`; the join keeps all its other edges
+  gd::UpdateResult r = gd::diff(a, b);
+  CHECK(r.status == gd::UpdateStatus::topology_changed);
+  CHECK(r.reason == "edge #0 -> #299 exists in the template but not in the executable");
+  r = gd::diff(b, a);
+  CHECK(r.status == gd::UpdateStatus::topology_changed);
+  CHECK(r.reason == "edge #0 -> #299 exists in the executable but not in the template");
+}
+
+TEST_CASE("diff of large plans: a change inside a child plan or a conditional body", "[update][diff][blocks]") {
+  Plan inner;
+  inner.n = 200;
+  Plan inner_changed = inner;
+  inner_changed.changed = {170};
+  auto outer = [&](const Plan& child_plan, const Plan& body_plan) {
+    Plan top;
+    gd::Graph g = plan_of(top);
+    g.add_child(plan_of(child_plan)).after(g.node(299));
+    const gd::Condition c = g.add_condition(1);
+    g.add_if(c, [&](gd::Graph& body) {
+      const gd::Graph made = plan_of(body_plan);
+      body.add_child(made);
+    });
+    return g;
+  };
+  CHECK(gd::diff(outer(inner, inner), outer(inner, inner)).changed.empty());
+  CHECK(gd::diff(outer(inner, inner), outer(inner_changed, inner)).changed == indices({300}));
+  CHECK(gd::diff(outer(inner, inner), outer(inner, inner_changed)).changed == indices({301}));
+
+  Plan inner_other = inner;
+  inner_other.other_function = 100;
+  const gd::UpdateResult r = gd::diff(outer(inner, inner), outer(inner_other, inner));
+  CHECK(r.status == gd::UpdateStatus::function_changed);
+  CHECK(r.reason == "in child node #300: kernel node #100 launches a different kernel function in the template");
+}
+
+TEST_CASE("diff of large plans the wholesale compare does not cover", "[update][diff][blocks]") {
+  Plan base;
+  base.cluster = true;  // launch attributes: every block node by node
+  Plan changed = base;
+  changed.changed = {5, 250};
+  CHECK(gd::diff(plan_of(base), plan_of(changed)).changed == indices({5, 250}));
+
+  Plan mixed;
+  mixed.memset_at = 100;  // a memset node in the second block
+  Plan mixed_changed = mixed;
+  mixed_changed.changed = {99, 101, 200};
+  CHECK(gd::diff(plan_of(mixed), plan_of(mixed_changed)).changed == indices({99, 101, 200}));
+
+  Plan kernel_there;  // node 100 a kernel in the template
+  const gd::UpdateResult r = gd::diff(plan_of(mixed), plan_of(kernel_there));
+  CHECK(r.status == gd::UpdateStatus::node_type_changed);
+  CHECK(r.reason == "node #100 is a memset node in the executable but a kernel node in the template");
+}
+
+TEST_CASE("node names kept apart from the node records", "[update][diff][blocks][names]") {
+  Plan named;
+  named.renamed = 250;  // the only named node: names beyond it are not stored
+  gd::Graph g = plan_of(named);
+  REQUIRE(g.find("renamed"));
+  CHECK(g.find("renamed")->index() == 250);
+  REQUIRE(g.find(""));
+  CHECK(g.find("")->index() == 0);
+  CHECK(g.node(299).name().empty());
+  CHECK(g.node(250).info().describe() == "kernel node 'renamed' (#250)");
+  const gd::Graph copy = g;
+  CHECK(copy.node(250).name() == "renamed");
+  CHECK(gd::diff(g, copy).changed.empty());
+
+  gd::Graph one("one");
+  auto k = one.add_kernel(step, tiny, D, 0, 2.0f, 0.5f).name("k");
+  k.name("");  // named, then unnamed: no name again
+  CHECK(one.node(0).name().empty());
+  REQUIRE(one.find(""));
+  CHECK(one.find("")->index() == 0);
+}
