@@ -119,16 +119,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       nested_nodes(o.nested_nodes),
       held_kinds(o.held_kinds) {
   counters().plans.fetch_add(1);
-  // Nested plans that use parameters are copied, not shared: Executable::set writes parameter
-  // values into the recorded plan's nested plans (nested_plan), which no other plan may see.
-  for (auto& c : children) {
-    if (!c->params.empty()) c = std::make_shared<const GraphImpl>(*c);
-  }
-  for (auto& c : conditionals) {
-    for (auto& b : c.bodies) {
-      if (!b->params.empty()) b = std::make_shared<const GraphImpl>(*b);
-    }
-  }
+  own_parameter_plans(*this);
 }
 
 GraphImpl::~GraphImpl() {

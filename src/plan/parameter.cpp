@@ -153,6 +153,17 @@ GraphImpl& nested_plan(const GraphImpl& g, const NestedUse& u) {
   return const_cast<GraphImpl&>(in);
 }
 
+void own_parameter_plans(GraphImpl& g) {
+  for (auto& c : g.children) {
+    if (!c->params.empty()) c = std::make_shared<const GraphImpl>(*c);
+  }
+  for (auto& c : g.conditionals) {
+    for (auto& b : c.bodies) {
+      if (!b->params.empty()) b = std::make_shared<const GraphImpl>(*b);
+    }
+  }
+}
+
 void adopt_parameters(GraphImpl& g, std::uint32_t node, std::uint32_t slot, const GraphImpl& inner) {
   for (std::uint32_t entry = 0; entry < inner.params.size(); ++entry) {
     const ParamData& e = inner.params[entry];

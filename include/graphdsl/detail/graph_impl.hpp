@@ -415,6 +415,11 @@ GraphImpl& nested_plan(const GraphImpl& g, const NestedUse& u);
 /// false) when g has none. Called by add_child and add_conditional once `inner` is complete.
 void adopt_parameters(GraphImpl& g, std::uint32_t node, std::uint32_t slot, const GraphImpl& inner);
 
+/// Replaces g's nested plans that use parameters by copies of them (GraphImpl's copy constructor):
+/// Executable::set writes parameter values into the recorded plan's nested plans (nested_plan),
+/// which no other plan may share.
+void own_parameter_plans(GraphImpl& g);
+
 /// True when `g` or a plan it holds places a node on a device or makes a peer copy.
 bool uses_devices(const GraphImpl& g);
 
