@@ -40,7 +40,7 @@ else
   cmake -S "$root" -B "$build" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Debug \
     "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" "-DCMAKE_CUDA_FLAGS_DEBUG=-O0" \
     -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DGRAPHDSL_SANITIZE=ON -DGRAPHDSL_UNITY_TESTS=ON "${everywhere[@]}" >/dev/null
+    -DGRAPHDSL_SANITIZE=ON -DCMAKE_UNITY_BUILD=ON "${everywhere[@]}" >/dev/null
 fi
 cmake --build "$build" --target graphdsl_unit_tests graphdsl_fuzz_replay -j "$jobs"
 
