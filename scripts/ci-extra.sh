@@ -66,10 +66,11 @@ run_tsan() {
   # templates, so that string operations are compiled (and instrumented) here instead of running
   # uninstrumented inside libstdc++.so, where TSan would not see a race on a node name.
   # -O1 -g1: TSan's recommended optimisation, line tables for its reports, no full debug info.
+  # A unity build (the library's sources in batches of 8): a third of the CPU time of one TU per file.
   local target="${GRAPHDSL_TSAN_TARGET:-graphdsl_thread_tests}"
   cmake -S "$root" -B "$tsan_build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug \
     "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_CUDA_FLAGS_DEBUG=-O0" \
-    -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_UNITY_BUILD=ON \
     "-DCMAKE_CXX_FLAGS=-fsanitize=thread -D_GLIBCXX_ASSERTIONS" \
     "-DCMAKE_CUDA_FLAGS=-Xcompiler=-fsanitize=thread" \
     "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread" >/dev/null

@@ -3,10 +3,11 @@
 #   The unit suite (graphdsl_unit_tests, which makes no CUDA call) and the plan-builder fuzz replay
 #   (graphdsl_fuzz_replay: the seed corpus plus seeded random inputs) are built with g++
 #   -fsanitize=address, the library and the fuzz harness also with -fsanitize=undefined (all with
-#   -fno-sanitize-recover=all), and run; any report (use-after-free, overflow, leak, undefined
-#   behaviour) fails the run.
-# Build folder: build-asan under the repository root ($GRAPHDSL_ASAN_BUILD_DIR). One CUDA
-# architecture (90), no samples and -O0 keep it to ~10 minutes on two cores.
+#   -fno-sanitize-recover=all; GRAPHDSL_SANITIZE in CMakeLists.txt), and run; any report
+#   (use-after-free, overflow, leak, undefined behaviour) fails the run.
+# Build folder: build-asan under the repository root ($GRAPHDSL_ASAN_BUILD_DIR). A folder already
+# configured with GRAPHDSL_SANITIZE=ON is used as it is: with CI=true, scripts/test.sh's own build
+# is one, and .ci/run then needs no second build (its CTest run is the sanitizer stage).
 #
 #   scripts/ci-sanitize.sh                        (FUZZ_RANDOM_INPUTS=1000 by default)
 #   FUZZ_RANDOM_INPUTS=20000 scripts/ci-sanitize.sh
@@ -24,24 +25,23 @@ launcher=()
 command -v ccache >/dev/null 2>&1 &&
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 
-# ASan everywhere; UBSan on the library's sources and the fuzz harness (GRAPHDSL_LIBRARY_CXX_OPTIONS),
-# which drives the builder and the header code through 1,000 random plans: UBSan triples a unit-test
-# TU's compile time (g++ -O0: 10 s with ASan alone, 32 s with both), a third of this stage.
-# GRAPHDSL_UBSAN_EVERYWHERE=1 puts UBSan on the unit tests too.
-sanitize="-fsanitize=address -fno-sanitize-recover=all -fno-omit-frame-pointer"
-ubsan="-fsanitize=undefined;-fno-sanitize-recover=all"
-[ "${GRAPHDSL_UBSAN_EVERYWHERE:-0}" = 1 ] && sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-# nvcc splits -Xcompiler arguments at commas: one flag per -Xcompiler.
-cuda_sanitize="-Xcompiler=-fsanitize=address -Xcompiler=-fno-sanitize-recover=all"
-step "configuring and building $build"
-# -O0 with line tables (-g1): the same checks at a third of -O2 -g's compile time on CI's two cores
-# (a unit-test TU: 32 s against 87 s); the suites themselves run in seconds either way.
-cmake -S "$root" -B "$build" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Debug \
-  "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" "-DCMAKE_CUDA_FLAGS_DEBUG=-O0" \
-  -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
-  "-DCMAKE_CXX_FLAGS=$sanitize" "-DCMAKE_CUDA_FLAGS=$cuda_sanitize" "-DGRAPHDSL_LIBRARY_CXX_OPTIONS=$ubsan" \
-  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" \
-  "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
+# ASan on the unit suite, ASan and UBSan on the library's sources and the fuzz harness, which
+# drives the builder and the header code through 1,000 random plans: UBSan triples a unit-test
+# TU's compile time (g++ -O0: 10 s with ASan alone, 32 s with both). GRAPHDSL_UBSAN_EVERYWHERE=1
+# puts UBSan on the unit tests too.
+everywhere=()
+[ "${GRAPHDSL_UBSAN_EVERYWHERE:-0}" = 1 ] && everywhere=("-DCMAKE_CXX_FLAGS=-fsanitize=undefined -fno-sanitize-recover=all")
+if grep -q '^GRAPHDSL_SANITIZE:BOOL=ON$' "$build/CMakeCache.txt" 2>/dev/null; then
+  step "building $build (configured with GRAPHDSL_SANITIZE=ON already)"
+else
+  step "configuring and building $build"
+  # -O0 with line tables (-g1): the same checks at a third of -O2 -g's compile time on CI's two
+  # cores (a unit-test TU: 32 s against 87 s); the suites themselves run in seconds either way.
+  cmake -S "$root" -B "$build" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" "-DCMAKE_CUDA_FLAGS_DEBUG=-O0" \
+    -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DGRAPHDSL_SANITIZE=ON -DCMAKE_UNITY_BUILD=ON "${everywhere[@]}" >/dev/null
+fi
 cmake --build "$build" --target graphdsl_unit_tests graphdsl_fuzz_replay -j "$jobs"
 
 # protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow gap would be.

@@ -4,6 +4,10 @@
 // driver 580, H200).
 #include "gpu_support.hpp"
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N and Buffers would collide with other files'.
+namespace body_capture_test {
+
 namespace {
 constexpr int N = 4096;
 }  // namespace
@@ -62,3 +66,5 @@ TEST_CASE("a capture invalidated inside a WHILE body is a CudaError naming the n
   GPU_REQUIRE(cudaMalloc(&p, 1024));  // the thread is not left capturing
   GPU_REQUIRE(cudaFree(p));
 }
+
+}  // namespace body_capture_test

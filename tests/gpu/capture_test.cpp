@@ -4,6 +4,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N and Buffers would collide with other files'.
+namespace capture_test {
+
 namespace {
 
 constexpr int N = 8192;
@@ -277,3 +281,5 @@ TEST_CASE("destroying and compiling executables during a global-mode capture lea
   GPU_REQUIRE(cudaGraphDestroy(captured));
   CHECK(cudaGetLastError() == cudaSuccess);
 }
+
+}  // namespace capture_test

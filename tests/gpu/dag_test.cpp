@@ -6,6 +6,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace dag_test {
+
 namespace {
 
 constexpr unsigned long long kMs = 1000ull * 1000ull;
@@ -153,3 +157,5 @@ TEST_CASE("a wide fan-out and fan-in: every branch finishes before the join's su
     require_equal(h_out.to_vector(), want, "sum of all branches");
   }
 }
+
+}  // namespace dag_test

@@ -33,6 +33,10 @@ using namespace gpu_test;
 
 extern char** environ;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N and Buffers would collide with other files'.
+namespace error_translation_test {
+
 namespace {
 
 constexpr int N = 256;
@@ -799,3 +803,5 @@ TEST_CASE("MAT rows, per-node setters: the node is named and the executable keep
           "[gpu][error][catalogue][mat][setter]") {
   run_phase("setter");
 }
+
+}  // namespace error_translation_test

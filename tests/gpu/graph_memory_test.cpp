@@ -4,6 +4,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N and Buffers would collide with other files'.
+namespace graph_memory_test {
+
 namespace {
 
 constexpr int N = 16384;
@@ -105,3 +109,5 @@ TEST_CASE("a buffer never freed: the second launch needs auto_free_on_launch", "
   CHECK(used == 0);
   require_counts_back_to(baseline);
 }
+
+}  // namespace graph_memory_test

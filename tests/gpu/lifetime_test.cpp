@@ -9,6 +9,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace lifetime_test {
+
 namespace {
 
 constexpr unsigned long long kMs = 1000ull * 1000ull;
@@ -178,3 +182,5 @@ TEST_CASE("instantiating and destroying a plan with every node kind leaks nothin
   CHECK(calls.load() == 20);
   require_counts_back_to(base);
 }
+
+}  // namespace lifetime_test

@@ -4,6 +4,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace node_kinds_test {
+
 namespace {
 
 constexpr unsigned long long kMs = 1000ull * 1000ull;
@@ -421,3 +425,5 @@ TEST_CASE("event record node in one graph orders an event wait node in another g
     require_equal(h_out.to_vector(), want, "v0 + launch * x read after the record");
   }
 }
+
+}  // namespace node_kinds_test

@@ -6,6 +6,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N and Buffers would collide with other files'.
+namespace parameter_test {
+
 namespace {
 
 constexpr int N = 4096;
@@ -262,3 +266,5 @@ TEST_CASE("a pointer parameter re-points memcpy endpoints, and a null endpoint i
   out_b.upload(std::vector<float>(N, 0.0f));
   expect(out_b, hpong, "after the refused set");
 }
+
+}  // namespace parameter_test

@@ -6,6 +6,10 @@
 using namespace gpu_test;
 
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N and Buffers would collide with other files'.
+namespace reliability_test {
+
 namespace {
 constexpr int N = 1024;
 
@@ -253,3 +257,5 @@ TEST_CASE("a relaunch while a captured cudaMallocAsync of the last launch is liv
   exec.synchronize();
   GPU_REQUIRE(cudaDeviceGraphMemTrim(0));  // give the freed pool memory back, as the translation cases do
 }
+
+}  // namespace reliability_test

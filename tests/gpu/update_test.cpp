@@ -6,6 +6,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N and Buffers would collide with other files'.
+namespace update_test {
+
 namespace {
 
 constexpr int N = 4096;
@@ -574,3 +578,5 @@ TEST_CASE("a kernel setter through a handle of another signature is refused befo
   run(exec, b, s);
   check(b, k, "after the refused setters");
 }
+
+}  // namespace update_test

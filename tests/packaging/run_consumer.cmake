@@ -7,6 +7,7 @@
 #   -DCUDA_COMPILER=... -DCUDA_ARCHITECTURES=... -DCUDATOOLKIT_ROOT=... -DFMT_DIR=...
 #   -DCXX_LAUNCHER=... -DCUDA_LAUNCHER=...   (optional: compiler launchers such as ccache)
 #   -DCXX_FLAGS_<BUILD_TYPE>=... -DCUDA_FLAGS_<BUILD_TYPE>=...   (optional: that build type's flags)
+#   -DUNITY_BUILD=ON|OFF   (optional: the calling build's CMAKE_UNITY_BUILD, for the modes that build graphdsl)
 #
 # package:      `cmake --install` the build tree into WORK_DIR, move the installed tree elsewhere
 #               (the package must be relocatable), then find_package(graphdsl <VERSION> EXACT CONFIG).
@@ -94,6 +95,11 @@ if(MODE STREQUAL "package")
 elseif(MODE STREQUAL "subdirectory" OR MODE STREQUAL "fetchcontent")
   # Only the library: no tests, samples or install rules, one GPU architecture.
   list(APPEND cache_args "-DGRAPHDSL_SOURCE_DIR=${SOURCE_DIR}" -DGRAPHDSL_BUILD_TESTS=OFF -DGRAPHDSL_BUILD_SAMPLES=OFF)
+  # A unity build (CI) builds graphdsl here in batches too: ccache cannot serve these objects (a
+  # batch's source file lies in the build folder), and one TU per file would take three times as long.
+  if(UNITY_BUILD)
+    list(APPEND cache_args -DCMAKE_UNITY_BUILD=ON)
+  endif()
   if(CUDA_COMPILER)
     list(APPEND cache_args "-DCMAKE_CUDA_COMPILER=${CUDA_COMPILER}")
   endif()

@@ -12,6 +12,10 @@
 namespace gd = graphdsl;
 using test_support::require_invalid;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace conditional_test {
+
 namespace {
 void step(float*, int) {}
 void set_flag(cudaGraphConditionalHandle, const int*) {}
@@ -275,3 +279,5 @@ TEST_CASE("the diff treats conditional shape as structure and body parameters as
   CHECK(build(false, 32).fingerprint() != build(true, 32).fingerprint());
   CHECK(gd::debug::cuda_calls() == calls);
 }
+
+}  // namespace conditional_test

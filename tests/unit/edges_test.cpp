@@ -10,6 +10,10 @@
 
 namespace gd = graphdsl;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace edges_test {
+
 namespace {
 
 std::vector<std::uint32_t> indices(const std::vector<gd::Node>& nodes) {
@@ -261,3 +265,5 @@ TEST_CASE("a rejected after() adds none of its edges", "[graph][edges][errors]")
   CHECK(g1.edge_count() == 0);
   CHECK(g1.predecessors(c).empty());
 }
+
+}  // namespace edges_test

@@ -8,6 +8,10 @@
 namespace gd = graphdsl;
 using test_support::require_invalid;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace graph_memory_test {
+
 namespace {
 void scale(float*, float, int) {}
 void read_only(const float*, int) {}
@@ -133,3 +137,5 @@ TEST_CASE("the diff treats allocations as structure", "[memory][update][diff]") 
   CHECK(r.reason == "mem_alloc node #0 allocates 256 bytes in the executable but 512 in the template (or on another "
                     "device); CUDA cannot change a graph allocation");
 }
+
+}  // namespace graph_memory_test

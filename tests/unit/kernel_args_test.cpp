@@ -11,6 +11,10 @@
 
 namespace gd = graphdsl;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace kernel_args_test {
+
 namespace {
 
 struct Pod {
@@ -222,3 +226,5 @@ TEST_CASE("a DeviceGraph is a kernel argument: trivially copyable, packed as its
   CHECK(stored_arg<gd::DeviceGraph>(g, k, 1).native_handle() == b.native_handle());
   g.validate();
 }
+
+}  // namespace kernel_args_test

@@ -11,6 +11,10 @@
 
 namespace gd = graphdsl;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace lifetime_test {
+
 namespace {
 
 std::vector<std::uint32_t> indices(const std::vector<gd::Node>& nodes) {
@@ -350,3 +354,5 @@ TEST_CASE("building, copying, printing and validating plans never calls CUDA", "
   CHECK(after.events == base.events);
   CHECK(after.native_graphs == base.native_graphs);
 }
+
+}  // namespace lifetime_test

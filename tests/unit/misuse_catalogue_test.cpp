@@ -18,6 +18,10 @@ namespace gd = graphdsl;
 using catalogue::expect_invalid;
 using catalogue::expect_usage_error;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace misuse_catalogue_test {
+
 namespace {
 
 void set_flag(cudaGraphConditionalHandle, int) {}
@@ -701,3 +705,5 @@ MISUSE_CASE(65, "PB", "device launch of a plan with a host node inside a child p
                                "in child node 'sub' (#0) of graph 'dl': host node 'cb' (#0)" + device_launch_kinds,
                                {"sub", "cb"});
 }
+
+}  // namespace misuse_catalogue_test

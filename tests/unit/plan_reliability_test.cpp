@@ -9,6 +9,10 @@
 
 using namespace unit;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace plan_reliability_test {
+
 namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -275,3 +279,5 @@ TEST_CASE("diff() sees the same edges added in another order as equal, at scale"
   (void)ja;
   (void)jb;
 }
+
+}  // namespace plan_reliability_test

@@ -11,6 +11,10 @@
 
 #include "unit_support.hpp"
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace threads_test {
+
 namespace {
 
 namespace gd = graphdsl;
@@ -123,3 +127,5 @@ TEST_CASE("threads build, copy, validate and diff their own plans while reading 
   CHECK(after.plans == live.plans);
   CHECK(after.host_closures == live.host_closures);
 }
+
+}  // namespace threads_test

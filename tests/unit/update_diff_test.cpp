@@ -9,6 +9,10 @@
 
 namespace gd = graphdsl;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where its kernels and helpers would collide with other files'.
+namespace update_diff_test {
+
 namespace {
 void scale(float*, float, int) {}
 void shift(float*, float, int) {}
@@ -244,3 +248,5 @@ TEST_CASE("UpdateResult prints how an update was applied", "[update][format]") {
   CHECK(fmt::format("{}", r) == "update applied (whole_graph): 1 node patched");
   CHECK(fmt::format("{}", gd::UpdateStatus::unsupported_function_change) == "unsupported function change");
 }
+
+}  // namespace update_diff_test
