@@ -7,6 +7,10 @@
 
 using namespace gpu_test;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where N, Cells, run and check would collide with other files'.
+namespace parameter_nested_test {
+
 namespace {
 
 constexpr int N = 2048;
@@ -233,3 +237,5 @@ TEST_CASE("a child plan that uses parameters: per-node update and set_child keep
   check_w(4.0f, 0.5f, "after set_child, then set(scale)");
   CHECK(exec.plan().dump().find("argument 3: scale=4") != std::string::npos);
 }
+
+}  // namespace parameter_nested_test

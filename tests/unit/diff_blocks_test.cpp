@@ -13,6 +13,10 @@
 
 namespace gd = graphdsl;
 
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds, tests/CMakeLists.txt), where step, tiny and plan_of would collide with other files'.
+namespace diff_blocks_test {
+
 namespace {
 void step(float*, int, float, float) {}
 void other_step(float*, int, float, float) {}
@@ -193,3 +197,5 @@ TEST_CASE("node names kept apart from the node records", "[update][diff][blocks]
   REQUIRE(one.find(""));
   CHECK(one.find("")->index() == 0);
 }
+
+}  // namespace diff_blocks_test
