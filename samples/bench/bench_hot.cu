@@ -22,11 +22,12 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
-#include <graphdsl/graphdsl.hpp>
 #include <graphdsl/format.hpp>
+#include <graphdsl/graphdsl.hpp>
 
 #include "bench_common.hpp"
 #include "bench_hot.hpp"
@@ -68,7 +69,8 @@ Measured measure(int reps, int calls, G&& gd_batch, R&& raw_batch) {
     m.calls[side] += calls;
     return us / calls;
   };
-  m.p = interleave(reps, [&] { return timed(0, gd_batch); }, [&] { return timed(1, raw_batch); });
+  m.p = interleave(
+      reps, [&] { return timed(0, gd_batch); }, [&] { return timed(1, raw_batch); });
   return m;
 }
 
@@ -111,16 +113,18 @@ void run_setter_kind(Bench& bench, int n, const char* workload, const SetterKind
   auto one_node = [&](int side) {
     for (int c = 0; c < one_node_batch; ++c) kind.set(side, mid, 1 + calls[side]++ % 2);
   };
-  const Measured one = measure(reps, one_node_batch, [&] { one_node(0); }, [&] { one_node(1); });
+  const Measured one = measure(
+      reps, one_node_batch, [&] { one_node(0); }, [&] { one_node(1); });
   const std::string section = std::string("setters ") + kind.name;
-  report(section, workload, n, 1, fmt::format("{}: one node of N={}", kind.name, n), kind.gd_variant,
-         kind.raw_variant, one, goal_at_most(one.p.ratio(), 0.8));
+  report(section, workload, n, 1, fmt::format("{}: one node of N={}", kind.name, n), kind.gd_variant, kind.raw_variant,
+         one, goal_at_most(one.p.ratio(), 0.8));
   int sweeps[2] = {0, 0};
   auto every = [&](int side) {
     const int gen = 1 + sweeps[side]++ % 2;
     for (int j = 0; j < n; ++j) kind.set(side, j, gen);
   };
-  const Measured all = measure(reps, n, [&] { every(0); }, [&] { every(1); });
+  const Measured all = measure(
+      reps, n, [&] { every(0); }, [&] { every(1); });
   report(section, workload, n, n, fmt::format("{}: every node of N={}", kind.name, n), kind.gd_variant,
          kind.raw_variant, all, goal_at_most(all.p.ratio(), 0.8));
   kind.check(fmt::format("setters {} N={}", kind.name, n));
@@ -239,7 +243,8 @@ struct SetterBuffers {
       for (int j = 0; j < data_len; ++j) hsrc[g][j] = static_cast<float>(j) * (g == 1 ? -1.0f : 1.0f) + 0.125f * g + 1;
       CUDA_CHECK(cudaMalloc(&src[g], data_len * sizeof(float)));
       CUDA_CHECK(cudaMemcpy(src[g], hsrc[g].data(), data_len * sizeof(float), cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
+      CUDA_CHECK(cudaStreamSynchronize(
+          cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
     }
   }
   ~SetterBuffers() {
@@ -267,7 +272,9 @@ cudaMemsetParams memset_params(unsigned* dst, unsigned value) {
 /// set_memset on a chain of N one-element memset nodes.
 void memset_setters(Bench& bench, SetterBuffers& buf, int n) {
   std::vector<gd::MemsetNode> h;
-  const gd::Graph plan = gd_chain(n, h, [&](gd::Graph& g, int j) { return g.add_memset(buf.slots + j, memset_value(j, 0), 1); });
+  const gd::Graph plan = gd_chain(n, h, [&](gd::Graph& g, int j) {
+    return g.add_memset(buf.slots + j, memset_value(j, 0), 1);
+  });
   gd::Executable exec = plan.instantiate();
   RawGraph rg = raw_chain(n, [&](cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t nd, int j) {
     const cudaMemsetParams p = memset_params(buf.slots + j, memset_value(j, 0));
@@ -304,7 +311,9 @@ void memset_setters(Bench& bench, SetterBuffers& buf, int n) {
 void memcpy_setters(Bench& bench, SetterBuffers& buf, int n) {
   constexpr cudaMemcpyKind d2d = cudaMemcpyDeviceToDevice;
   std::vector<gd::MemcpyNode> h;
-  const gd::Graph plan = gd_chain(n, h, [&](gd::Graph& g, int j) { return g.add_memcpy(buf.dst + j, buf.src[0] + j, 1, d2d); });
+  const gd::Graph plan = gd_chain(n, h, [&](gd::Graph& g, int j) {
+    return g.add_memcpy(buf.dst + j, buf.src[0] + j, 1, d2d);
+  });
   gd::Executable exec = plan.instantiate();
   RawGraph rg = raw_chain(n, [&](cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t nd, int j) {
     cudaGraphNode_t node = nullptr;
@@ -314,22 +323,21 @@ void memcpy_setters(Bench& bench, SetterBuffers& buf, int n) {
   const cudaGraphExec_t rx = raw_instantiate(rg.graph);
   std::vector<float> st[2] = {std::vector<float>(buf.hsrc[0].begin(), buf.hsrc[0].begin() + n),
                               std::vector<float>(buf.hsrc[0].begin(), buf.hsrc[0].begin() + n)};
-  const SetterKind kind{"memcpy", "graphdsl set_memcpy", "raw cudaGraphExecMemcpyNodeSetParams1D",
-                        [&](int side, int j, int gen) {
-                          const float* from = buf.src[gen] + j;
-                          if (side == 0) {
-                            exec.set_memcpy(h[j], buf.dst + j, from, 1, d2d);
-                          } else {
-                            CUDA_CHECK(cudaGraphExecMemcpyNodeSetParams1D(rx, rg.nodes[j], buf.dst + j, from,
-                                                                          sizeof(float), d2d));
-                          }
-                          st[side][j] = buf.hsrc[gen][j];
-                        },
-                        [&](const std::string& what) {
-                          check_bits(bench, what + " graphdsl", buf.dst, st[0], [&] { exec.launch(bench.s); });
-                          check_bits(bench, what + " raw", buf.dst, st[1],
-                                     [&] { CUDA_CHECK(cudaGraphLaunch(rx, bench.s)); });
-                        }};
+  const SetterKind kind{
+      "memcpy", "graphdsl set_memcpy", "raw cudaGraphExecMemcpyNodeSetParams1D",
+      [&](int side, int j, int gen) {
+        const float* from = buf.src[gen] + j;
+        if (side == 0) {
+          exec.set_memcpy(h[j], buf.dst + j, from, 1, d2d);
+        } else {
+          CUDA_CHECK(cudaGraphExecMemcpyNodeSetParams1D(rx, rg.nodes[j], buf.dst + j, from, sizeof(float), d2d));
+        }
+        st[side][j] = buf.hsrc[gen][j];
+      },
+      [&](const std::string& what) {
+        check_bits(bench, what + " graphdsl", buf.dst, st[0], [&] { exec.launch(bench.s); });
+        check_bits(bench, what + " raw", buf.dst, st[1], [&] { CUDA_CHECK(cudaGraphLaunch(rx, bench.s)); });
+      }};
   run_setter_kind(bench, n, "chain memcpy", kind);
   CUDA_CHECK(cudaGraphExecDestroy(rx));
 }
@@ -338,10 +346,11 @@ void memcpy_setters(Bench& bench, SetterBuffers& buf, int n) {
 
 void setters_bench(Bench& bench) {
   sample::Stopwatch section;
-  fmt::print("\nsetters: typed setter vs the raw exec setter on a chain of N nodes; one node: batches of {} calls "
-             "alternating two values; every node: one sweep of N calls; us per call (steady_clock; median of {} "
-             "reps, interleaved); alloc = operator-new allocations per call on the calling thread\n",
-             one_node_batch, options().reps(15));
+  fmt::print(
+      "\nsetters: typed setter vs the raw exec setter on a chain of N nodes; one node: batches of {} calls "
+      "alternating two values; every node: one sweep of N calls; us per call (steady_clock; median of {} "
+      "reps, interleaved); alloc = operator-new allocations per call on the calling thread\n",
+      one_node_batch, options().reps(15));
   row_header("setter");
   SetterBuffers buf;
   for (int n : sizes) {
@@ -366,9 +375,9 @@ enum HotVariant {
   h_raw_build,   // raw template built + cudaGraphExecUpdate + cudaGraphDestroy, all timed
   h_count
 };
-const char* const hot_names[h_count] = {"graphdsl update automatic",  "graphdsl update per_node",
+const char* const hot_names[h_count] = {"graphdsl update automatic",   "graphdsl update per_node",
                                         "graphdsl update whole_graph", "graphdsl build+update automatic",
-                                        "raw cudaGraphExecUpdate",    "raw build+cudaGraphExecUpdate"};
+                                        "raw cudaGraphExecUpdate",     "raw build+cudaGraphExecUpdate"};
 /// The baseline each variant's ratio is taken against.
 int hot_baseline(int v) { return v == h_build_auto || v == h_raw_build ? h_raw_build : h_raw; }
 
@@ -397,8 +406,15 @@ struct HotCase {
   const std::vector<float>* gd_now;
   const std::vector<float>* raw_now;
   HotCase(Bench& b, Shape s, int nodes)
-      : bench(b), shape(s), n(nodes), base(nodes, b_gen(0)), base_plan(plan_of(s, nodes, b.data, &base)),
-        raw(s, nodes, b.data, &base), exec(base_plan.instantiate()), gd_now(&base), raw_now(&base) {}
+      : bench(b),
+        shape(s),
+        n(nodes),
+        base(nodes, b_gen(0)),
+        base_plan(plan_of(s, nodes, b.data, &base)),
+        raw(s, nodes, b.data, &base),
+        exec(base_plan.instantiate()),
+        gd_now(&base),
+        raw_now(&base) {}
 
   void set_k(int k) {
     const std::vector<int> changed = spread(n, k);
@@ -481,13 +497,17 @@ HotRow hot_row(HotCase& c, int k, int reps) {
                slowest / 1e3, reps);
     reps = 3;
   }
+  std::mt19937 shuffle(static_cast<unsigned>(c.n + k));  // the same orders in every run
+  int order[h_count];
+  for (int i = 0; i < h_count; ++i) order[i] = i;
   for (int r = 0; r < reps; ++r) {
+    // A new order every repetition: with a rotation every variant always followed the same one,
+    // and `auto` always came right after the raw template build (cudaGraphExecUpdate, then
+    // cudaGraphDestroy of N nodes), measuring 1.07-1.67x per_node though both run the same code.
+    std::shuffle(order, order + h_count, shuffle);
     for (int i = 0; i < h_count; ++i) {
-      const int v = (r + i) % h_count;
-      // Each sample is the second of two back-to-back updates of the variant: timed right after
-      // another variant, an update paid for that variant's cache traffic (the raw template build
-      // came before `auto` in every rotation, which then measured 1.07-1.67x per_node though both
-      // run the same code).
+      const int v = order[i];
+      // Each sample is the second of two back-to-back updates of the variant.
       (void)hot_one(c, row, v, bad, first_bad);
       const HeapCount h0 = thread_heap();
       row.s[v].push_back(hot_one(c, row, v, bad, first_bad));
@@ -505,12 +525,13 @@ HotRow hot_row(HotCase& c, int k, int reps) {
 void hot_update_table(Shape shape, const std::vector<HotRow>& rows) {
   for (const HotRow& r : rows) {
     const double best = std::min(r.med(h_per_node), r.med(h_whole));
-    fmt::print("  {:<24} {:>9.2f} {:<11} {:>9.2f} {:>9.2f} {:>10.2f} | {:>9.2f} {:>10.2f} | {:>7.3f} {:>7.3f} {:>7.3f} "
-               "{:>7.3f} {:>5.1f}% {:>6.1f}\n",
-               fmt::format("{} N={} k={}", shape_name(shape), r.n, r.k), r.med(h_auto), gd::to_string(r.auto_path),
-               r.med(h_per_node), r.med(h_whole), r.med(h_build_auto), r.med(h_raw), r.med(h_raw_build),
-               r.ratio(h_auto), r.ratio(h_whole), r.ratio(h_build_auto), best > 0 ? r.med(h_auto) / best : 0.0,
-               100.0 * r.noise(h_auto), r.allocs(h_auto));
+    fmt::print(
+        "  {:<24} {:>9.2f} {:<11} {:>9.2f} {:>9.2f} {:>10.2f} | {:>9.2f} {:>10.2f} | {:>7.3f} {:>7.3f} {:>7.3f} "
+        "{:>7.3f} {:>5.1f}% {:>6.1f}\n",
+        fmt::format("{} N={} k={}", shape_name(shape), r.n, r.k), r.med(h_auto), gd::to_string(r.auto_path),
+        r.med(h_per_node), r.med(h_whole), r.med(h_build_auto), r.med(h_raw), r.med(h_raw_build), r.ratio(h_auto),
+        r.ratio(h_whole), r.ratio(h_build_auto), best > 0 ? r.med(h_auto) / best : 0.0, 100.0 * r.noise(h_auto),
+        r.allocs(h_auto));
     const std::string workload = fmt::format("{} step", shape_name(shape));
     for (int v = 0; v < h_count; ++v) {
       csv_row({"hupdate", workload, r.n, r.k, hot_names[v], r.med(v), r.noise(v), r.ratio(v), r.allocs(v),
@@ -529,10 +550,11 @@ void hot_update_goals(Shape shape, const std::vector<HotRow>& rows) {
                  x >= 20.0 ? "met" : "MISSED");
     }
     if (r.k == r.n) {
-      fmt::print("  goal {}: automatic / raw (prebuilt) {:.3f} (<= 1.10: {}); build+automatic / raw build+update "
-                 "{:.3f} (<= 0.80: {})\n",
-                 at, r.ratio(h_auto), r.ratio(h_auto) <= 1.10 ? "met" : "MISSED", r.ratio(h_build_auto),
-                 r.ratio(h_build_auto) <= 0.80 ? "met" : "MISSED");
+      fmt::print(
+          "  goal {}: automatic / raw (prebuilt) {:.3f} (<= 1.10: {}); build+automatic / raw build+update "
+          "{:.3f} (<= 0.80: {})\n",
+          at, r.ratio(h_auto), r.ratio(h_auto) <= 1.10 ? "met" : "MISSED", r.ratio(h_build_auto),
+          r.ratio(h_build_auto) <= 0.80 ? "met" : "MISSED");
     }
     const double best = std::min(r.med(h_per_node), r.med(h_whole));
     if (best > 0 && r.med(h_auto) > 1.05 * best) {
@@ -546,14 +568,15 @@ void hot_update_goals(Shape shape, const std::vector<HotRow>& rows) {
 
 void hot_update_bench(Bench& bench) {
   sample::Stopwatch section;
-  fmt::print("\nhupdate: update(plan) of a graph of N step nodes where k nodes change b; host wall time per update "
-             "(steady_clock; median of {} reps, {} at N=10000; variants rotated each rep)\n"
-             "  auto/per_node/whole: exec.update(prebuilt template[, policy]); bld+auto: plan built + update() + plan "
-             "destroyed\n  raw upd: cudaGraphExecUpdate(prebuilt raw template); raw bld+upd: raw template built + "
-             "cudaGraphExecUpdate + cudaGraphDestroy\n  a/raw, w/raw: auto, whole vs raw upd; b/rb: bld+auto vs raw "
-             "bld+upd; a/best: auto vs the better of per_node and whole; noise: auto and raw upd; alloc: auto's "
-             "operator-new allocations per update\n",
-             options().reps(15), options().reps(11));
+  fmt::print(
+      "\nhupdate: update(plan) of a graph of N step nodes where k nodes change b; host wall time per update "
+      "(steady_clock; median of {} reps, {} at N=10000; variants rotated each rep)\n"
+      "  auto/per_node/whole: exec.update(prebuilt template[, policy]); bld+auto: plan built + update() + plan "
+      "destroyed\n  raw upd: cudaGraphExecUpdate(prebuilt raw template); raw bld+upd: raw template built + "
+      "cudaGraphExecUpdate + cudaGraphDestroy\n  a/raw, w/raw: auto, whole vs raw upd; b/rb: bld+auto vs raw "
+      "bld+upd; a/best: auto vs the better of per_node and whole; noise: auto and raw upd; alloc: auto's "
+      "operator-new allocations per update\n",
+      options().reps(15), options().reps(11));
   fmt::print("  {:<24} {:>9} {:<11} {:>9} {:>9} {:>10} | {:>9} {:>10} | {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}\n",
              "case (us)", "auto", "auto path", "per_node", "whole", "bld+auto", "raw upd", "raw bld+up", "a/raw",
              "w/raw", "b/rb", "a/best", "noise", "alloc");
@@ -635,12 +658,13 @@ HeapUse raw_heap(Bench& bench, Shape shape, int n) {
 
 void hot_build_bench(Bench& bench) {
   sample::Stopwatch section;
-  fmt::print("\nhbuild: plan + instantiate() vs cudaGraphCreate + cudaGraphAddKernelNode x N + instantiate (host "
-             "wall time; median of {} reps, {} at N=10000, interleaved); destruction timed apart\n"
-             "  heap: bytes the process's malloc heap holds while the executable lives (glibc mallinfo2: uordblks + "
-             "hblkhd, after - before; sees the driver's malloc too), per node; new: operator-new allocations "
-             "per node while building + instantiating (calling thread)\n",
-             options().reps(11), options().reps(5));
+  fmt::print(
+      "\nhbuild: plan + instantiate() vs cudaGraphCreate + cudaGraphAddKernelNode x N + instantiate (host "
+      "wall time; median of {} reps, {} at N=10000, interleaved); destruction timed apart\n"
+      "  heap: bytes the process's malloc heap holds while the executable lives (glibc mallinfo2: uordblks + "
+      "hblkhd, after - before; sees the driver's malloc too), per node; new: operator-new allocations "
+      "per node while building + instantiating (calling thread)\n",
+      options().reps(11), options().reps(5));
   fmt::print("  {:<20} {:>12} {:>12} {:>7} {:>6} {:>10} {:>10} | {:>9} {:>9} {:>6} {:>7} {:>7}\n", "case",
              "graphdsl us", "raw us", "ratio", "noise", "gd destr", "raw destr", "gd B/nd", "raw B/nd", "ratio",
              "gd new", "raw new");
@@ -662,12 +686,13 @@ void hot_build_bench(Bench& bench) {
             return t.build + t.instantiate;
           });
       const double gb = gh.retained / n, rb = rh.retained / n;
-      fmt::print("  {:<20} {:>12.1f} {:>12.1f} {:>7.3f} {:>5.1f}% {:>10.1f} {:>10.1f} | {:>9.1f} {:>9.1f} {:>6.2f} "
-                 "{:>7.2f} {:>7.2f}  {}\n",
-                 fmt::format("{} N={}", shape_name(shape), n), p.ma(), p.mb(), p.ratio(), 100.0 * p.noise(),
-                 sample::median(gd_destroy), sample::median(raw_destroy), gb, rb, rb > 0 ? gb / rb : 0.0,
-                 static_cast<double>(gh.made.allocs) / n, static_cast<double>(rh.made.allocs) / n,
-                 goal_at_most(p.ratio(), 1.0));
+      fmt::print(
+          "  {:<20} {:>12.1f} {:>12.1f} {:>7.3f} {:>5.1f}% {:>10.1f} {:>10.1f} | {:>9.1f} {:>9.1f} {:>6.2f} "
+          "{:>7.2f} {:>7.2f}  {}\n",
+          fmt::format("{} N={}", shape_name(shape), n), p.ma(), p.mb(), p.ratio(), 100.0 * p.noise(),
+          sample::median(gd_destroy), sample::median(raw_destroy), gb, rb, rb > 0 ? gb / rb : 0.0,
+          static_cast<double>(gh.made.allocs) / n, static_cast<double>(rh.made.allocs) / n,
+          goal_at_most(p.ratio(), 1.0));
       const std::string workload = fmt::format("{} step", shape_name(shape));
       csv_pair("hbuild", workload, n, -1, "graphdsl build+instantiate", "raw build+instantiate", p);
       const Pair d{gd_destroy, raw_destroy};
@@ -678,9 +703,10 @@ void hot_build_bench(Bench& bench) {
                static_cast<double>(rh.made.allocs) / n, rb});
     }
   }
-  fmt::print("  goals (issue 15): build + instantiate <= 1.00 x raw; heap per node <= 1.10 x raw   (hbuild took "
-             "{:.1f} s)\n",
-             section.us() / 1e6);
+  fmt::print(
+      "  goals (issue 15): build + instantiate <= 1.00 x raw; heap per node <= 1.10 x raw   (hbuild took "
+      "{:.1f} s)\n",
+      section.us() / 1e6);
 }
 
 // ---- hreplay and launch -------------------------------------------------------------------------
@@ -704,9 +730,10 @@ Measured replay_pair(Bench& bench, gd::Executable& exec, const RawExec& raw, int
 
 void hot_replay_bench(Bench& bench) {
   constexpr int launches = 20;
-  fmt::print("\nhreplay: {} launches + cudaStreamSynchronize, host wall time per launch (steady_clock; median of "
-             "{} reps, {} at N=10000, interleaved)\n",
-             launches, options().reps(15), options().reps(9));
+  fmt::print(
+      "\nhreplay: {} launches + cudaStreamSynchronize, host wall time per launch (steady_clock; median of "
+      "{} reps, {} at N=10000, interleaved)\n",
+      launches, options().reps(15), options().reps(9));
   row_header("graph");
   for (Shape shape : {Shape::chain, Shape::fork_join}) {
     for (int n : sizes) {
@@ -726,9 +753,10 @@ void hot_replay_bench(Bench& bench) {
 
 void launch_bench(Bench& bench) {
   constexpr int launches = 10000;
-  fmt::print("\nlaunch: a 1-node graph launched {} times + cudaStreamSynchronize, host wall time per launch "
-             "(steady_clock; median of {} reps, interleaved)\n",
-             launches, options().reps(15));
+  fmt::print(
+      "\nlaunch: a 1-node graph launched {} times + cudaStreamSynchronize, host wall time per launch "
+      "(steady_clock; median of {} reps, interleaved)\n",
+      launches, options().reps(15));
   row_header("graph");
   gd::Executable exec = plan_of(Shape::chain, 1, bench.data).instantiate();
   RawExec raw(Shape::chain, 1, bench.data);
