@@ -37,7 +37,6 @@ class Event;
 
 namespace detail {
 struct ExecImpl;
-struct KernelData;
 enum class ScalarType : std::uint8_t;
 }  // namespace detail
 
@@ -266,7 +265,8 @@ class Executable {
   detail::DeviceNodeHandle device_node_handle(const Node& node, const detail::ArgLayout* signature) const;
   detail::ExecImpl& impl() const;
   /// The recorded kernel of `node` (checks that the node belongs to this executable).
-  const detail::KernelData& recorded_kernel(const Node& node) const;
+  /// The kernel function of kernel node `node` in the recorded plan.
+  const void* recorded_function(const Node& node) const;
   /// Internal: the recorded Launch of a kernel node (shape and attributes).
   Launch recorded_launch(const Node& node) const;
   /// Replaces the parameters of `target` with those of node #0 of `source` and patches the node.
@@ -313,9 +313,8 @@ void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
     detail::ArgPacker<P...>::pack(block, none, std::forward<A>(args)...);
     set_kernel_params(node, block, &Layout::value, nullptr);
   } else {
-    const detail::KernelData& k = recorded_kernel(node);
-    set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(k.func)), recorded_launch(node),
-               std::forward<A>(args)...);
+    set_kernel(node, reinterpret_cast<void (*)(P...)>(const_cast<void*>(recorded_function(node))),
+               recorded_launch(node), std::forward<A>(args)...);
   }
 }
 

@@ -41,8 +41,8 @@
 #include "graphdsl/detail/config.hpp"
 #include "graphdsl/detail/exact_value.hpp"
 #include "graphdsl/detail/function_ref.hpp"
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
+#include "graphdsl/detail/plan_types.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
@@ -51,6 +51,10 @@
 #include "graphdsl/races.hpp"
 
 namespace graphdsl {
+
+namespace detail {
+struct GraphImpl;  // the plan's storage: src/plan/graph_impl.hpp (not a public header)
+}  // namespace detail
 
 class Executable;  // graphdsl/executable.hpp: what instantiate() returns; it also defines the typed setters
 
@@ -203,17 +207,16 @@ class Graph {
   KernelNode<P...> add_kernel(void (*kernel)(P...), const Launch& launch, A&&... args) {
     static_assert(detail::check_declared_args(detail::DeclList<P...>{}, detail::DeclList<A...>{}));
     detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<detail::unwrap_declared_t<A&&>...>{});
-    auto& g = impl();
     const auto& layout = detail::ArgLayoutOf<P...>::value;
-    const std::size_t offset = g.args.size();
-    g.args.resize(offset + layout.total);
+    std::size_t offset = 0;
+    unsigned char* block = add_argument_block(layout.total, offset);
     constexpr std::size_t parameters = (std::size_t{detail::is_parameter_v<A>} + ... + 0);
     detail::PlaceholderArgs<(std::size_t{detail::is_condition_v<detail::unwrap_declared_t<A>> ||
                                          detail::is_buffer_v<detail::unwrap_declared_t<A>>} +
                              ... + 0),
                             parameters>
         conds;
-    detail::ArgPacker<P...>::pack(g.args.data() + offset, conds, detail::unwrap_declared(std::forward<A>(args))...);
+    detail::ArgPacker<P...>::pack(block, conds, detail::unwrap_declared(std::forward<A>(args))...);
     if constexpr (parameters > 0) bind_kernel_parameters(offset, conds.params.data(), conds.param_count);
     KernelNode<P...> node(add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset,
                                           conds.list.data(), conds.count));
@@ -242,9 +245,7 @@ class Graph {
   MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, V value, std::size_t width, std::size_t height) {
     check_memset_types<T, V>();
     const T v = detail::exact_value<T>(value, "add_memset", "the element type");
-    const MemsetNode n = add_memset_raw(dst, bit_pattern(v), sizeof(T), width, height, pitch_bytes);
-    impl().memset_types.back() = detail::scalar_type_of<T>();
-    return n;
+    return add_memset_node(dst, bit_pattern(v), sizeof(T), width, height, pitch_bytes, detail::scalar_type_of<T>());
   }
   /// Adds a memset node from raw parameters (cudaMemsetParams). `element_size` must be 1, 2 or 4
   /// and `pitch_bytes` (for height > 1) at least width * element_size; validate() checks both.
@@ -407,7 +408,7 @@ class Graph {
                   "graphdsl parameter<T>: T must be trivially copyable (a kernel argument type)");
     static_assert(sizeof(T) <= detail::max_parameter_bytes, "graphdsl parameter<T>: T is larger than 32 bytes");
     const std::uint64_t uid = add_parameter(detail::param_type<T>(), &initial);
-    return Parameter<T>(impl().token, uid);
+    return Parameter<T>(plan_token(), uid);
   }
 
   // ---- graph memory -------------------------------------------------------------------------
@@ -715,7 +716,14 @@ class Graph {
   std::pair<MemAllocNode, std::uint64_t> add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options);
   MemFreeNode add_mem_free_node(std::uint64_t uid);
   void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);
-  const detail::KernelData& kernel_data(const Node& node) const;
+  /// Appends `bytes` (zeroed) to the plan's argument arena for the kernel node add_kernel is adding;
+  /// sets `offset` to where they start and returns them (valid until the next node is added).
+  unsigned char* add_argument_block(std::size_t bytes, std::size_t& offset);
+  /// add_memset_raw, recording the element type for dumps.
+  MemsetNode add_memset_node(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                             std::size_t height, std::size_t pitch_bytes, detail::ScalarType type);
+  /// The liveness token of this plan (what handles and Parameters hold).
+  const std::shared_ptr<detail::PlanToken>& plan_token() const;
   /// Internal: the whole Launch of a kernel node.
   Launch kernel_launch(const Node& node) const;
   /// Stores the ranges of the gd::reads / gd::writes arguments of kernel node `node`.

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "native/native.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

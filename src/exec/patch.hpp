@@ -8,8 +8,8 @@
 #include <cuda_runtime_api.h>
 
 #include "exec/kind_patch.hpp"
-#include "graphdsl/detail/graph_impl.hpp"
 #include "native/native.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

@@ -237,10 +237,10 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
 }  // namespace
 }  // namespace detail
 
-const detail::KernelData& Executable::recorded_kernel(const Node& node) const {
+const void* Executable::recorded_function(const Node& node) const {
   const detail::ExecImpl& x = impl();
   const detail::GraphImpl& a = x.plan.impl();
-  return a.kernels[a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload];
+  return a.kernels[a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload].func;
 }
 
 Launch Executable::recorded_launch(const Node& node) const {

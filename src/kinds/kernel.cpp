@@ -10,6 +10,13 @@
 
 namespace graphdsl {
 
+unsigned char* Graph::add_argument_block(std::size_t bytes, std::size_t& offset) {
+  auto& g = impl();
+  offset = g.args.size();
+  g.args.resize(offset + bytes);
+  return g.args.data() + offset;
+}
+
 detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
                                        std::size_t args_offset, const detail::PlaceholderArg* placeholders,
                                        std::size_t count) {

@@ -11,9 +11,14 @@ namespace graphdsl {
 
 MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
                                  std::size_t height, std::size_t pitch_bytes) {
+  return add_memset_node(dst, value, element_size, width, height, pitch_bytes, detail::ScalarType::raw);
+}
+
+MemsetNode Graph::add_memset_node(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
+                                  std::size_t height, std::size_t pitch_bytes, detail::ScalarType type) {
   auto& g = impl();
   g.memsets.push_back(detail::memset_node_params(dst, value, element_size, width, height, pitch_bytes));
-  g.memset_types.push_back(detail::ScalarType::raw);  // add_memset_2d records a typed value's type
+  g.memset_types.push_back(type);
   return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
 }
 

@@ -12,9 +12,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "native/kind_build.hpp"
 #include "native/native.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

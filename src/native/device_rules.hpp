@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "graphdsl/detail/graph_impl.hpp"
+#include "plan/graph_impl.hpp"
 #include "plan/placement.hpp"
 
 namespace graphdsl::detail {

@@ -12,8 +12,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

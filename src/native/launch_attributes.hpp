@@ -8,7 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "graphdsl/detail/graph_impl.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

@@ -12,10 +12,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/detail/unique_handle.hpp"
 #include "graphdsl/graph.hpp"
 #include "native/event_state.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

@@ -12,11 +12,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/error.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/launch.hpp"
 #include "graphdsl/update.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

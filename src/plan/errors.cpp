@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include "graphdsl/debug.hpp"
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/error.hpp"
 #include "plan/counters.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl {
 

@@ -511,10 +511,7 @@ std::vector<Node> Graph::successors(const Node& node) const {
   return out;
 }
 
-const detail::KernelData& Graph::kernel_data(const Node& node) const {
-  auto& g = impl();
-  return g.kernels[g.nodes[own_index(g, node)].payload];
-}
+const std::shared_ptr<detail::PlanToken>& Graph::plan_token() const { return impl().token; }
 
 Launch Graph::kernel_launch(const Node& node) const {
   auto& g = impl();

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

@@ -233,9 +233,8 @@ MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, uns
       g, p, fmt::format("add_memset: the value of memset node #{} of graph {}", g.nodes.size(), detail::quoted(g.name)),
       "the memset's element", detail::memset_rule);
   const detail::ParamData& d = g.params[k];
-  const MemsetNode n = add_memset_raw(dst, detail::memset_bits(d.value.data(), d.type->size), element_size, count, 1,
-                                      bytes);
-  g.memset_types.back() = type;
+  const MemsetNode n = add_memset_node(dst, detail::memset_bits(d.value.data(), d.type->size), element_size, count, 1,
+                                       bytes, type);
   g.params[k].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memset_value});
   imports.keep = true;
   return n;

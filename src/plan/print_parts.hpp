@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "graphdsl/detail/graph_impl.hpp"
+#include "plan/graph_impl.hpp"
 #include "plan/kind_describe.hpp"
 
 namespace graphdsl::detail {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/races.hpp"
+#include "plan/graph_impl.hpp"
 #include "plan/kind_races.hpp"
 
 namespace graphdsl::detail::race {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "graphdsl/detail/graph_impl.hpp"
 #include "graphdsl/error.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail::rule {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "graphdsl/detail/graph_impl.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

@@ -9,7 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "graphdsl/detail/graph_impl.hpp"
+#include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
 

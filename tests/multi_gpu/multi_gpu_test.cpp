@@ -5,6 +5,7 @@
 
 #include "gpu_support.hpp"
 #include "multi_gpu_kernels.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 #if GRAPHDSL_TEST_NCCL
 #include <graphdsl/nccl.hpp>
 #endif

@@ -8,6 +8,7 @@
 
 #include "catch.hpp"
 #include "plan_checks.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 
 namespace gd = graphdsl;
 using test_support::require_invalid;

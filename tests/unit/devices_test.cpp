@@ -2,6 +2,7 @@
 // dumps, DOT, fingerprints and diffs show devices. The rules that need CUDA (does the device
 // exist, peer access, where a pointer lives) are in tests/multi_gpu.
 #include "plan_checks.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 #include "unit_support.hpp"
 
 using test_support::require_invalid;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "unit_support.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 
 namespace gd = graphdsl;
 

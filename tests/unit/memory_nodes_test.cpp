@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "unit_support.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 
 namespace gd = graphdsl;
 

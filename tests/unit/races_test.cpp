@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "unit_support.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 
 namespace {
 

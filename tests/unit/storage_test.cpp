@@ -2,6 +2,7 @@
 #include <string>
 
 #include "unit_support.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 
 namespace gd = graphdsl;
 

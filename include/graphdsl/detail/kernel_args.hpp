@@ -174,7 +174,8 @@ struct ArgPacker {
 
  private:
   template <class Conds, std::size_t... I, class... A>
-  static void pack_each(unsigned char* block, Conds& conds, std::index_sequence<I...>, A&&... args) {
+  static void pack_each([[maybe_unused]] unsigned char* block, [[maybe_unused]] Conds& conds, std::index_sequence<I...>,
+                        A&&... args) {
     (store<P>(block, ArgLayoutOf<P...>::offsets[I], static_cast<std::uint32_t>(I + 1), conds, std::forward<A>(args)),
      ...);
   }

@@ -1,10 +1,11 @@
-// graphdsl/detail/graph_impl.hpp — the storage of a plan (internal).
+// plan/graph_impl.hpp — the storage of a plan (the plan layer's; not a public header).
 //
 // One vector of nodes (kind, payload index, predecessor list), the node names apart, plus one vector
 // per node kind for the parameters, so a kernel node costs only what a kernel needs.
 //
-// Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
-// names here may change in any release.
+// Not installed: graph.hpp only forward-declares GraphImpl, and its templates reach the storage
+// through out-of-line members of Graph (docs/performance.md, "Include cost"). The small types those
+// templates share with it are in graphdsl/detail/plan_types.hpp.
 #pragma once
 
 #include <array>
@@ -22,6 +23,7 @@
 #include "graphdsl/access.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
+#include "graphdsl/detail/plan_types.hpp"
 #include "graphdsl/detail/small_vec.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/launch.hpp"
@@ -30,24 +32,6 @@
 #include "graphdsl/parameter.hpp"
 
 namespace graphdsl::detail {
-
-/// A host-node callable owned by a plan and, once compiled, by executables (through CUDA user
-/// objects). Counted in debug::live_counts().host_closures.
-struct HostClosure {
-  HostClosure() noexcept;
-  HostClosure(const HostClosure&) = delete;
-  HostClosure& operator=(const HostClosure&) = delete;
-  virtual ~HostClosure();
-  virtual void call() = 0;
-  bool empty = false;  ///< the callable was a null function pointer or an empty std::function
-};
-
-template <class F>
-struct HostClosureOf final : HostClosure {
-  explicit HostClosureOf(F fn) : f(std::move(fn)) {}
-  void call() override { f(); }
-  F f;
-};
 
 /// A reference from a node to a Condition, by position: the plan `levels` steps out from the
 /// node's plan (0: the same plan, 1: the plan enclosing it, ...) and the index in that plan's
@@ -77,66 +61,12 @@ struct AllocData {
   std::uint32_t node = 0;  ///< the mem_alloc node
 };
 
-/// Which pointer of a memset or memcpy node a graph buffer stands for.
-enum class BufferField : std::uint8_t { memset_dst, memcpy_dst, memcpy_src };
-
-/// The element type of a typed memset (add_memset, add_memset_2d), kept for dumps: the node itself
-/// holds only the value's bits. `raw`: add_memset_raw, or an element type that is not an integer or
-/// float (a 2-byte half, a 4-byte struct).
-enum class ScalarType : std::uint8_t { raw, int8, uint8, int16, uint16, int32, uint32, float32 };
-
-/// The ScalarType of T.
-template <class T>
-constexpr ScalarType scalar_type_of() noexcept {
-  using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, float>) {
-    return ScalarType::float32;
-  } else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, bool>) {
-    constexpr bool s = std::is_signed_v<U>;
-    if constexpr (sizeof(U) == 1) return s ? ScalarType::int8 : ScalarType::uint8;
-    if constexpr (sizeof(U) == 2) return s ? ScalarType::int16 : ScalarType::uint16;
-    if constexpr (sizeof(U) == 4) return s ? ScalarType::int32 : ScalarType::uint32;
-    return ScalarType::raw;
-  } else {
-    return ScalarType::raw;
-  }
-}
-
 /// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order).
 struct BufferUse {
   std::uint32_t node;  ///< the memset or memcpy node
   BufferField field;
   std::uint32_t alloc_node;  ///< the mem_alloc node, or ConditionRef::unresolved
   std::uint64_t uid = 0;     ///< GraphBuffer::id() (to resolve it in another plan)
-};
-
-/// The function behind a captured node: called with the capturing stream each time the plan is
-/// materialized. Counted in debug::live_counts().host_closures.
-struct StreamClosure {
-  StreamClosure() noexcept;
-  StreamClosure(const StreamClosure&) = delete;
-  StreamClosure& operator=(const StreamClosure&) = delete;
-  virtual ~StreamClosure();
-  virtual void call(cudaStream_t stream) = 0;
-  /// Called before each capture with the node it belongs to: a last check that needs CUDA (e.g.
-  /// where a collective's buffers live). Throws UsageError naming `node`. The default does nothing.
-  virtual void check(const NodeInfo& node) const;
-  /// Extra words for dumps and DOT labels (e.g. "nccl all_reduce sum float32 x1024 on devices 0,1").
-  virtual std::string describe() const;
-  /// True when capturing `other` issues the same work as capturing this (so an update need not
-  /// re-capture). The default: only the same closure object.
-  virtual bool same_work(const StreamClosure& other) const { return this == &other; }
-  /// True when the work must be captured into a graph of its own and embedded as a child node,
-  /// rather than captured straight into the plan's graph (NCCL collectives: a second capture over
-  /// the same communicators into one graph fails with cudaErrorStreamCaptureIsolation).
-  virtual bool own_graph() const { return false; }
-};
-
-template <class F>
-struct StreamClosureOf final : StreamClosure {
-  explicit StreamClosureOf(F fn) : f(std::move(fn)) {}
-  void call(cudaStream_t stream) override { f(stream); }
-  F f;
 };
 
 struct CaptureData {
@@ -276,14 +206,6 @@ enum class Sealed : std::uint8_t {
   body,      ///< a conditional body whose builder has returned (shared by copies of the plan)
   recorded,  ///< an executable's recorded plan (Executable::plan())
 };
-
-/// How deep plans may nest (child plans and conditional bodies, at any mix) and how many nodes a
-/// plan that embeds others may hold, counting embedded nodes (each embedding counted again):
-/// embedding beyond either is a UsageError from add_child / add_conditional. They keep every walk
-/// over nested plans (validate, dump, DOT, diff, fingerprint, compile, destruction) within bounded
-/// stack and time, also for plans that embed copies of themselves repeatedly.
-inline constexpr std::uint32_t max_nesting_depth = 64;
-inline constexpr std::uint64_t max_embedded_nodes = std::uint64_t{1} << 24;
 
 struct GraphImpl {
   explicit GraphImpl(std::string graph_name);
@@ -437,23 +359,5 @@ bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept;
 /// The first node of `g` (top level only) that is a device-updatable kernel node, or
 /// ConditionRef::unresolved when there is none (O(1) for a plan without launch attributes).
 std::uint32_t first_device_updatable(const GraphImpl& g) noexcept;
-
-/// The largest byte count graphdsl accepts anywhere (PTRDIFF_MAX: no object is larger, and a
-/// negative signed count converted to std::size_t is larger).
-inline constexpr std::size_t max_bytes = static_cast<std::size_t>(PTRDIFF_MAX);
-
-/// `count` elements of `element_size` bytes, in bytes. `what` names the call for the message.
-/// @throws UsageError when `count` or the product is above max_bytes (a negative count converted
-/// to std::size_t, or a product that would wrap around).
-std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what);
-
-/// Refuses a Compare value that is not one of the six comparisons (add_set_condition).
-void check_compare(Compare op);
-
-/// `text` with control characters, backslashes, single quotes and bytes that are not UTF-8
-/// escaped (docs/errors.md, "Names in messages"): what every message, dump and DOT label prints.
-std::string escaped(std::string_view text);
-/// escaped(text) in single quotes: how messages and dumps print a node or graph name.
-std::string quoted(std::string_view text);
 
 }  // namespace graphdsl::detail
