@@ -37,6 +37,10 @@ class Event;
 
 namespace detail {
 struct ExecImpl;
+/// Deletes an executable's state (src/exec/executable.cpp); see GraphImplDelete.
+struct ExecImplDelete {
+  static void destroy(ExecImpl* x) noexcept;
+};
 enum class ScalarType : std::uint8_t;
 }  // namespace detail
 
@@ -72,7 +76,7 @@ class Executable {
   /// An empty executable (operator bool is false); the other members throw UsageError on it.
   Executable() noexcept;
   /// Internal: made by Graph::instantiate().
-  explicit Executable(std::unique_ptr<detail::ExecImpl> impl) noexcept;
+  explicit Executable(detail::ExecImpl* impl) noexcept;
   /// Takes over the other executable's graphs and state; the other one is left empty.
   Executable(Executable&&) noexcept;
   /// Releases this executable (as the destructor does) and takes over the other one's graphs and
@@ -289,7 +293,7 @@ class Executable {
                              const detail::ParamType& type, const void* value);
   void* buffer_address(std::uint64_t uid) const;
   bool enabled_node(const Node& node) const;
-  std::unique_ptr<detail::ExecImpl> impl_;
+  detail::UniqueHandle<detail::ExecImpl*, detail::ExecImplDelete> impl_;
 };
 
 // ---- Executable's typed setters (they build one-node plans) ------------------------------------

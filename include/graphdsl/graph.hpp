@@ -43,6 +43,7 @@
 #include "graphdsl/detail/function_ref.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/detail/plan_types.hpp"
+#include "graphdsl/detail/unique_handle.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
@@ -54,6 +55,12 @@ namespace graphdsl {
 
 namespace detail {
 struct GraphImpl;  // the plan's storage: src/plan/graph_impl.hpp (not a public header)
+/// Deletes a plan's storage (in src/plan/graph.cpp, where GraphImpl is complete). Graph owns its
+/// storage through UniqueHandle rather than std::unique_ptr, whose std::tuple inside costs every
+/// translation unit that includes graphdsl (docs/performance.md, "Include cost").
+struct GraphImplDelete {
+  static void destroy(GraphImpl* g) noexcept;
+};
 }  // namespace detail
 
 class Executable;  // graphdsl/executable.hpp: what instantiate() returns; it also defines the typed setters
@@ -652,8 +659,8 @@ class Graph {
 
   /// Internal: the plan storage. @throws UsageError on a moved-from Graph.
   detail::GraphImpl& impl() const;
-  /// Internal: wraps a plan storage.
-  explicit Graph(std::unique_ptr<detail::GraphImpl> impl) noexcept;
+  /// Internal: takes over a plan storage made with `new`.
+  explicit Graph(detail::GraphImpl* impl) noexcept;
   /// Internal: adds a captured node around a prepared closure (add_captured and the NCCL
   /// collectives of graphdsl/nccl.hpp use it).
   CapturedNode add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode);
@@ -738,7 +745,7 @@ class Graph {
     detail::declare_accesses(node, list, count);
   }
 
-  std::unique_ptr<detail::GraphImpl> impl_;
+  detail::UniqueHandle<detail::GraphImpl*, detail::GraphImplDelete> impl_;
 };
 
 /// A plan holding one captured node: `fn(stream)` is captured each time the plan is compiled, so

@@ -73,7 +73,7 @@ detail::DeviceNodeHandle Executable::device_node_handle(const Node& node, const 
                     "moved-from)",
                     node.info().describe()));
   }
-  const detail::ExecImpl& x = *impl_;
+  const detail::ExecImpl& x = *impl_.get();
   const detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
   const detail::KernelData& k = a.kernels[a.nodes[i].payload];

@@ -375,18 +375,20 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   if (own.holds(NodeKind::captured)) {  // only then: finding them walks the native graph
     if (const std::optional<Owner> o = unfreed_captured_allocation(*x)) x->unfreed_captured = own.info(o->index);
   }
-  return Executable(std::move(x));
+  return Executable(x.release());
 }
 
 Executable::Executable() noexcept = default;
-Executable::Executable(std::unique_ptr<detail::ExecImpl> impl) noexcept : impl_(std::move(impl)) {}
+Executable::Executable(detail::ExecImpl* impl) noexcept : impl_(impl) {}
 Executable::Executable(Executable&&) noexcept = default;
 Executable& Executable::operator=(Executable&&) noexcept = default;
 Executable::~Executable() = default;
 
+void detail::ExecImplDelete::destroy(ExecImpl* x) noexcept { delete x; }
+
 detail::ExecImpl& Executable::impl() const {
   if (!impl_) throw UsageError("use of an empty or moved-from Executable");
-  return *impl_;
+  return *impl_.get();
 }
 
 void Executable::rethrow_host_error() {
@@ -400,7 +402,7 @@ bool Executable::has_host_error() const { return impl().sink->pending.load(std::
 
 void Executable::launch(cudaStream_t stream) {
   rethrow_host_error();
-  detail::ExecImpl& x = *impl_;
+  detail::ExecImpl& x = *impl_.get();
   if (x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
     if (x.unfreed) {
       throw UsageError(
@@ -447,9 +449,10 @@ void Executable::free_graph_memory(cudaStream_t stream) {
 
 void Executable::upload(cudaStream_t stream) {
   rethrow_host_error();
-  const cudaError_t rc = detail::cuda_try(cudaGraphUpload, impl_->exec.get(), stream);
-  if (rc != cudaSuccess) throw_run_failure(*impl_, rc, "cudaGraphUpload", "uploading", stream);
-  impl_->upload = detail::ExecImpl::Upload::done;
+  detail::ExecImpl& x = *impl_.get();
+  const cudaError_t rc = detail::cuda_try(cudaGraphUpload, x.exec.get(), stream);
+  if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphUpload", "uploading", stream);
+  x.upload = detail::ExecImpl::Upload::done;
 }
 
 void Executable::synchronize(cudaStream_t stream) {

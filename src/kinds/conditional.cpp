@@ -52,7 +52,7 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
   std::vector<const detail::GraphImpl*> built;
   for (unsigned int i = 0; i < size; ++i) {
     Graph b(body_name(type, i));
-    b.impl_->parent = link;
+    b.impl_.get()->parent = link;
     if (!body) throw std::bad_function_call();  // a null function pointer, as std::function did
     body(i, b);
     if (outer->plan != &g || impl_.get() != &g) {
@@ -64,10 +64,10 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
     if (!b.impl_)
       throw UsageError(fmt::format("the {} of a {} node was moved from inside its builder", body_name(type, i),
                                    to_string(type)));
-    b.impl_->parent.reset();
-    b.impl_->sealed = detail::Sealed::body;
+    b.impl_.get()->parent.reset();
+    b.impl_.get()->sealed = detail::Sealed::body;
     built.push_back(b.impl_.get());
-    c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(std::move(b.impl_)));
+    c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(b.impl_.release()));
   }
   g.embed(built, false, fmt::format("add_conditional ({})", to_string(type)));
   g.conditionals.push_back(std::move(c));

@@ -389,20 +389,22 @@ NodeInfo Node::info() const { return detail::owner(*this).info(index_); }
 // ---- Graph: lifetime ---------------------------------------------------------------------------
 
 Graph::Graph() : Graph(std::string("graph")) {}
-Graph::Graph(std::string name) : impl_(std::make_unique<detail::GraphImpl>(std::move(name))) {}
-Graph::Graph(std::unique_ptr<detail::GraphImpl> impl) noexcept : impl_(std::move(impl)) {}
-Graph::Graph(const Graph& other) : impl_(std::make_unique<detail::GraphImpl>(other.impl())) {}
+Graph::Graph(std::string name) : impl_(new detail::GraphImpl(std::move(name))) {}
+Graph::Graph(detail::GraphImpl* impl) noexcept : impl_(impl) {}
+Graph::Graph(const Graph& other) : impl_(new detail::GraphImpl(other.impl())) {}
 Graph& Graph::operator=(const Graph& other) {
-  if (this != &other) impl_ = std::make_unique<detail::GraphImpl>(other.impl());
+  if (this != &other) impl_ = decltype(impl_)(new detail::GraphImpl(other.impl()));
   return *this;
 }
 Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
 Graph::~Graph() = default;
 
+void detail::GraphImplDelete::destroy(GraphImpl* g) noexcept { delete g; }
+
 detail::GraphImpl& Graph::impl() const {
   if (!impl_) throw UsageError("use of a moved-from Graph");
-  return *impl_;
+  return *impl_.get();
 }
 
 const std::string& Graph::name() const { return impl().name; }
@@ -520,7 +522,7 @@ Launch Graph::kernel_launch(const Node& node) const {
 
 Graph Graph::child_plan(const ChildNode& node) const {
   auto& g = impl();
-  return Graph(std::make_unique<detail::GraphImpl>(*g.children[g.nodes[own_index(g, node)].payload]));
+  return Graph(new detail::GraphImpl(*g.children[g.nodes[own_index(g, node)].payload]));
 }
 
 Graph Graph::body_plan(const ConditionalNode& node, unsigned int i) const {
@@ -530,7 +532,7 @@ Graph Graph::body_plan(const ConditionalNode& node, unsigned int i) const {
     throw UsageError(fmt::format("{} has {} bodies; there is no body {}", g.info(node.index()).describe(),
                                  c.bodies.size(), i));
   }
-  return Graph(std::make_unique<detail::GraphImpl>(*c.bodies[i]));
+  return Graph(new detail::GraphImpl(*c.bodies[i]));
 }
 
 ConditionalType Graph::conditional_type(const ConditionalNode& node) const {

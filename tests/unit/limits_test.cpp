@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "unit_support.hpp"
+#include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
 
 namespace gd = graphdsl;
 
