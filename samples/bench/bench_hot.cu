@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda.h>  // CUDA_KERNEL_NODE_PARAMS for the driver floor (no libcuda link: an entry point)
+
 #include <graphdsl/format.hpp>
 #include <graphdsl/graphdsl.hpp>
 
@@ -105,8 +107,10 @@ struct SetterKind {
   std::function<void(const std::string& what)> check;
 };
 
-/// The one-node batch and the every-node sweep of one setter kind at size n, then the check.
-void run_setter_kind(Bench& bench, int n, const char* workload, const SetterKind& kind) {
+/// The one-node batch and the every-node sweep of one setter kind at size n, then the check. `goal`:
+/// the ratio side 0 / side 1 to reach (0: a reference row without a goal).
+void run_setter_kind(Bench& bench, int n, const char* workload, const SetterKind& kind, double goal = 0.8) {
+  auto goal_of = [goal](double ratio) { return goal > 0 ? goal_at_most(ratio, goal) : std::string("(floor)"); };
   const int reps = options().reps(15);
   const int mid = n / 2;
   int calls[2] = {0, 0};  // calls made so far per side: call c sets generation 1 + c % 2
@@ -117,7 +121,7 @@ void run_setter_kind(Bench& bench, int n, const char* workload, const SetterKind
       reps, one_node_batch, [&] { one_node(0); }, [&] { one_node(1); });
   const std::string section = std::string("setters ") + kind.name;
   report(section, workload, n, 1, fmt::format("{}: one node of N={}", kind.name, n), kind.gd_variant, kind.raw_variant,
-         one, goal_at_most(one.p.ratio(), 0.8));
+         one, goal_of(one.p.ratio()));
   int sweeps[2] = {0, 0};
   auto every = [&](int side) {
     const int gen = 1 + sweeps[side]++ % 2;
@@ -126,7 +130,7 @@ void run_setter_kind(Bench& bench, int n, const char* workload, const SetterKind
   const Measured all = measure(
       reps, n, [&] { every(0); }, [&] { every(1); });
   report(section, workload, n, n, fmt::format("{}: every node of N={}", kind.name, n), kind.gd_variant,
-         kind.raw_variant, all, goal_at_most(all.p.ratio(), 0.8));
+         kind.raw_variant, all, goal_of(all.p.ratio()));
   kind.check(fmt::format("setters {} N={}", kind.name, n));
 }
 
@@ -180,6 +184,56 @@ struct StepState {
   }
 };
 
+/// cuGraphExecKernelNodeSetParams, reached through the runtime's driver entry point (no libcuda
+/// link): the floor under any kernel setter built on CUDA, the runtime's own work taken away.
+using DriverKernelSet = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
+DriverKernelSet driver_kernel_set() {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuGraphExecKernelNodeSetParams", &fn, 12000, cudaEnableDefault, &found));
+  return found == cudaDriverEntryPointSuccess ? reinterpret_cast<DriverKernelSet>(fn) : nullptr;
+}
+
+/// The floor of the kernel setters: the driver's cuGraphExecKernelNodeSetParams (side 0, on one raw
+/// executable) against the runtime's cudaGraphExecKernelNodeSetParams (side 1, on another), the same
+/// calls as the "kernel args" rows. graphdsl's setter makes the driver call (src/exec/setters.cpp), so
+/// this ratio is as low as its ratio to the runtime can go without skipping the driver's work.
+void driver_floor(Bench& bench, int n) {
+  const DriverKernelSet set = driver_kernel_set();
+  if (set == nullptr) {
+    fmt::print("  kernel args floor: cuGraphExecKernelNodeSetParams not found, row left out\n");
+    return;
+  }
+  RawExec drv(Shape::chain, n, bench.data);
+  RawExec raw(Shape::chain, n, bench.data);
+  cudaFunction_t step_fn = nullptr;
+  CUDA_CHECK(cudaGetFuncBySymbol(&step_fn, reinterpret_cast<const void*>(&step)));
+  StepState st[2] = {StepState(n), StepState(n)};
+  const SetterKind floor{"kernel args floor", "raw driver cuGraphExecKernelNodeSetParams",
+                         "raw cudaGraphExecKernelNodeSetParams",
+                         [&](int side, int j, int gen) {
+                           StepArgs a(bench.data, j, b_gen(gen));
+                           const cudaKernelNodeParams p = a.params(tiny);
+                           if (side == 0) {
+                             CUDA_KERNEL_NODE_PARAMS d{};
+                             d.func = step_fn;
+                             d.gridDimX = p.gridDim.x, d.gridDimY = p.gridDim.y, d.gridDimZ = p.gridDim.z;
+                             d.blockDimX = p.blockDim.x, d.blockDimY = p.blockDim.y, d.blockDimZ = p.blockDim.z;
+                             d.sharedMemBytes = p.sharedMemBytes;
+                             d.kernelParams = p.kernelParams;
+                             if (set(drv.exec, drv.g.nodes[j], &d) != CUDA_SUCCESS) bench.expect(false, "driver setter", "failed");
+                           } else {
+                             CUDA_CHECK(cudaGraphExecKernelNodeSetParams(raw.exec, raw.g.nodes[j], &p));
+                           }
+                           st[side].b[j] = b_gen(gen);
+                         },
+                         [&](const std::string& what) {
+                           bench.check_b(what + " driver", st[0].expected(), [&] { drv.launch(bench.s); });
+                           bench.check_b(what + " runtime", st[1].expected(), [&] { raw.launch(bench.s); });
+                         }};
+  run_setter_kind(bench, n, "chain step", floor, 0);
+}
+
 /// set_kernel_args, set_launch and set_enabled on a chain of N step nodes.
 void step_setters(Bench& bench, int n) {
   std::vector<StepNode> h;
@@ -227,6 +281,7 @@ void step_setters(Bench& bench, int n) {
                           },
                           check};
   for (const SetterKind* k : {&args, &launch, &enable}) run_setter_kind(bench, n, "chain step", *k);
+  driver_floor(bench, n);
 }
 
 /// Device buffers of the memset and memcpy chains.
