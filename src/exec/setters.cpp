@@ -154,7 +154,7 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
 /// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
 /// setters' direct path, with no plan built and no heap allocation.
 cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block) {
-  std::array<void*, max_setter_args> argv{};
+  std::array<void*, max_setter_args> argv;  // not zeroed: kernel_node_params fills the layout's count
   const cudaKernelNodeParams p = kernel_node_params(k, block, argv.data());
   const DeviceScope device(node_device(x.plan.impl(), i, -1));
   return exec_kernel_set_params(x, x.native.nodes[i], p);
