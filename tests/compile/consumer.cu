@@ -16,6 +16,15 @@
 
 namespace gd = graphdsl;
 
+// The plan's storage stays out of the public headers (src/plan/graph_impl.hpp): graph.hpp only
+// declares detail::GraphImpl, so a user's TU does not instantiate its two dozen containers.
+template <class T, class = void>
+struct is_complete : std::false_type {};
+template <class T>
+struct is_complete<T, std::void_t<decltype(sizeof(T))>> : std::true_type {};
+static_assert(!is_complete<gd::detail::GraphImpl>::value,
+              "graphdsl/graphdsl.hpp must not define detail::GraphImpl (it belongs to src/plan/graph_impl.hpp)");
+
 __global__ void scale(float* x, float factor, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] *= factor;
