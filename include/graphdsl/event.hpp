@@ -10,9 +10,9 @@
 // a machine without a GPU, like any other plan.
 #pragma once
 
-#include <memory>
-
 #include <cuda_runtime_api.h>
+
+#include "graphdsl/detail/shared_ref.hpp"
 
 namespace graphdsl {
 
@@ -51,10 +51,10 @@ class Event {
   long use_count() const noexcept { return state_.use_count(); }
 
   /// The shared state, for graphdsl's own bookkeeping.
-  const std::shared_ptr<detail::EventState>& state() const noexcept { return state_; }
+  const detail::SharedRef<detail::EventState>& state() const noexcept { return state_; }
 
  private:
-  std::shared_ptr<detail::EventState> state_;
+  detail::SharedRef<detail::EventState> state_;
 };
 
 }  // namespace graphdsl

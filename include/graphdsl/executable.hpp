@@ -17,7 +17,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include <cuda_runtime_api.h>
 
@@ -289,7 +288,7 @@ class Executable {
   void set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
   void set_enabled_node(const Node& node, bool on);
   /// set(param, value): `value` (null: a value of another type than `type`) of type `type`.
-  ParameterSet set_parameter(const std::shared_ptr<detail::PlanToken>& plan, std::uint64_t uid,
+  ParameterSet set_parameter(const detail::SharedRef<detail::PlanToken>& plan, std::uint64_t uid,
                              const detail::ParamType& type, const void* value);
   void* buffer_address(std::uint64_t uid) const;
   bool enabled_node(const Node& node) const;

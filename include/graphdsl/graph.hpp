@@ -24,7 +24,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -369,9 +368,9 @@ class Graph {
     static_assert(std::is_invocable_v<Fn&>, "graphdsl add_host: the callable must be invocable with no arguments");
     bool empty = false;
     if constexpr (std::is_constructible_v<bool, const Fn&>) empty = !static_cast<bool>(fn);
-    auto closure = std::make_shared<detail::HostClosureOf<Fn>>(Fn(std::forward<F>(fn)));
+    auto* closure = new detail::HostClosureOf<Fn>(Fn(std::forward<F>(fn)));
     closure->empty = empty;
-    return add_host_node(std::move(closure));
+    return add_host_node(closure);
   }
 
   /// Adds a child-graph node embedding a copy of `child` (taken now; later changes to `child` do
@@ -482,7 +481,7 @@ class Graph {
     using Fn = std::decay_t<F>;
     static_assert(std::is_invocable_v<Fn&, cudaStream_t>,
                   "graphdsl add_captured: the function must be invocable as fn(cudaStream_t)");
-    return add_captured_node(std::make_shared<detail::StreamClosureOf<Fn>>(Fn(std::forward<F>(fn))), mode);
+    return add_captured_node(new detail::StreamClosureOf<Fn>(Fn(std::forward<F>(fn))), mode);
   }
 
   // ---- conditional nodes (CUDA 12.3+; IF-ELSE and SWITCH need a 12.8 driver) ----------------
@@ -663,7 +662,8 @@ class Graph {
   explicit Graph(detail::GraphImpl* impl) noexcept;
   /// Internal: adds a captured node around a prepared closure (add_captured and the NCCL
   /// collectives of graphdsl/nccl.hpp use it).
-  CapturedNode add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode);
+  /// Takes ownership of `fn` (made with `new`) at once, also when it throws.
+  CapturedNode add_captured_node(detail::StreamClosure* fn, cudaStreamCaptureMode mode);
 
  private:
   /// The compile-time rules of add_memset and Executable::set_memset.
@@ -705,7 +705,8 @@ class Graph {
   detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
                                   std::size_t args_offset, const detail::PlaceholderArg* placeholders = nullptr,
                                   std::size_t count = 0);
-  HostNode add_host_node(std::shared_ptr<detail::HostClosure> closure);
+  /// Takes ownership of `closure` (made with `new`) at once, also when it throws.
+  HostNode add_host_node(detail::HostClosure* closure);
   /// add_conditional without the template: `body(i, g)` builds body i.
   ConditionalNode add_conditional_node(ConditionalType type, const Condition& cond, unsigned int size,
                                        detail::FunctionRef<void(unsigned int, Graph&)> body);
@@ -730,7 +731,7 @@ class Graph {
   MemsetNode add_memset_node(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
                              std::size_t height, std::size_t pitch_bytes, detail::ScalarType type);
   /// The liveness token of this plan (what handles and Parameters hold).
-  const std::shared_ptr<detail::PlanToken>& plan_token() const;
+  const detail::SharedRef<detail::PlanToken>& plan_token() const;
   /// Internal: the whole Launch of a kernel node.
   Launch kernel_launch(const Node& node) const;
   /// Stores the ranges of the gd::reads / gd::writes arguments of kernel node `node`.

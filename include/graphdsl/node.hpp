@@ -18,13 +18,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>  // also std::begin and std::end (RangeElement), without <iterator>
 
 #include "graphdsl/access.hpp"
+#include "graphdsl/detail/shared_ref.hpp"
 #include "graphdsl/node_kind.hpp"
 
 namespace graphdsl {
@@ -62,13 +62,11 @@ struct NodeRef {
   std::uint32_t index = 0;
 };
 
-/// Internal: the liveness token of a plan, shared by the plan and every handle to its nodes. The
-/// plan clears `plan` when it is destroyed; `id` and `name` stay for messages.
-struct PlanToken {
-  GraphImpl* plan = nullptr;
-  std::uint64_t id = 0;
-  std::string name;
-};
+/// Internal: the liveness token of a plan, shared by the plan and every handle to its nodes
+/// (src/plan/graph_impl.hpp defines it). The plan clears its `plan` when it is destroyed.
+struct PlanToken;
+/// Node::valid() and Node::ref() of a handle holding `token` (not null).
+GraphImpl* token_plan(const PlanToken* token) noexcept;
 
 void name_node(const Node& node, std::string_view name);
 void place_node(const Node& node, int device);
@@ -131,7 +129,7 @@ class Node {
 
   /// True for a handle made by a Graph whose plan is still alive (false once the plan was
   /// destroyed, assigned over, or lost in an instantiate() that threw).
-  bool valid() const noexcept { return plan_ != nullptr && plan_->plan != nullptr; }
+  bool valid() const noexcept { return plan_ != nullptr && detail::token_plan(plan_.get()) != nullptr; }
   /// Position of the node in its plan: nodes are numbered 0, 1, ... in creation order.
   std::uint32_t index() const noexcept { return index_; }
   /// @throws UsageError for an empty handle.
@@ -143,9 +141,9 @@ class Node {
 
   /// Internal: the plan and index this handle refers to (a null plan for an empty handle or a
   /// destroyed plan; plan_token() tells the two apart).
-  detail::NodeRef ref() const noexcept { return {plan_ ? plan_->plan : nullptr, index_}; }
+  detail::NodeRef ref() const noexcept { return {plan_ ? detail::token_plan(plan_.get()) : nullptr, index_}; }
   /// Internal: the liveness token of the handle's plan (null for an empty handle).
-  const std::shared_ptr<detail::PlanToken>& plan_token() const noexcept { return plan_; }
+  const detail::SharedRef<detail::PlanToken>& plan_token() const noexcept { return plan_; }
 
   /// True when both handles refer to the same node of the same plan (or both are empty).
   friend bool operator==(const Node& a, const Node& b) noexcept { return a.plan_ == b.plan_ && a.index_ == b.index_; }
@@ -153,7 +151,7 @@ class Node {
   friend bool operator!=(const Node& a, const Node& b) noexcept { return !(a == b); }
 
  private:
-  std::shared_ptr<detail::PlanToken> plan_;
+  detail::SharedRef<detail::PlanToken> plan_;
   std::uint32_t index_ = 0;
 };
 

@@ -16,12 +16,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <typeinfo>
 #include <vector>
+
+#include "graphdsl/detail/shared_ref.hpp"
 
 namespace graphdsl {
 
@@ -92,11 +93,11 @@ struct ParamArg {
 };
 
 /// Names parameter `uid` of the plan behind `plan`. @throws UsageError for a dead plan.
-void name_parameter(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid, std::string_view name);
+void name_parameter(const SharedRef<PlanToken>& plan, std::uint64_t uid, std::string_view name);
 /// The name of parameter `uid` ("" when unnamed). @throws UsageError for a dead plan.
-std::string parameter_name(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid);
+std::string parameter_name(const SharedRef<PlanToken>& plan, std::uint64_t uid);
 /// The current value bits of parameter `uid` of the plan (size bytes). @throws UsageError for a dead plan.
-const unsigned char* parameter_value(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid);
+const unsigned char* parameter_value(const SharedRef<PlanToken>& plan, std::uint64_t uid);
 }  // namespace detail
 
 /// A typed value declared on a plan by Graph::parameter<T>(initial): pass it to add_kernel in place
@@ -112,7 +113,8 @@ class Parameter {
   /// An empty parameter (valid() is false); passing it anywhere is a UsageError.
   Parameter() noexcept = default;
   /// Internal: made by Graph::parameter().
-  Parameter(std::shared_ptr<detail::PlanToken> plan, std::uint64_t uid) noexcept : plan_(std::move(plan)), uid_(uid) {}
+  Parameter(detail::SharedRef<detail::PlanToken> plan, std::uint64_t uid) noexcept
+      : plan_(std::move(plan)), uid_(uid) {}
 
   /// True for a parameter made by Graph::parameter().
   bool valid() const noexcept { return uid_ != 0; }
@@ -136,7 +138,7 @@ class Parameter {
   }
 
   /// Internal: the liveness token of the declaring plan (null for an empty parameter).
-  const std::shared_ptr<detail::PlanToken>& plan_token() const noexcept { return plan_; }
+  const detail::SharedRef<detail::PlanToken>& plan_token() const noexcept { return plan_; }
   /// Internal: how add_kernel and add_memset see this parameter for a place of type P.
   template <class P>
   detail::ParamArg arg(std::uint32_t offset, std::uint32_t position) const {
@@ -147,7 +149,7 @@ class Parameter {
   }
 
  private:
-  std::shared_ptr<detail::PlanToken> plan_;
+  detail::SharedRef<detail::PlanToken> plan_;
   std::uint64_t uid_ = 0;
 };
 

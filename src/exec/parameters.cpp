@@ -26,7 +26,7 @@ namespace {
 /// The index, in the executable's plan, of the parameter a Parameter handle names: its own
 /// (compiled from its plan or a copy: same id), or one of the last update template's, by position.
 /// @throws UsageError naming the parameter and both plans.
-std::uint32_t exec_param(const ExecImpl& x, const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+std::uint32_t exec_param(const ExecImpl& x, const SharedRef<PlanToken>& plan, std::uint64_t uid) {
   const GraphImpl& a = x.plan.impl();
   if (!plan || uid == 0) throw UsageError("Executable::set: an empty Parameter (default-constructed) was given");
   if (const std::uint32_t k = a.param_index(uid); k != ConditionRef::unresolved) return k;
@@ -190,7 +190,7 @@ std::vector<std::uint32_t> ParameterSet::nodes() const {
   return out;
 }
 
-ParameterSet Executable::set_parameter(const std::shared_ptr<detail::PlanToken>& plan, std::uint64_t uid,
+ParameterSet Executable::set_parameter(const detail::SharedRef<detail::PlanToken>& plan, std::uint64_t uid,
                                        const detail::ParamType& type, const void* value) {
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();

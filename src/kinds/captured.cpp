@@ -18,9 +18,10 @@ std::string StreamClosure::describe() const { return {}; }
 
 namespace graphdsl {
 
-CapturedNode Graph::add_captured_node(std::shared_ptr<detail::StreamClosure> fn, cudaStreamCaptureMode mode) {
+CapturedNode Graph::add_captured_node(detail::StreamClosure* fn, cudaStreamCaptureMode mode) {
+  std::shared_ptr<detail::StreamClosure> owned(fn);
   auto& g = impl();
-  g.captures.push_back(detail::CaptureData{std::move(fn), mode});
+  g.captures.push_back(detail::CaptureData{std::move(owned), mode});
   return CapturedNode(g.push(NodeKind::captured, g.captures.size() - 1));
 }
 

@@ -48,7 +48,7 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
     detail::ParentLink& l;
     ~Cut() { l.outer.reset(); }
   } cut{*link};
-  const std::shared_ptr<detail::PlanToken> outer = g.token;  // outlives the plan if a builder destroys it
+  const detail::SharedRef<detail::PlanToken> outer = g.token;  // outlives the plan if a builder destroys it
   std::vector<const detail::GraphImpl*> built;
   for (unsigned int i = 0; i < size; ++i) {
     Graph b(body_name(type, i));

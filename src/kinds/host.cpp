@@ -16,9 +16,10 @@ HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
 
 namespace graphdsl {
 
-HostNode Graph::add_host_node(std::shared_ptr<detail::HostClosure> closure) {
+HostNode Graph::add_host_node(detail::HostClosure* closure) {
+  std::shared_ptr<detail::HostClosure> owned(closure);
   auto& g = impl();
-  g.hosts.push_back(std::move(closure));
+  g.hosts.push_back(std::move(owned));
   return HostNode(g.push(NodeKind::host, g.hosts.size() - 1));
 }
 

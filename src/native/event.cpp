@@ -42,6 +42,12 @@ cudaError_t EventState::try_get(cudaEvent_t& out) noexcept {
   return cudaSuccess;
 }
 
+void retain(EventState* p) noexcept { p->refs.fetch_add(1, std::memory_order_relaxed); }
+void release(EventState* p) noexcept {
+  if (p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p;
+}
+long use_count(const EventState* p) noexcept { return p->refs.load(std::memory_order_relaxed); }
+
 cudaEvent_t EventState::get() {
   cudaEvent_t e = nullptr;
   if (const cudaError_t rc = try_get(e); rc != cudaSuccess) throw_cuda(rc, "cudaEventCreateWithFlags");
@@ -51,7 +57,7 @@ cudaEvent_t EventState::get() {
 
 Event Event::create(unsigned int flags) {
   Event out;
-  out.state_ = std::make_shared<detail::EventState>(flags);
+  out.state_ = detail::SharedRef<detail::EventState>::adopt(new detail::EventState(flags));
   return out;
 }
 

@@ -25,6 +25,7 @@ struct EventState {
   const unsigned int flags;
   std::atomic<cudaEvent_t> handle{nullptr};
   std::mutex create_mutex;
+  std::atomic<long> refs{1};  ///< SharedRef owners (Event copies, plans, executables' keep-alive boxes)
 };
 
 }  // namespace graphdsl::detail

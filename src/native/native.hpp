@@ -89,9 +89,19 @@ using HostSlots = std::vector<HostSlot*>;
 struct KeepAlive {
   /// Keeps `p` alive as long as the box.
   void add(std::shared_ptr<const void> p) { items.push_back(std::move(p)); }
+  /// The same for an event's state (one reference of the box's own).
+  void add(const SharedRef<EventState>& e) { add(keep_ref(e)); }
+  /// A shared_ptr that owns one reference to `e`: what the box and add_given hold.
+  static std::shared_ptr<const void> keep_ref(const SharedRef<EventState>& e) {
+    return std::shared_ptr<const void>(e.get(), [ref = e](const void*) mutable { ref.reset(); });
+  }
   /// The same for what setters and updates give an executable: a pointer given before is not
   /// added again (setting the same events over and over does not grow the box).
   void add_given(std::shared_ptr<const void> p);
+  /// The same for an event's state: nothing is allocated for an event given before.
+  void add_given(const SharedRef<EventState>& e) {
+    if (e && given.count(e.get()) == 0) add_given(keep_ref(e));
+  }
   std::vector<std::shared_ptr<const void>> items;
   std::unordered_set<const void*> given;
 };

@@ -189,7 +189,7 @@ CapturedNode add_collective(Graph& g, const Communicators& comms, Collective wha
   if (root < 0 || root >= comms.world_size()) {
     throw UsageError(fmt::format("{}: root rank {} is not one of the {} ranks", where, root, comms.world_size()));
   }
-  return g.add_captured_node(std::make_shared<CollectiveClosure>(comms.state(), what, ranks, count, type, op, root),
+  return g.add_captured_node(new CollectiveClosure(comms.state(), what, ranks, count, type, op, root),
                              cudaStreamCaptureModeThreadLocal);
 }
 

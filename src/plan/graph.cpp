@@ -80,7 +80,9 @@ void throw_inexact_value(const char* api, const std::string& value, const char* 
 }
 
 GraphImpl::GraphImpl(std::string graph_name)
-    : id(next_plan_id()), name(std::move(graph_name)), token(std::make_shared<PlanToken>(PlanToken{this, id, name})) {
+    : id(next_plan_id()),
+      name(std::move(graph_name)),
+      token(SharedRef<PlanToken>::adopt(new PlanToken{this, id, name})) {
   counters().plans.fetch_add(1);
 }
 
@@ -114,7 +116,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       params(o.params),
       records(o.records),
       default_device(o.default_device),
-      token(std::make_shared<PlanToken>(PlanToken{this, id, name})),
+      token(SharedRef<PlanToken>::adopt(new PlanToken{this, id, name})),
       depth(o.depth),
       nested_nodes(o.nested_nodes),
       held_kinds(o.held_kinds) {
@@ -402,6 +404,17 @@ Graph::~Graph() = default;
 
 void detail::GraphImplDelete::destroy(GraphImpl* g) noexcept { delete g; }
 
+namespace detail {
+
+GraphImpl* token_plan(const PlanToken* token) noexcept { return token->plan; }
+void retain(PlanToken* p) noexcept { p->refs.fetch_add(1, std::memory_order_relaxed); }
+void release(PlanToken* p) noexcept {
+  if (p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p;
+}
+long use_count(const PlanToken* p) noexcept { return p->refs.load(std::memory_order_relaxed); }
+
+}  // namespace detail
+
 detail::GraphImpl& Graph::impl() const {
   if (!impl_) throw UsageError("use of a moved-from Graph");
   return *impl_.get();
@@ -513,7 +526,7 @@ std::vector<Node> Graph::successors(const Node& node) const {
   return out;
 }
 
-const std::shared_ptr<detail::PlanToken>& Graph::plan_token() const { return impl().token; }
+const detail::SharedRef<detail::PlanToken>& Graph::plan_token() const { return impl().token; }
 
 Launch Graph::kernel_launch(const Node& node) const {
   auto& g = impl();

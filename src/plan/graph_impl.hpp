@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -192,12 +193,22 @@ struct NodeData {
   std::int16_t device = -1;  ///< the device the node is placed on; -1: the current device at compile time
 };
 
+/// The liveness token of a plan (graphdsl/node.hpp), shared by the plan and every handle to its
+/// nodes through SharedRef (graphdsl/detail/shared_ref.hpp; retain / release in plan/graph.cpp). The
+/// plan clears `plan` when it is destroyed; `id` and `name` stay for messages.
+struct PlanToken {
+  GraphImpl* plan = nullptr;
+  std::uint64_t id = 0;
+  std::string name;
+  std::atomic<long> refs{1};  ///< SharedRef owners
+};
+
 /// The link from a body being built to the plan it belongs to (for resolving Conditions). Shared
 /// by the body; add_conditional cuts it when the builder returns, so a body moved out of its
 /// builder no longer reaches the plan, and `outer` is the plan's liveness token, so a plan
 /// destroyed by the builder is never read.
 struct ParentLink {
-  std::shared_ptr<PlanToken> outer;
+  SharedRef<PlanToken> outer;
 };
 
 /// Why a plan no longer changes through node handles.
@@ -252,7 +263,7 @@ struct GraphImpl {
   /// While a body is being built: the link to the plan it belongs to. Not copied.
   std::shared_ptr<ParentLink> parent;
   /// Shared with every node handle of this plan; cleared by the destructor. A copy gets its own.
-  std::shared_ptr<PlanToken> token;
+  SharedRef<PlanToken> token;
   Sealed sealed = Sealed::no;      ///< not copied: a copy is a new, changeable plan
   std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
   std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted

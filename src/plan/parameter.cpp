@@ -28,7 +28,7 @@ namespace {
 
 /// The plan behind a Parameter's token and the parameter's index in it.
 /// @throws UsageError for an empty parameter or a destroyed plan.
-std::pair<GraphImpl*, std::uint32_t> parameter_of(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+std::pair<GraphImpl*, std::uint32_t> parameter_of(const SharedRef<PlanToken>& plan, std::uint64_t uid) {
   if (!plan) throw UsageError("empty Parameter (a default-constructed Parameter was used)");
   if (plan->plan == nullptr) {
     throw UsageError(
@@ -122,7 +122,7 @@ constexpr const char* memset_rule =
 
 }  // namespace
 
-void name_parameter(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid, std::string_view name) {
+void name_parameter(const SharedRef<PlanToken>& plan, std::uint64_t uid, std::string_view name) {
   auto [g, k] = parameter_of(plan, uid);
   if (g->sealed != Sealed::no) {
     throw UsageError(
@@ -135,12 +135,12 @@ void name_parameter(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid, s
   rename_nested(*g, g->params[k], g->params[k].name);
 }
 
-std::string parameter_name(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+std::string parameter_name(const SharedRef<PlanToken>& plan, std::uint64_t uid) {
   auto [g, k] = parameter_of(plan, uid);
   return g->params[k].name;
 }
 
-const unsigned char* parameter_value(const std::shared_ptr<PlanToken>& plan, std::uint64_t uid) {
+const unsigned char* parameter_value(const SharedRef<PlanToken>& plan, std::uint64_t uid) {
   auto [g, k] = parameter_of(plan, uid);
   return g->params[k].value.data();
 }

@@ -10,7 +10,6 @@
 // names here may change in any release.
 #pragma once
 
-#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -33,7 +32,8 @@ class FunctionRef<R(A...)> {
       target_.function = reinterpret_cast<void (*)()>(static_cast<Fn>(f));
       call_ = target_.function != nullptr ? &call_function<Fn> : nullptr;
     } else {
-      target_.object = const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+      // __builtin_addressof: std::addressof without <memory> (libstdc++ and libc++ build it on this).
+      target_.object = const_cast<void*>(static_cast<const void*>(__builtin_addressof(f)));
       call_ = &call_object<std::remove_reference_t<F>>;
     }
   }
