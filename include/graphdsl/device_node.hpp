@@ -22,7 +22,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <tuple>
 #include <type_traits>
 
 #include <cuda_runtime_api.h>
@@ -49,11 +48,22 @@ using DeviceNodeHandle = cudaGraphDeviceNode_t;
 using DeviceNodeHandle = void*;
 #endif
 
+/// The I-th type (from 0) of T, R... (std::tuple_element without <tuple>, which would cost every
+/// translation unit that includes graphdsl; docs/performance.md, "Include cost").
+template <std::size_t I, class T, class... R>
+struct NthType {
+  using type = typename NthType<I - 1, R...>::type;
+};
+template <class T, class... R>
+struct NthType<0, T, R...> {
+  using type = T;
+};
+
 /// Parameter I (from 0) of the list P...: its type and where it sits in the kernel's parameter
 /// buffer on the device (ArgLayoutOf<P...>::abi_offsets).
 template <std::size_t I, class... P>
 struct DeviceParam {
-  using type = std::tuple_element_t<I, std::tuple<P...>>;
+  using type = typename NthType<I, P...>::type;
   static constexpr std::uint32_t offset = ArgLayoutOf<P...>::abi_offsets[I];
 };
 

@@ -7,12 +7,12 @@
 #ifdef FMT_VERSION
 #error "graphdsl/graphdsl.hpp must not include fmt (include <graphdsl/format.hpp> for the formatters)"
 #endif
-// Nor <functional>, <unordered_map>, <algorithm>, <iterator> or <memory> (each thousands of
+// Nor <functional>, <unordered_map>, <algorithm>, <iterator>, <memory> or <tuple> (each thousands of
 // preprocessed lines; handles hold detail::SharedRef, not std::shared_ptr; the macros are
 // libstdc++'s include guards, so other standard libraries skip this check).
 #if defined(_GLIBCXX_FUNCTIONAL) || defined(_GLIBCXX_UNORDERED_MAP) || defined(_GLIBCXX_ALGORITHM) || \
-    defined(_GLIBCXX_ITERATOR) || defined(_GLIBCXX_MEMORY)
-#error "graphdsl/graphdsl.hpp must not include <functional>, <unordered_map>, <algorithm>, <iterator> or <memory>"
+    defined(_GLIBCXX_ITERATOR) || defined(_GLIBCXX_MEMORY) || defined(_GLIBCXX_TUPLE)
+#error "graphdsl/graphdsl.hpp must not include <functional>, <unordered_map>, <algorithm>, <iterator>, <memory> or <tuple>"
 #endif
 
 namespace gd = graphdsl;
