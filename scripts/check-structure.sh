@@ -139,7 +139,17 @@ if [ -n "$hits" ]; then
   fail "a public header under include/ includes a private file of src/:"
   indent <<<"$hits"
 fi
-[ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/)")
+# The headers of the umbrella (all but cache.hpp, format.hpp and nccl.hpp, which a user includes
+# on purpose) include none of the costliest standard headers (docs/performance.md, "Include cost").
+heavy='functional|unordered_map|algorithm|iterator|memory|tuple'
+hits="$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*<($heavy)>" include/graphdsl |
+  grep -vE '^include/graphdsl/(cache|format|nccl)\.hpp:')"
+if [ -n "$hits" ]; then
+  fail "a header of the umbrella includes <functional>, <unordered_map>, <algorithm>, <iterator>, <memory> or <tuple>" \
+    "(each costs every user's translation unit; docs/performance.md, \"Include cost\"):"
+  indent <<<"$hits"
+fi
+[ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/); the umbrella's headers include no <memory>, <tuple>, <functional>, <unordered_map>, <algorithm>, <iterator>")
 
 [ ${#summary[@]} -gt 0 ] && printf 'check-structure: %s\n' "${summary[@]}"
 if [ "$failures" -ne 0 ]; then

@@ -402,19 +402,6 @@ Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
 Graph::~Graph() = default;
 
-void detail::GraphImplDelete::destroy(GraphImpl* g) noexcept { delete g; }
-
-namespace detail {
-
-GraphImpl* token_plan(const PlanToken* token) noexcept { return token->plan; }
-void retain(PlanToken* p) noexcept { p->refs.fetch_add(1, std::memory_order_relaxed); }
-void release(PlanToken* p) noexcept {
-  if (p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p;
-}
-long use_count(const PlanToken* p) noexcept { return p->refs.load(std::memory_order_relaxed); }
-
-}  // namespace detail
-
 detail::GraphImpl& Graph::impl() const {
   if (!impl_) throw UsageError("use of a moved-from Graph");
   return *impl_.get();
