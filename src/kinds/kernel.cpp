@@ -520,8 +520,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
   if (attributes != nullptr) check_attributes_on_device(g, i, builder.where_, k, launch_of(g, n.payload));
   AddedNode out;
   out.api = "cudaGraphAddKernelNode";
-  out.rc = cuda_try(cudaGraphAddKernelNode, &out.node, graph, deps.data(), deps.size(),
-                    static_cast<const cudaKernelNodeParams*>(&p));
+  out.rc = add_kernel_node(&out.node, graph, deps.data(), deps.size(), p, builder.kernels_);
   if (out.rc == cudaSuccess) out.rc = set_attributes(out.node, k.launch.priority, attributes, out.api);
   if (out.rc != cudaSuccess) out.hint = kernel_hint(out.rc, k);
   return out;

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "native/kind_build.hpp"
+#include "native/launch_attributes.hpp"
 #include "native/native.hpp"
 #include "plan/graph_impl.hpp"
 
@@ -62,6 +63,7 @@ class Builder {
   std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
   std::vector<unsigned char> block_;
   std::vector<void*> argv_;
+  KernelLookup kernels_;  ///< the last kernel function's handle (add_kernel_node)
 
  private:
   /// Adds node i of `g` through its kind's BuildOps. @throws CudaError naming the node.

@@ -1,11 +1,45 @@
 // src/native/launch_attributes.cpp — a kernel node's launch attributes on the device (launch_attributes.hpp).
 #include "native/launch_attributes.hpp"
 
+#include <cuda.h>  // CUDA_KERNEL_NODE_PARAMS for the driver's cuGraphAddKernelNode
 #include <fmt/format.h>
 
 #include "native/cuda_call.hpp"
 
 namespace graphdsl::detail {
+
+cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
+                            const cudaKernelNodeParams& p, KernelLookup& cache) noexcept {
+#if CUDART_VERSION >= 12050  // driver_entry needs cudaGetDriverEntryPointByVersion
+  using Add = CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CUDA_KERNEL_NODE_PARAMS*);
+  static const auto driver = reinterpret_cast<Add>(driver_entry("cuGraphAddKernelNode", 12000));
+  if (driver != nullptr && p.extra == nullptr) {
+    if (cache.func != p.func) {
+      cudaKernel_t kernel = nullptr;
+      cache.func = cuda_try(cudaGetKernel, &kernel, static_cast<const void*>(p.func)) == cudaSuccess ? p.func : nullptr;
+      cache.kernel = kernel;
+    }
+    if (cache.func == p.func) {
+      CUDA_KERNEL_NODE_PARAMS d{};
+      d.kern = static_cast<CUkernel>(cache.kernel);  // func null: the kernel, in the current context
+      d.gridDimX = p.gridDim.x;
+      d.gridDimY = p.gridDim.y;
+      d.gridDimZ = p.gridDim.z;
+      d.blockDimX = p.blockDim.x;
+      d.blockDimY = p.blockDim.y;
+      d.blockDimZ = p.blockDim.z;
+      d.sharedMemBytes = p.sharedMemBytes;
+      d.kernelParams = p.kernelParams;
+      count_cuda_call();
+      if (driver(node, graph, deps, count, &d) == CUDA_SUCCESS) return cudaSuccess;
+      cache.func = nullptr;
+    }
+  }
+#else
+  (void)cache;
+#endif
+  return cuda_try(cudaGraphAddKernelNode, node, graph, deps, count, &p);
+}
 
 void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::string& context, const KernelData& k,
                                 const Launch& l) {

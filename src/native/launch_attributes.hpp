@@ -3,6 +3,7 @@
 // section of src/kinds/kernel.cpp). The rules that need no device are in src/plan/rules.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,20 @@ namespace graphdsl::detail {
 /// @throws UsageError naming the node; CudaError when a query fails.
 void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::string& context, const KernelData& k,
                                 const Launch& l);
+
+/// The kernel handle add_kernel_node passes the driver: a cache of the last host function looked up
+/// (cudaGetKernel gives a context-independent CUkernel, so one cache serves every device).
+struct KernelLookup {
+  const void* func = nullptr;
+  void* kernel = nullptr;  ///< cudaKernel_t
+};
+
+/// cudaGraphAddKernelNode with `p`, first through the driver's cuGraphAddKernelNode (its entry
+/// point, the function as a CUkernel from `cache`): measured 0.56-0.69 of the runtime call's time
+/// on an H200 (docs/performance.md, session 9). On any failure of that attempt the runtime call is
+/// made, so the error reported and its translation stay the runtime's (native/cuda_call.hpp).
+cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
+                            const cudaKernelNodeParams& p, KernelLookup& cache) noexcept;
 
 /// Sets the node's priority and launch attributes (those not at their defaults); `api` receives
 /// the name of the last call made.
