@@ -14,14 +14,15 @@ cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cuda
   using Add = CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<Add>(driver_entry("cuGraphAddKernelNode", 12000));
   if (driver != nullptr && p.extra == nullptr) {
-    if (cache.func != p.func) {
-      cudaKernel_t kernel = nullptr;
-      cache.func = cuda_try(cudaGetKernel, &kernel, static_cast<const void*>(p.func)) == cudaSuccess ? p.func : nullptr;
-      cache.kernel = kernel;
+    int device = -1;
+    if (cuda_try(cudaGetDevice, &device) == cudaSuccess && (cache.func != p.func || cache.device != device)) {
+      cudaFunction_t function = nullptr;
+      const bool found = cuda_try(cudaGetFuncBySymbol, &function, static_cast<const void*>(p.func)) == cudaSuccess;
+      cache = found ? KernelLookup{p.func, device, function} : KernelLookup{};
     }
-    if (cache.func == p.func) {
+    if (cache.func == p.func && cache.device == device) {
       CUDA_KERNEL_NODE_PARAMS d{};
-      d.kern = static_cast<CUkernel>(cache.kernel);  // func null: the kernel, in the current context
+      d.func = cache.function;
       d.gridDimX = p.gridDim.x;
       d.gridDimY = p.gridDim.y;
       d.gridDimZ = p.gridDim.z;

@@ -21,15 +21,18 @@ namespace graphdsl::detail {
 void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::string& context, const KernelData& k,
                                 const Launch& l);
 
-/// The kernel handle add_kernel_node passes the driver: a cache of the last host function looked up
-/// (cudaGetKernel gives a context-independent CUkernel, so one cache serves every device).
+/// The function handle add_kernel_node passes the driver: a cache of the last host function looked
+/// up (cudaGetFuncBySymbol) and the device it was looked up on (a CUfunction belongs to a context).
+/// A CUkernel (cudaGetKernel) would serve every device, but nodes made from one retained twice the
+/// host heap of the runtime's in an instantiated fork-join graph (measured on an H200, session 9).
 struct KernelLookup {
   const void* func = nullptr;
-  void* kernel = nullptr;  ///< cudaKernel_t
+  int device = -1;
+  cudaFunction_t function = nullptr;
 };
 
 /// cudaGraphAddKernelNode with `p`, first through the driver's cuGraphAddKernelNode (its entry
-/// point, the function as a CUkernel from `cache`): measured 0.56-0.69 of the runtime call's time
+/// point, the function from `cache`): measured 0.56-0.69 of the runtime call's time
 /// on an H200 (docs/performance.md, session 9). On any failure of that attempt the runtime call is
 /// made, so the error reported and its translation stay the runtime's (native/cuda_call.hpp).
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
