@@ -116,19 +116,8 @@ struct RawWhile {
     CUDA_CHECK(cudaGraphAddMemsetNode(&reset, graph, nullptr, 0, &mp));
 
     cudaGraphConditionalHandle handle{};
-    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault));
-    cudaGraphNodeParams p{};
-    p.type = cudaGraphNodeTypeConditional;
-    p.conditional.handle = handle;
-    p.conditional.type = cudaGraphCondTypeWhile;
-    p.conditional.size = 1;
-    cudaGraphNode_t loop = nullptr;
-#if CUDART_VERSION >= 13000
-    CUDA_CHECK(cudaGraphAddNode(&loop, graph, &reset, nullptr, 1, &p));  // CUDA 13: edge data before the count
-#else
-    CUDA_CHECK(cudaGraphAddNode(&loop, graph, &reset, 1, &p));
-#endif
-    cudaGraph_t body = p.conditional.phGraph_out[0];
+    cudaGraph_t body = nullptr;
+    raw_conditional(graph, &reset, 1, cudaGraphCondTypeWhile, &body, &handle);
     void* args[] = {&counter, &handle, &limit};
     cudaKernelNodeParams kp{};
     kp.func = reinterpret_cast<void*>(&tick);

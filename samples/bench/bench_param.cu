@@ -177,24 +177,13 @@ struct RawNested {
   RawNested(float* data, int k, float value) {
     CUDA_CHECK(cudaGraphCreate(&graph, 0));
     cudaGraphConditionalHandle go{};
-    CUDA_CHECK(cudaGraphConditionalHandleCreate(&go, graph, 1, cudaGraphCondAssignDefault));
-    cudaGraphNodeParams p{};
-    p.type = cudaGraphNodeTypeConditional;
-    p.conditional.handle = go;
-    p.conditional.type = cudaGraphCondTypeIf;
-    p.conditional.size = 1;
-    cudaGraphNode_t node = nullptr;
-#if CUDART_VERSION >= 13000
-    CUDA_CHECK(cudaGraphAddNode(&node, graph, nullptr, nullptr, 0, &p));
-#else
-    CUDA_CHECK(cudaGraphAddNode(&node, graph, nullptr, 0, &p));
-#endif
+    cudaGraph_t body = nullptr;
+    raw_conditional(graph, nullptr, 0, cudaGraphCondTypeIf, &body, &go);
     for (int j = 0; j < k; ++j) {
       StepArgs a(data, j, value);
       const cudaKernelNodeParams kp = a.params(tiny);
       cudaGraphNode_t n = nullptr;
-      CUDA_CHECK(cudaGraphAddKernelNode(&n, p.conditional.phGraph_out[0], j > 0 ? &body_nodes.back() : nullptr,
-                                        j > 0 ? 1 : 0, &kp));
+      CUDA_CHECK(cudaGraphAddKernelNode(&n, body, j > 0 ? &body_nodes.back() : nullptr, j > 0 ? 1 : 0, &kp));
       body_nodes.push_back(n);
     }
     exec = raw_instantiate(graph);

@@ -95,6 +95,25 @@ cudaGraphExec_t raw_instantiate(cudaGraph_t g) {
   return e;
 }
 
+cudaGraphNode_t raw_conditional(cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
+                                cudaGraphConditionalNodeType type, cudaGraph_t* body,
+                                cudaGraphConditionalHandle* handle) {
+  CUDA_CHECK(cudaGraphConditionalHandleCreate(handle, graph, 1, cudaGraphCondAssignDefault));
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = *handle;
+  p.conditional.type = type;
+  p.conditional.size = 1;
+  cudaGraphNode_t node = nullptr;
+#if CUDART_VERSION >= 13000
+  CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, count, &p));  // CUDA 13: edge data before the count
+#else
+  CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, count, &p));
+#endif
+  *body = p.conditional.phGraph_out[0];
+  return node;
+}
+
 Phases graphdsl_build(Shape shape, int nodes, float* data) {
   Phases t;
   sample::Stopwatch w;

@@ -63,6 +63,11 @@ struct RawGraph {
 RawGraph raw_graph_of(Shape shape, int nodes, float* data, const std::vector<float>* b = nullptr);
 /// cudaGraphInstantiateWithParams with flags 0 (exits on failure).
 cudaGraphExec_t raw_instantiate(cudaGraph_t g);
+/// Raw CUDA: a conditional node of `type` with one body in `graph` after `deps` (a new handle, default 1,
+/// assigned at each launch); its body graph in `body` and its handle in `handle` (exits on failure).
+cudaGraphNode_t raw_conditional(cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
+                                cudaGraphConditionalNodeType type, cudaGraph_t* body,
+                                cudaGraphConditionalHandle* handle);
 
 /// A raw graph and its executable, destroyed together.
 struct RawExec {
