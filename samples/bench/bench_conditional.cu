@@ -33,6 +33,7 @@
 #include <graphdsl/format.hpp>
 
 #include "bench_conditional.hpp"
+#include "bench_workload.hpp"  // bench::raw_conditional
 #include "sample_util.hpp"
 
 namespace gd = graphdsl;
@@ -117,7 +118,7 @@ struct RawWhile {
 
     cudaGraphConditionalHandle handle{};
     cudaGraph_t body = nullptr;
-    raw_conditional(graph, &reset, 1, cudaGraphCondTypeWhile, &body, &handle);
+    bench::raw_conditional(graph, &reset, 1, cudaGraphCondTypeWhile, &body, &handle);
     void* args[] = {&counter, &handle, &limit};
     cudaKernelNodeParams kp{};
     kp.func = reinterpret_cast<void*>(&tick);
