@@ -15,6 +15,7 @@
 #include "graphdsl/graph.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
+#include "native/driver_params.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 #include "plan/node_params.hpp"
@@ -41,16 +42,7 @@ cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
     }
   }
   if (driver != nullptr && x.setter_func == p.func) {
-    CUDA_KERNEL_NODE_PARAMS d{};
-    d.func = x.setter_function;
-    d.gridDimX = p.gridDim.x;
-    d.gridDimY = p.gridDim.y;
-    d.gridDimZ = p.gridDim.z;
-    d.blockDimX = p.blockDim.x;
-    d.blockDimY = p.blockDim.y;
-    d.blockDimZ = p.blockDim.z;
-    d.sharedMemBytes = p.sharedMemBytes;
-    d.kernelParams = p.kernelParams;
+    const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, x.setter_function);
     count_cuda_call();
     if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return cudaSuccess;
     x.setter_func = nullptr;

@@ -1,10 +1,10 @@
 // src/native/launch_attributes.cpp — a kernel node's launch attributes on the device (launch_attributes.hpp).
 #include "native/launch_attributes.hpp"
 
-#include <cuda.h>  // CUDA_KERNEL_NODE_PARAMS for the driver's cuGraphAddKernelNode
 #include <fmt/format.h>
 
 #include "native/cuda_call.hpp"
+#include "native/driver_params.hpp"
 
 namespace graphdsl::detail {
 
@@ -21,16 +21,7 @@ cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cuda
       cache = found ? KernelLookup{p.func, device, function} : KernelLookup{};
     }
     if (cache.func == p.func && cache.device == device) {
-      CUDA_KERNEL_NODE_PARAMS d{};
-      d.func = cache.function;
-      d.gridDimX = p.gridDim.x;
-      d.gridDimY = p.gridDim.y;
-      d.gridDimZ = p.gridDim.z;
-      d.blockDimX = p.blockDim.x;
-      d.blockDimY = p.blockDim.y;
-      d.blockDimZ = p.blockDim.z;
-      d.sharedMemBytes = p.sharedMemBytes;
-      d.kernelParams = p.kernelParams;
+      const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, cache.function);
       count_cuda_call();
       if (driver(node, graph, deps, count, &d) == CUDA_SUCCESS) return cudaSuccess;
       cache.func = nullptr;
