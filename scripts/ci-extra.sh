@@ -68,7 +68,11 @@ run_tsan() {
   # -O1 -g1: TSan's recommended optimisation, line tables for its reports, no full debug info.
   # A unity build (the library's sources in batches of 8): a third of the CPU time of one TU per file.
   local target="${GRAPHDSL_TSAN_TARGET:-graphdsl_thread_tests}"
-  cmake -S "$root" -B "$tsan_build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug \
+  # Catch's session is not instrumented (tests/CMakeLists.txt): the main build's archive of it
+  # (scripts/test.sh's build, when there is one) serves here too, instead of a second compile.
+  local catch_lib="${GRAPHDSL_BUILD_DIR:-$root/build}/tests/libgraphdsl_test_catch.a" catch=()
+  [ -f "$catch_lib" ] && catch=("-DGRAPHDSL_TEST_CATCH_LIBRARY=$catch_lib")
+  cmake -S "$root" -B "$tsan_build" "${gen[@]}" "${catch[@]}" -DCMAKE_BUILD_TYPE=Debug \
     "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "-DCMAKE_CUDA_FLAGS_DEBUG=-O0" \
     -DGRAPHDSL_BUILD_SAMPLES=OFF -DGRAPHDSL_INSTALL=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_UNITY_BUILD=ON \
     "-DCMAKE_CXX_FLAGS=-fsanitize=thread -D_GLIBCXX_ASSERTIONS" \
