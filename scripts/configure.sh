@@ -22,8 +22,11 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   # CI is a unity build: each target's C++ files compiled in batches of 8 (tests/CMakeLists.txt
   # says what that asks of the test files), at a third to a half of the CPU time of one TU per file.
   # The header checks stay one TU per header; nvcc's .cu files are not batched.
+  # The unit and GPU suites are batched by 16 (GRAPHDSL_TEST_UNITY_BATCH_SIZE, tests/CMakeLists.txt),
+  # and the benchmark sample's eight .cu files are one nvcc translation unit (GRAPHDSL_BENCH_ONE_TU,
+  # samples/CMakeLists.txt); without CI each is its own object.
   if [ "${CI:-}" = true ]; then
-    extra+=(-DCMAKE_UNITY_BUILD=ON)
+    extra+=(-DCMAKE_UNITY_BUILD=ON -DGRAPHDSL_BENCH_ONE_TU=ON)
   fi
   # CI's build is also its ASan + UBSan build (GRAPHDSL_SANITIZE, CMakeLists.txt): the library and
   # the fuzz harness with both, the unit suite with ASan, so that CTest's unit and fuzz_replay tests
@@ -34,7 +37,9 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     extra+=(-DGRAPHDSL_SANITIZE=ON -DGRAPHDSL_FUZZ_REPLAY_INPUTS=1000)
   fi
   # ccache, when installed, also serves the packaging tests' two rebuilds of the library
-  # (tests/packaging passes the launchers on). GRAPHDSL_CCACHE=0 turns it off.
+  # (tests/packaging passes the launchers on: the second finds the first's objects). CI runs it in
+  # depend mode (CCACHE_DEPEND, .ci/run): a miss costs no extra preprocessor run, and CI's cache
+  # starts cold. GRAPHDSL_CCACHE=0 turns it off.
   if [ "${GRAPHDSL_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
     extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   fi

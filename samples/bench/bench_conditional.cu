@@ -187,7 +187,7 @@ double us_per(int count, cudaStream_t s, const std::function<void()>& one) {
   return w.us() / count;
 }
 
-std::string goal_mark(bool met, const char* goal) { return fmt::format("{} {}", goal, met ? "met" : "MISSED"); }
+std::string conditional_goal_mark(bool met, const char* goal) { return fmt::format("{} {}", goal, met ? "met" : "MISSED"); }
 
 double noise_of(std::initializer_list<const std::vector<double>*> series) {
   double n = 0.0;
@@ -262,8 +262,8 @@ void c1_while(Checks& checks, cudaStream_t s) {
                  hp = sample::median(t_helper);
     const double host_over_gd = g > 0 ? h / g : 0.0;
     const double gd_over_raw = raw_us > 0 ? g / raw_us : 0.0;
-    std::string goals = goal_mark(gd_over_raw <= 1.03, "gd/raw<=1.03");
-    if (k == 1000) goals = goal_mark(host_over_gd >= 2.4, "host/gd>=2.4") + ", " + goals;
+    std::string goals = conditional_goal_mark(gd_over_raw <= 1.03, "gd/raw<=1.03");
+    if (k == 1000) goals = conditional_goal_mark(host_over_gd >= 2.4, "host/gd>=2.4") + ", " + goals;
     fmt::print("  {:<7} {:>12.1f} {:>10.1f} {:>13.1f} {:>11.1f} {:>9.2f} {:>8.3f} {:>6.1f}%  {}\n", k, g, raw_us, h, hp,
                host_over_gd, gd_over_raw, 100.0 * noise_of({&t_gd, &t_raw, &t_host, &t_helper}), goals);
   }
@@ -325,7 +325,7 @@ struct BranchState {
 };
 
 /// One C2 shape: IF-ELSE (cases 1 = then, 0 = else) or SWITCH (cases 0..bodies-1, larger = none).
-struct Shape {
+struct BranchShape {
   const char* label;
   bool if_else;
   int bodies;     // 2 for IF-ELSE
@@ -333,7 +333,7 @@ struct Shape {
 };
 
 /// The conditional graph: decide --> IF-ELSE / SWITCH, body i logging its case number.
-gd::Graph conditional_plan(const Shape& shape, const BranchState& st) {
+gd::Graph conditional_plan(const BranchShape& shape, const BranchState& st) {
   gd::Graph g(shape.label);
   gd::Condition c = g.add_condition(0, /*assign_default=*/false);  // decide sets it on every launch
   auto d = g.add_kernel(decide, one_thread, st.seq, st.pos, c).name("decide");
@@ -367,8 +367,8 @@ void c2_branches(Checks& checks, cudaStream_t s) {
              "host known us", "select/cond", "noise");
   BranchState st;
   std::mt19937 rng(20261204u);
-  const Shape shapes[] = {{"IF-ELSE", true, 2, 1}, {"SWITCH (4 cases)", false, 4, 4}};
-  for (const Shape& shape : shapes) {
+  const BranchShape shapes[] = {{"IF-ELSE", true, 2, 1}, {"SWITCH (4 cases)", false, 4, 4}};
+  for (const BranchShape& shape : shapes) {
     std::vector<int> seq(decisions);
     std::uniform_int_distribution<int> pick(0, shape.max_value);
     for (int& v : seq) v = pick(rng);

@@ -26,7 +26,7 @@ namespace gd = graphdsl;
 namespace bench {
 namespace {
 
-constexpr int elements = 256;
+constexpr int update_elements = 256;
 constexpr int iterations = 200;
 
 /// x[i] = init[i] * factor.
@@ -49,13 +49,13 @@ class RawUpdateGraph {
  public:
   RawUpdateGraph(const float* init, float* x, int* counter) : init_(init), x_(x) {
     CUDA_CHECK(cudaGraphCreate(&graph_, 0));
-    int n = elements;
+    int n = update_elements;
     float factor = 1.0f;
     void* scale_args[] = {&init_, &x_, &factor, &n};
     cudaKernelNodeParams p{};
     p.func = reinterpret_cast<void*>(du_scale);
     p.gridDim = dim3(1);
-    p.blockDim = dim3(elements);
+    p.blockDim = dim3(update_elements);
     p.kernelParams = scale_args;
     CUDA_CHECK(cudaGraphAddKernelNode(&scale_, graph_, nullptr, 0, &p));
     ScaleNode none;
@@ -80,12 +80,12 @@ class RawUpdateGraph {
 
   /// One iteration: w's factor = `factor`, then a launch.
   void step(float factor, cudaStream_t s) {
-    int n = elements;
+    int n = update_elements;
     void* args[] = {&init_, &x_, &factor, &n};
     CUDA_KERNEL_NODE_PARAMS d{};
     d.func = reinterpret_cast<CUfunction>(function_);
     d.gridDimX = d.gridDimY = d.gridDimZ = 1;
-    d.blockDimX = elements;
+    d.blockDimX = update_elements;
     d.blockDimY = d.blockDimZ = 1;
     d.kernelParams = args;
     if (set_(exec_, scale_, &d) != CUDA_SUCCESS)
@@ -111,7 +111,7 @@ void device_update_bench(Bench& bench) {
   fmt::print(
       "\ndupdate: change one kernel node's argument, then launch ({} floats; wall time per iteration over {} "
       "iterations + one synchronize; median of {} reps, the three interleaved)\n",
-      elements, iterations, reps);
+      update_elements, iterations, reps);
   int driver = 0;
   CUDA_CHECK(cudaDriverGetVersion(&driver));
   if (driver < 12040) {
@@ -119,16 +119,16 @@ void device_update_bench(Bench& bench) {
                driver % 1000 / 10);
     return;
   }
-  float* x = bench.data;  // at least `elements` floats
+  float* x = bench.data;  // at least `update_elements` floats
   float* init = nullptr;
   int* counter = nullptr;
-  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&init), elements * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&init), update_elements * sizeof(float)));
   CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&counter), sizeof(int)));
-  CUDA_CHECK(cudaMemcpy(init, bench.init.data(), elements * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(init, bench.init.data(), update_elements * sizeof(float), cudaMemcpyHostToDevice));
 
   auto graph = [&](bool device_form) {
     gd::Graph g(device_form ? "dupdate device" : "dupdate host");
-    auto w = g.add_kernel(du_scale, gd::cover(elements).with_device_updatable(device_form), init, x, 1.0f, elements)
+    auto w = g.add_kernel(du_scale, gd::cover(update_elements).with_device_updatable(device_form), init, x, 1.0f, update_elements)
                  .name("w");
     g.add_kernel(device_form ? du_bump : du_tick, gd::Launch{1, 1}, ScaleNode{}, counter).name("u").after(w);
     return g;
@@ -149,7 +149,7 @@ void device_update_bench(Bench& bench) {
   const std::array<std::function<void()>, 3> forms = {[&] { device_exec.launch(bench.s); },
                                                       [&] {
                                                         host_exec.set_kernel_args(w_host, init, x, factor += 1.0f,
-                                                                                  elements);
+                                                                                  update_elements);
                                                         host_exec.launch(bench.s);
                                                       },
                                                       [&] { raw.step(factor += 1.0f, bench.s); }};
@@ -159,11 +159,11 @@ void device_update_bench(Bench& bench) {
     factor = 0.0f;
     for (int k = 0; k < 3; ++k) forms[static_cast<std::size_t>(f)]();
     CUDA_CHECK(cudaStreamSynchronize(bench.s));
-    std::vector<float> got(elements);
-    CUDA_CHECK(cudaMemcpy(got.data(), x, elements * sizeof(float), cudaMemcpyDeviceToHost));
+    std::vector<float> got(update_elements);
+    CUDA_CHECK(cudaMemcpy(got.data(), x, update_elements * sizeof(float), cudaMemcpyDeviceToHost));
     const float want_factor = f == 0 ? 2.0f : 3.0f;
     bool ok = true;
-    for (int i = 0; i < elements; ++i)
+    for (int i = 0; i < update_elements; ++i)
       ok = ok && got[static_cast<std::size_t>(i)] == bench.init[static_cast<std::size_t>(i)] * want_factor;
     bench.expect(ok, std::string("dupdate ") + names[f], "x is not init times the factor of the third launch");
   }

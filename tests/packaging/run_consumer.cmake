@@ -106,6 +106,18 @@ elseif(MODE STREQUAL "subdirectory" OR MODE STREQUAL "fetchcontent")
   if(CUDA_ARCHITECTURES)
     list(APPEND cache_args "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}")
   endif()
+  # Both modes put graphdsl's build in <build>/graphdsl-build (the consumer's add_subdirectory, and
+  # FetchContent's <FETCHCONTENT_BASE_DIR>/graphdsl-build), and ccache rewrites the paths under the
+  # packaging tests' folder relative to the build folder (CCACHE_BASEDIR): the compile commands of
+  # the two modes are then the same, and the mode that runs second (fetchcontent) finds all of
+  # graphdsl's objects (unity batches included) in the cache instead of compiling them again.
+  if(MODE STREQUAL "fetchcontent")
+    list(APPEND cache_args "-DFETCHCONTENT_BASE_DIR=${WORK_DIR}/build")
+  endif()
+  if("${CXX_LAUNCHER};${CUDA_LAUNCHER}" MATCHES "ccache")
+    get_filename_component(_packaging_dir "${WORK_DIR}" DIRECTORY)
+    set(ENV{CCACHE_BASEDIR} "${_packaging_dir}")
+  endif()
 else()
   message(FATAL_ERROR "run_consumer.cmake: unknown MODE '${MODE}'")
 endif()
