@@ -425,10 +425,20 @@ void Executable::launch(cudaStream_t stream) {
     }
   }
   if (x.device_updatable && x.upload != detail::ExecImpl::Upload::done) upload(stream);  // CUDA's rule for them
-  const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
-  if (rc != cudaSuccess) throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
+  // The state is written before the launch and restored if it fails: once cudaGraphLaunch has
+  // returned, a host node of this launch may already have destroyed this executable (a callback
+  // that deletes its own executable is allowed: tests/gpu/reliability_test.cpp), so x is not
+  // touched after a successful launch.
+  const bool launched = x.launched;
+  const detail::ExecImpl::Upload upload_state = x.upload;
   x.launched = true;
   x.upload = detail::ExecImpl::Upload::done;  // a host launch uploads the executable (device_graph())
+  const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
+  if (rc != cudaSuccess) {
+    x.launched = launched;
+    x.upload = upload_state;
+    throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
+  }
 }
 
 void Executable::free_graph_memory(cudaStream_t stream) {
