@@ -34,18 +34,12 @@ cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
   mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
-  if (driver != nullptr && x.setter_func != p.func) {
-    cudaFunction_t function = nullptr;
-    if (cuda_try(cudaGetFuncBySymbol, &function, static_cast<const void*>(p.func)) == cudaSuccess) {
-      x.setter_func = p.func;
-      x.setter_function = function;
-    }
-  }
-  if (driver != nullptr && x.setter_func == p.func) {
-    const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, x.setter_function);
+  const cudaFunction_t function = driver != nullptr ? cached_function(x.setter_kernel, p.func, -1) : nullptr;
+  if (function != nullptr) {
+    const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, function);
     count_cuda_call();
     if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return cudaSuccess;
-    x.setter_func = nullptr;
+    x.setter_kernel = KernelLookup{};
   }
   return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
 }

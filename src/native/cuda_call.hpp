@@ -40,6 +40,18 @@ cudaError_t cuda_try(F fn, A... args) noexcept {
 /// the runtime's, on this one path.
 void* driver_entry(const char* symbol, unsigned version) noexcept;
 
+/// The function handle a driver entry point takes for a kernel: a cache of the last host function
+/// looked up (cudaGetFuncBySymbol) and the device it was looked up on (a CUfunction belongs to a
+/// context; -1: not keyed by device, the caller forgets the cache when a driver call fails).
+struct KernelLookup {
+  const void* func = nullptr;
+  int device = -1;
+  cudaFunction_t function = nullptr;
+};
+/// The CUfunction of kernel `func` on `device` from `cache`, looked up when the cache holds another;
+/// null (and the cache emptied) when the lookup fails. Used by the kernel setter and the node add.
+cudaFunction_t cached_function(KernelLookup& cache, const void* func, int device) noexcept;
+
 /// Calls `fn`, a driver entry point from driver_entry() that the runtime API has no equivalent of
 /// (cuGraphAddBatchMemOpNode and its kin), counted like cuda_try. The CUresult comes back as the
 /// cudaError_t of the same number: the runtime's codes equal the driver's for every code these

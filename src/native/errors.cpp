@@ -42,6 +42,16 @@ void* driver_entry(const char* symbol, unsigned version) noexcept {
 #endif
 }
 
+cudaFunction_t cached_function(KernelLookup& cache, const void* func, int device) noexcept {
+  if (cache.func != func || cache.device != device) {
+    cudaFunction_t function = nullptr;
+    const bool found = cuda_try(cudaGetFuncBySymbol, &function, func) == cudaSuccess;
+    cache = found ? KernelLookup{func, device, function} : KernelLookup{};
+    if (!found) return nullptr;
+  }
+  return cache.function;
+}
+
 void throw_cuda(cudaError_t rc, const char* api, std::optional<NodeInfo> node, std::string detail) {
   throw CudaError(rc, api, std::move(node), std::move(detail));
 }

@@ -15,16 +15,14 @@ cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cuda
   static const auto driver = reinterpret_cast<Add>(driver_entry("cuGraphAddKernelNode", 12000));
   if (driver != nullptr && p.extra == nullptr) {
     int device = -1;
-    if (cuda_try(cudaGetDevice, &device) == cudaSuccess && (cache.func != p.func || cache.device != device)) {
-      cudaFunction_t function = nullptr;
-      const bool found = cuda_try(cudaGetFuncBySymbol, &function, static_cast<const void*>(p.func)) == cudaSuccess;
-      cache = found ? KernelLookup{p.func, device, function} : KernelLookup{};
-    }
-    if (cache.func == p.func && cache.device == device) {
-      const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, cache.function);
+    const cudaFunction_t function = cuda_try(cudaGetDevice, &device) == cudaSuccess
+                                        ? cached_function(cache, p.func, device)
+                                        : nullptr;
+    if (function != nullptr) {
+      const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, function);
       count_cuda_call();
       if (driver(node, graph, deps, count, &d) == CUDA_SUCCESS) return cudaSuccess;
-      cache.func = nullptr;
+      cache = KernelLookup{};
     }
   }
 #else

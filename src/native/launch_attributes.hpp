@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "native/cuda_call.hpp"  // KernelLookup
 #include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
@@ -20,16 +21,6 @@ namespace graphdsl::detail {
 /// @throws UsageError naming the node; CudaError when a query fails.
 void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::string& context, const KernelData& k,
                                 const Launch& l);
-
-/// The function handle add_kernel_node passes the driver: a cache of the last host function looked
-/// up (cudaGetFuncBySymbol) and the device it was looked up on (a CUfunction belongs to a context).
-/// A CUkernel (cudaGetKernel) would serve every device, but nodes made from one retained twice the
-/// host heap of the runtime's in an instantiated fork-join graph (measured on an H200, session 9).
-struct KernelLookup {
-  const void* func = nullptr;
-  int device = -1;
-  cudaFunction_t function = nullptr;
-};
 
 /// cudaGraphAddKernelNode with `p`, first through the driver's cuGraphAddKernelNode (its entry
 /// point, the function from `cache`): measured 0.56-0.69 of the runtime call's time

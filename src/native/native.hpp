@@ -14,6 +14,7 @@
 
 #include "graphdsl/detail/unique_handle.hpp"
 #include "graphdsl/graph.hpp"
+#include "native/cuda_call.hpp"
 #include "native/event_state.hpp"
 #include "plan/graph_impl.hpp"
 
@@ -181,9 +182,8 @@ struct ExecImpl {
   /// and CUDA wants it uploaded before a launch after instantiation and after host-side changes.
   bool device_updatable = false;
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
-  /// (cudaGetFuncBySymbol), so that repeated setters on one kernel look nothing up.
-  const void* setter_func = nullptr;
-  cudaFunction_t setter_function = nullptr;
+  /// (cached_function, not keyed by device), so that repeated setters on one kernel look nothing up.
+  KernelLookup setter_kernel;
 };
 
 /// Records a host-side change of the executable: a device launch needs it uploaded again.
