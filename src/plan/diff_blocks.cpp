@@ -2,6 +2,7 @@
 // two plans compared in a few tight passes (node records field by field, then the kernel records
 // and the argument bytes of the whole block with one memcmp each) instead of node by node through
 // the kind table. A block this cannot show to be identical is compared node by node. No CUDA call.
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -48,6 +49,22 @@ bool same_node_records(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo,
   return same;
 }
 
+/// Nodes [lo, hi) of `a` are kernel nodes whose records are kernels[k0 .. k0 + (hi - lo)).
+bool kernels_in_order(const GraphImpl& a, std::uint32_t lo, std::uint32_t hi, std::uint32_t k0) noexcept {
+  const NodeData* x = a.nodes.data();
+  bool same = true;
+  for (std::uint32_t i = lo; i < hi; ++i) same &= (x[i].kind == NodeKind::kernel) & (x[i].payload == k0 + (i - lo));
+  return same;
+}
+
+/// Node records [lo, hi) of `a` and `b` hold the same bytes. Equal bytes are equal records: every
+/// member is compared, there is no padding, unused inline predecessor slots are zero, and a list
+/// on the heap compares its pointer (two plans never share one, so it decides nothing: the records
+/// are then compared field by field). Different bytes decide nothing either.
+bool same_record_bytes(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi) noexcept {
+  return std::memcmp(a.nodes.data() + lo, b.nodes.data() + lo, (hi - lo) * sizeof(NodeData)) == 0;
+}
+
 /// Kernel records [k0, k1) of `a` hold no Condition or GraphBuffer argument and the argument
 /// blocks of `a` and `b` at their offsets hold the same bytes. The records are those of `b` too
 /// (compared before), so each block lies inside both arenas. Blocks that follow one another in
@@ -84,13 +101,20 @@ bool same_kernel_block(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo,
   static_assert(std::has_unique_object_representations_v<KernelData>,
                 "kernel records are compared with memcmp: no padding bytes");
   static_assert(sizeof(NodeData) <= 32, "node records are read for every node of both plans: keep them small");
+  static_assert(sizeof(NodeData) == sizeof(SmallVec) + 2 * sizeof(std::uint32_t) &&
+                    sizeof(SmallVec) ==
+                        2 * sizeof(std::uint32_t) +
+                            std::max(sizeof(std::uint32_t*), SmallVec::inline_capacity * sizeof(std::uint32_t)),
+                "node records are compared with memcmp (same_record_bytes): no padding bytes");
   if (!a.kernel_attributes.empty() || !b.kernel_attributes.empty() || lo >= hi) return false;
   const std::uint32_t k0 = a.nodes[lo].payload;
   const std::uint32_t k1 = k0 + (hi - lo);
-  if (k1 < k0 || k1 > a.kernels.size() || k1 > b.kernels.size() || !same_node_records(a, b, lo, hi, k0) ||
-      !same_block_names(a, b, lo, hi)) {
-    return false;
-  }
+  if (k1 < k0 || k1 > a.kernels.size() || k1 > b.kernels.size()) return false;
+  // The usual case (plans built by the same code) in two streaming passes: one memcmp of the
+  // records, then a pass over `a`'s records alone, now in cache. Else field by field.
+  const bool same_nodes = same_record_bytes(a, b, lo, hi) ? kernels_in_order(a, lo, hi, k0)
+                                                          : same_node_records(a, b, lo, hi, k0);
+  if (!same_nodes || !same_block_names(a, b, lo, hi)) return false;
   return std::memcmp(a.kernels.data() + k0, b.kernels.data() + k0, (k1 - k0) * sizeof(KernelData)) == 0 &&
          same_kernel_args(a, b, k0, k1);
 }

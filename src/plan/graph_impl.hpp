@@ -190,7 +190,8 @@ struct NodeData {
   SmallVec preds;             ///< set semantics, in insertion order
   std::uint32_t payload = 0;  ///< index into the per-kind vector
   NodeKind kind = NodeKind::empty;
-  std::int16_t device = -1;  ///< the device the node is placed on; -1: the current device at compile time
+  std::uint8_t reserved = 0;  ///< no padding byte: the diff compares blocks of records with memcmp
+  std::int16_t device = -1;   ///< the device the node is placed on; -1: the current device at compile time
 };
 
 /// The liveness token of a plan (graphdsl/node.hpp), shared by the plan and every handle to its

@@ -19,13 +19,14 @@ class SmallVec {
  public:
   static constexpr std::uint32_t inline_capacity = 4;
 
-  SmallVec() noexcept : size_(0), cap_(inline_capacity) {}
+  SmallVec() noexcept : size_(0), cap_(inline_capacity), inline_{} {}
   SmallVec(const SmallVec& o) : SmallVec() { assign(o.begin(), o.end()); }
   SmallVec(SmallVec&& o) noexcept : size_(o.size_), cap_(o.cap_) {
     if (o.on_heap()) {
       heap_ = o.heap_;
       o.cap_ = inline_capacity;
       o.size_ = 0;
+      std::memset(o.inline_, 0, sizeof o.inline_);
     } else {
       std::memcpy(inline_, o.inline_, sizeof inline_);
     }
@@ -87,6 +88,8 @@ class SmallVec {
     cap_ = cap;
   }
 
+  // Unused inline slots are zero (a new vector's and a moved-from one's), so that two lists built
+  // the same way hold the same bytes: the diff compares blocks of node records with memcmp first.
   std::uint32_t size_;
   std::uint32_t cap_;
   union {
