@@ -19,6 +19,7 @@
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 #include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -150,7 +151,7 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
   mark_changed(x);
   const GraphImpl& g = x.plan.impl();
   const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
-  return patch_ops(g.nodes[i].kind).apply(x, i);
+  return patch_ops(node_kind(g, i)).apply(x, i);
 }
 
 // ---- Executable: per-node setters --------------------------------------------------------------
@@ -162,16 +163,16 @@ namespace {
 std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uint32_t arg, const GraphImpl* in) {
   const GraphImpl& where = in != nullptr ? *in : g;
   for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
     if (ph.offset != k.layout->offsets[arg]) continue;
     if (ph.kind == PlaceholderKind::condition) {
       const ConditionRef ref = in != nullptr ? in->resolve(Condition(ph.uid)) : ph.ref;
-      if (ref.levels != 0) return fmt::format("a Condition that graph '{}' does not declare", where.name);
-      return fmt::format("condition number {} of graph '{}'", ref.index, where.name);
+      if (ref.levels != 0) return fmt::format("a Condition that graph '{}' does not declare", plan_name(where));
+      return fmt::format("condition number {} of graph '{}'", ref.index, plan_name(where));
     }
     const std::uint32_t alloc = in != nullptr ? in->alloc_node(ph.uid) : ph.ref.index;
     if (alloc == ConditionRef::unresolved)
-      return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+      return fmt::format("a GraphBuffer that graph '{}' does not allocate", plan_name(where));
     return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
   }
   return "a plain value";
@@ -180,11 +181,11 @@ std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uin
 /// What pointer `field` of memset or memcpy node i of plan `g` stands for, in words (`in`: as above).
 std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferField field, const GraphImpl* in) {
   const GraphImpl& where = in != nullptr ? *in : g;
-  for (const BufferUse& u : g.buffer_uses) {
-    if (u.node != i || u.field != field) continue;
+  for (const BufferUse& u : buffer_uses_of(g, i)) {
+    if (u.field != field) continue;
     const std::uint32_t alloc = in != nullptr ? in->alloc_node(u.uid) : u.alloc_node;
     if (alloc == ConditionRef::unresolved)
-      return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+      return fmt::format("a GraphBuffer that graph '{}' does not allocate", plan_name(where));
     return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
   }
   return "a plain pointer";
@@ -195,7 +196,7 @@ std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferFiel
 /// values; it cannot turn a graph buffer into a raw pointer (the buffer's address would be written
 /// over it) or a raw pointer into a graph buffer (it would reach the kernel as null).
 void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
-  const NodeData& n = a.nodes[i];
+  const NodeKind kind = node_kind(a, i);
   auto refuse = [&](const std::string& what, const std::string& was, const std::string& now) {
     throw UsageError(
         fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
@@ -203,15 +204,15 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
                     "plan for that)",
                     a.info(i).describe(), what, was, now));
   };
-  if (n.kind == NodeKind::kernel) {
-    const KernelData& k = a.kernels[n.payload];
-    const KernelData& ks = s.kernels[s.nodes[0].payload];
+  if (kind == NodeKind::kernel) {
+    const KernelData& k = kernel_of(a, i);
+    const KernelData& ks = kernel_of(s, 0);
     for (std::uint32_t arg = 0; arg < k.layout->count; ++arg) {
       const std::string was = kernel_arg_meaning(a, k, arg, nullptr), now = kernel_arg_meaning(s, ks, arg, &a);
       if (was != now) refuse(fmt::format("argument {}", arg), was, now);
     }
-  } else if (n.kind == NodeKind::memset || n.kind == NodeKind::memcpy) {
-    const bool set = n.kind == NodeKind::memset;
+  } else if (kind == NodeKind::memset || kind == NodeKind::memcpy) {
+    const bool set = kind == NodeKind::memset;
     for (const BufferField f : {BufferField::memset_dst, BufferField::memcpy_dst, BufferField::memcpy_src}) {
       if ((f == BufferField::memset_dst) != set) continue;
       const std::string was = buffer_field_meaning(a, i, f, nullptr), now = buffer_field_meaning(s, 0, f, &a);
@@ -226,32 +227,32 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
 const void* Executable::recorded_function(const Node& node) const {
   const detail::ExecImpl& x = impl();
   const detail::GraphImpl& a = x.plan.impl();
-  return a.kernels[a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload].func;
+  return detail::kernel_of(a, detail::exec_index(x, node, NodeKind::kernel)).func;
 }
 
 Launch Executable::recorded_launch(const Node& node) const {
   const detail::ExecImpl& x = impl();
   const detail::GraphImpl& a = x.plan.impl();
-  return detail::launch_of(a, a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload);
+  return detail::launch_of(a, detail::kernel_index(a, detail::exec_index(x, node, NodeKind::kernel)));
 }
 
 void Executable::replace_node(const Node& target, const Graph& source) {
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const detail::GraphImpl& s = source.impl();
-  const std::uint32_t i = detail::exec_index(x, target, s.nodes[0].kind);
-  if (s.nodes[0].kind == NodeKind::child) {
-    const auto& now = *a.children[a.nodes[i].payload];
-    if (auto r = detail::compare_shape(now, *s.children[s.nodes[0].payload], {})) {
+  const NodeKind kind = detail::node_kind(s, 0);
+  const std::uint32_t i = detail::exec_index(x, target, kind);
+  if (kind == NodeKind::child) {
+    if (auto r = detail::compare_shape(detail::child_plan(a, i), detail::child_plan(s, 0), {})) {
       throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
     }
   }
-  if (s.nodes[0].kind == NodeKind::kernel) {
+  if (kind == NodeKind::kernel) {
     // A KernelNode made from a NodeRef is not checked against the kernel it names (node_cast is):
     // an argument block of another layout would overrun the recorded one or leave the kernel
     // reading past the arguments given.
-    const detail::ArgLayout& now = *a.kernels[a.nodes[i].payload].layout;
-    const detail::ArgLayout& given = *s.kernels[s.nodes[0].payload].layout;
+    const detail::ArgLayout& now = *detail::kernel_of(a, i).layout;
+    const detail::ArgLayout& given = *detail::kernel_of(s, 0).layout;
     if (!detail::same_layout(given, now)) {
       throw UsageError(
           fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
@@ -287,15 +288,15 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
-  detail::KernelData& k = a.kernels[a.nodes[i].payload];
+  detail::KernelData& k = detail::kernel_of(a, i);
   const bool direct = detail::direct_kernel(k) && (args == nullptr || detail::same_layout(*layout, *k.layout));
   if (!direct) {  // Conditions or GraphBuffers to resolve and compare: the general path
     Graph one("setter");
-    auto& o = one.impl();
-    const unsigned char* from = args != nullptr ? args : a.args.data() + k.args;
+    const unsigned char* from = args != nullptr ? args : detail::argument_block(a, k);
     const detail::ArgLayout* l = args != nullptr ? layout : k.layout;
-    o.args.assign(from, from + l->total);
-    const Launch recorded = detail::launch_of(a, a.nodes[i].payload);
+    std::size_t offset = 0;
+    std::copy(from, from + l->total, one.add_argument_block(l->total, offset));
+    const Launch recorded = detail::launch_of(a, detail::kernel_index(a, i));
     if (launch != nullptr) detail::check_setter_attributes(a, i, recorded, *launch);
     Launch shape = launch != nullptr ? *launch : recorded;
     shape.priority = recorded.priority;  // CUDA cannot patch a priority per node
@@ -304,11 +305,11 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     std::vector<detail::PlaceholderArg> same;
     if (args == nullptr) {
       for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-        const detail::KernelPlaceholder& ph = a.placeholders[k.ph_first + c];
+        const detail::KernelPlaceholder& ph = detail::kernel_placeholder(a, k, c);
         same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid});
       }
     }
-    one.add_kernel_node(k.func, shape, l, 0, same.data(), same.size());
+    one.add_kernel_node(k.func, shape, l, offset, same.data(), same.size());
     replace_node(node, one);
     return;
   }
@@ -324,17 +325,17 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     }
   } keep{k, k.launch};
   if (launch != nullptr) {
-    if (!a.kernel_attributes.empty()) {
-      detail::check_setter_attributes(a, i, detail::launch_of(a, a.nodes[i].payload), *launch);
+    if (detail::has_launch_attributes(a)) {
+      detail::check_setter_attributes(a, i, detail::launch_of(a, detail::kernel_index(a, i)), *launch);
     } else if (launch->has_attributes()) {
       detail::check_setter_attributes(a, i, Launch{}, *launch);
     }
     k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
     detail::check_node(a, i);
   }
-  const cudaError_t rc = detail::kernel_direct(x, i, k, args != nullptr ? args : a.args.data() + k.args);
+  const cudaError_t rc = detail::kernel_direct(x, i, k, args != nullptr ? args : detail::argument_block(a, k));
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
-  if (args != nullptr) std::memcpy(a.args.data() + k.args, args, k.layout->total);
+  if (args != nullptr) std::memcpy(detail::argument_block(a, k), args, k.layout->total);
   keep.done = true;
 }
 
@@ -376,16 +377,16 @@ void Executable::set_memset_raw(const Node& node, void* dst, unsigned int value,
   if (!detail::buffer_uses_of(a, i).empty()) {  // replace_node says why a raw pointer cannot stand for the buffer
     Graph one("setter");
     one.add_memset_raw(dst, value, element_size, count, 1, bytes);
-    one.impl().memset_types.back() = type;
+    detail::set_memset_value_type(one.impl(), 0, type);
     replace_node(node, one);
     return;
   }
-  const std::uint32_t slot = a.nodes[i].payload;
-  const detail::ScalarType old_type = a.memset_types[slot];
-  a.memset_types[slot] = type;
-  detail::patch_recorded(x, i, a.memsets[slot], detail::memset_node_params(dst, value, element_size, count, 1, bytes),
+  const detail::ScalarType old_type = detail::memset_value_type(a, i);
+  detail::set_memset_value_type(a, i, type);
+  detail::patch_recorded(x, i, detail::memset_of(a, i),
+                         detail::memset_node_params(dst, value, element_size, count, 1, bytes),
                          detail::exec_memset_set_params, "cudaGraphExecMemsetNodeSetParams",
-                         [&] { a.memset_types[slot] = old_type; });
+                         [&] { detail::set_memset_value_type(a, i, old_type); });
 }
 
 void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes,
@@ -401,7 +402,7 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
     replace_node(node, one);
     return;
   }
-  detail::patch_recorded(x, i, a.memcpys[a.nodes[i].payload],
+  detail::patch_recorded(x, i, detail::memcpy_of(a, i),
                          detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
                          detail::exec_memcpy_set_params, "cudaGraphExecMemcpyNodeSetParams", [] {});
 }
