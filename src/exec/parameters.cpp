@@ -128,7 +128,8 @@ HandleScopes scopes_of(const ExecImpl& x, std::uint32_t entry) {
   return scopes;
 }
 
-/// Patches node s.i of nested plan s.g from that plan, by its native node.
+/// Patches node s.i of nested plan s.g from that plan, by its native node: a memset, a memcpy, or a
+/// kernel that the direct path does not take (Condition or GraphBuffer arguments; patch_site).
 Applied patch_nested(ExecImpl& x, const ParamSite& s) {
   const GraphImpl& g = *s.g;
   const cudaGraphNode_t node = x.native.nested[s.nested].nodes[s.i];
@@ -136,13 +137,10 @@ Applied patch_nested(ExecImpl& x, const ParamSite& s) {
   mark_changed(x);
   switch (s.place) {
     case ParamPlace::kernel_argument: {
-      const KernelData& k = kernel_of(g, s.i);
       std::vector<void*> argv;
       std::vector<unsigned char> block;
-      std::array<void*, max_setter_args> stack{};
-      const cudaKernelNodeParams p = direct_kernel(k)
-                                         ? kernel_node_params(k, argument_block(g, k), stack.data())
-                                         : kernel_params(g, k, scopes_of(x, s.nested), x.native.dptrs, block, argv);
+      const cudaKernelNodeParams p = kernel_params(g, kernel_of(g, s.i), scopes_of(x, s.nested), x.native.dptrs, block,
+                                                   argv);
       return {exec_kernel_set_params(x, node, p), "cudaGraphExecKernelNodeSetParams"};
     }
     case ParamPlace::memset_value: {
@@ -159,17 +157,21 @@ Applied patch_nested(ExecImpl& x, const ParamSite& s) {
   return {exec_memcpy_set_params(x, node, p), "cudaGraphExecMemcpyNodeSetParams"};
 }
 
-/// Patches the node of site s from the recorded plan: at the top level the direct kernel path where
-/// it applies (no allocation), else apply_node (a kernel with Condition or GraphBuffer arguments;
-/// memsets allocate nothing); nested nodes by their native node.
+/// Patches the node of site s from its plan (the recorded plan, or the nested plan it is in): a kernel
+/// that direct_kernel allows by the direct path (kernel_direct: no allocation), at the top level or
+/// nested; else apply_node at the top level (a kernel with Condition or GraphBuffer arguments; memsets
+/// allocate nothing), patch_nested in a nested plan.
 Applied patch_site(ExecImpl& x, const ParamSite& s) {
-  if (s.nested != ConditionRef::unresolved) return patch_nested(x, s);
-  const GraphImpl& a = x.plan.impl();
-  if (node_kind(a, s.i) == NodeKind::kernel && direct_kernel(kernel_of(a, s.i))) {
-    const KernelData& k = kernel_of(a, s.i);
-    return {kernel_direct(x, s.i, k, argument_block(a, k)), "cudaGraphExecKernelNodeSetParams"};
+  const GraphImpl& g = *s.g;
+  const bool top = s.nested == ConditionRef::unresolved;
+  if (s.place == ParamPlace::kernel_argument) {
+    const KernelData& k = kernel_of(g, s.i);
+    if (direct_kernel(k)) {
+      const cudaGraphNode_t node = top ? x.native.nodes[s.i] : x.native.nested[s.nested].nodes[s.i];
+      return {kernel_direct(x, g, s.i, node, k, argument_block(g, k)), "cudaGraphExecKernelNodeSetParams"};
+    }
   }
-  return apply_node(x, s.i);
+  return top ? apply_node(x, s.i) : patch_nested(x, s);
 }
 
 /// Throws the CudaError of site s, naming its node (and, nested, where it is).

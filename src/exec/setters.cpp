@@ -32,7 +32,6 @@ namespace detail {
 /// driver_entry). A failed driver attempt also forgets the function: it may be another context's
 /// (looked up while another device was current), and the next call looks it up again.
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
-  mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
   const cudaFunction_t function = driver != nullptr ? cached_function(x.setter_kernel, p.func, -1) : nullptr;
@@ -86,7 +85,6 @@ void driver_end(const cudaPitchedPtr& p, CUmemorytype type, CUmemorytype& out_ty
 }  // namespace
 
 cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemsetParams& p) {
-  mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*, CUcontext);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecMemsetNodeSetParams", 12000));
   if (driver != nullptr) {
@@ -106,7 +104,6 @@ cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
 }
 
 cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p) {
-  mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D*, CUcontext);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecMemcpyNodeSetParams", 12000));
   const bool pointers = p.srcArray == nullptr && p.dstArray == nullptr && p.srcPos.x == 0 && p.srcPos.y == 0 &&
@@ -138,13 +135,13 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
   return true;
 }
 
-/// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
-/// setters' direct path, with no plan built and no heap allocation.
-cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block) {
+cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
+                          const unsigned char* block) {
   std::array<void*, max_setter_args> argv;  // not zeroed: kernel_node_params fills the layout's count
   const cudaKernelNodeParams p = kernel_node_params(k, block, argv.data());
-  const DeviceScope device(node_device(x.plan.impl(), i, -1));
-  return exec_kernel_set_params(x, x.native.nodes[i], p);
+  const DeviceScope device(node_device(g, i, -1));
+  mark_changed(x);
+  return exec_kernel_set_params(x, node, p);
 }
 
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
@@ -333,7 +330,8 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
     detail::check_node(a, i);
   }
-  const cudaError_t rc = detail::kernel_direct(x, i, k, args != nullptr ? args : detail::argument_block(a, k));
+  const cudaError_t rc = detail::kernel_direct(x, a, i, x.native.nodes[i], k,
+                                               args != nullptr ? args : detail::argument_block(a, k));
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
   if (args != nullptr) std::memcpy(detail::argument_block(a, k), args, k.layout->total);
   keep.done = true;
@@ -356,6 +354,7 @@ void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& no
   try {
     check_node(a, i);
     const DeviceScope device(node_device(a, i, -1));
+    mark_changed(x);
     const cudaError_t rc = set(x, x.native.nodes[i], slot);
     if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
   } catch (...) {
