@@ -10,7 +10,12 @@
 #   - an include goes from a lower layer to a higher one (plan < native < exec < kinds, nccl):
 #     src/plan/ includes "native/", "exec/", "kinds/" or "nccl/"; src/native/ includes "exec/",
 #     "kinds/" or "nccl/"; src/exec/ includes "kinds/" or "nccl/"; include/graphdsl/graph.hpp
-#     includes graphdsl/executable.hpp; a public header under include/ includes a file of src/.
+#     includes graphdsl/executable.hpp; a public header under include/ includes a file of src/;
+#   - a file under src/native/ or src/exec/ names a data member of detail::GraphImpl (the plan's
+#     storage, src/plan/graph_impl.hpp) as `.field` or `->field`, outside comments: those layers
+#     reach a plan through the plan layer's functions (src/plan/plan_access.hpp and the others it
+#     names). Members of other structs that share a field's name are allowed by the expression
+#     that names them (the list below), nothing wider.
 # When all pass it prints one line per measure.
 #
 #   scripts/check-structure.sh [ROOT]     ROOT: the tree to check (default: this repository)
@@ -150,6 +155,45 @@ if [ -n "$hits" ]; then
   indent <<<"$hits"
 fi
 [ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/); the umbrella's headers include no <memory>, <tuple>, <functional>, <unordered_map>, <algorithm>, <iterator>")
+
+# 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (issue 13, item 3).
+# The data members of GraphImpl; `id` and `name` are left out (PlanToken and ParamType have
+# members of those names, read through handles): those layers use plan_id() and plan_name().
+graph_impl_fields='nodes|kernels|kernel_attributes|edge_kinds|args|memsets|memset_types|memcpys|hosts|children|events'
+graph_impl_fields+='|conditions|placeholders|conditionals|captures|allocs|frees|buffer_uses|peer_copies|symbol_uses'
+graph_impl_fields+='|declared|params|records|names|default_device|parent|token|sealed|depth|nested_nodes|held_kinds'
+graph_impl_fields+='|edge_count|copied_from'
+# Members of other structs with those names, by the expressions that reach them: a Materialized's
+# nodes (ExecImpl::native, Builder::materialize's `m`, update_whole_graph's `m`), a NestedNative's
+# nodes and parent (an element of Materialized::nested or Builder::nested_, or `nested`, one of
+# them), Counters::events, cudaExtent::depth.
+allowed='(\bnative|\bm)\.nodes\b|\bnested_?(\[[^]]*\])?\.(nodes|parent)\b|\bcounters\(\)\.events\b|\bextent\.depth\b'
+field_use="([^.]\\.|^\\.|->)($graph_impl_fields)\\b"  # not `...args` (a parameter pack)
+failures_before=$failures
+storage_dirs=()
+for dir in src/native src/exec; do [ -d "$dir" ] && storage_dirs+=("$dir"); done
+allowed_lines=0
+if [ ${#storage_dirs[@]} -gt 0 ]; then
+  # file:line:code with comments (from `//`) removed; a hit is such a line that still names a
+  # field once the allowed expressions are removed.
+  code="$(grep -rnE "$field_use" "${storage_dirs[@]}" | sed -E 's#[[:space:]]*//.*$##' | grep -E "$field_use")"
+  hits=""
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    if sed -E "s/$allowed//g" <<<"$line" | grep -qE "$field_use"; then
+      hits+="$line"$'\n'
+    else
+      allowed_lines=$((allowed_lines + 1))
+    fi
+  done <<<"$code"
+  hits="${hits%$'\n'}"
+  if [ -n "$hits" ]; then
+    fail "src/native/ or src/exec/ names a field of detail::GraphImpl; use the plan layer's functions" \
+      "(src/plan/plan_access.hpp, GraphImpl's members, plan/rules.hpp, ...):"
+    indent <<<"$hits"
+  fi
+fi
+[ "$failures" -eq "$failures_before" ] && summary+=("plan storage: src/native/ and src/exec/ name no field of GraphImpl ($allowed_lines line(s) name members of other structs of the same names)")
 
 [ ${#summary[@]} -gt 0 ] && printf 'check-structure: %s\n' "${summary[@]}"
 if [ "$failures" -ne 0 ]; then

@@ -10,12 +10,13 @@
 #include "graphdsl/error.hpp"
 #include "graphdsl/executable.hpp"
 #include "native/native.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl {
 
 DeviceGraph Executable::device_graph() const {
   const detail::ExecImpl& x = impl();  // throws on an empty or moved-from executable
-  const std::string graph = detail::quoted(x.plan.impl().name);
+  const std::string graph = detail::quoted(detail::plan_name(x.plan.impl()));
   if ((x.flags & cudaGraphInstantiateFlagDeviceLaunch) == 0) {
     throw UsageError(
         fmt::format("graph {}: device_graph() needs an executable compiled for device launch "

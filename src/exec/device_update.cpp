@@ -7,6 +7,7 @@
 #include "exec/patch.hpp"
 #include "graphdsl/executable.hpp"
 #include "native/cuda_call.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl {
 namespace detail {
@@ -18,7 +19,7 @@ std::string cuda_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 
 /// DeviceKernelNode<P...> writes at (ArgLayout::abi_offsets), parameter by parameter.
 void check_param_layout(const GraphImpl& g, std::uint32_t i) {
 #if CUDART_VERSION >= 12040
-  const KernelData& k = g.kernels[g.nodes[i].payload];
+  const KernelData& k = kernel_of(g, i);
   const ArgLayout& l = *k.layout;
   for (std::uint32_t p = 0; p < l.count; ++p) {
     std::size_t offset = 0, size = 0;
@@ -57,8 +58,8 @@ bool check_device_updatable(const GraphImpl& g) {
                     "driver supports CUDA {}",
                     g.info(first).describe(), cuda_text(driver)));
   }
-  for (std::uint32_t i = first; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].kind == NodeKind::kernel && device_updatable(g, g.nodes[i].payload)) check_param_layout(g, i);
+  for (std::uint32_t i = first; i < node_count(g); ++i) {
+    if (node_kind(g, i) == NodeKind::kernel && device_updatable(g, kernel_index(g, i))) check_param_layout(g, i);
   }
   return true;
 #endif
@@ -76,14 +77,14 @@ detail::DeviceNodeHandle Executable::device_node_handle(const Node& node, const 
   const detail::ExecImpl& x = *impl_.get();
   const detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
-  const detail::KernelData& k = a.kernels[a.nodes[i].payload];
+  const detail::KernelData& k = detail::kernel_of(a, i);
   if (!detail::same_layout(*signature, *k.layout)) {
     throw UsageError(
         fmt::format("{}: the handle's parameter list ({} parameters, {} bytes) is not its kernel's ({} parameters, "
                     "{} bytes): a KernelNode handle of another signature (node_cast checks it)",
                     a.info(i).describe(), signature->count, signature->total, k.layout->count, k.layout->total));
   }
-  if (!detail::device_updatable(a, a.nodes[i].payload)) {
+  if (!detail::device_updatable(a, detail::kernel_index(a, i))) {
     throw UsageError(
         fmt::format("{} is not device-updatable: Executable::device_node() gives the handles of kernel nodes "
                     "marked with Launch::with_device_updatable() in the plan the executable was compiled from",

@@ -19,6 +19,7 @@
 #include "native/cuda_call.hpp"
 #include "native/native.hpp"
 #include "plan/counters.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -39,11 +40,11 @@ const char* instantiate_result_name(cudaGraphInstantiateResult r) {
 
 /// Device-launchable executables may hold only kernel, memcpy, memset and child nodes (recursively).
 void check_device_launch(const detail::GraphImpl& g, const std::string& context) {
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    const NodeKind k = g.nodes[i].kind;
+  for (std::uint32_t i = 0; i < detail::node_count(g); ++i) {
+    const NodeKind k = detail::node_kind(g, i);
     if (k == NodeKind::child) {
-      check_device_launch(*g.children[g.nodes[i].payload],
-                          fmt::format("{}in {} of graph {}: ", context, g.info(i).describe(), detail::quoted(g.name)));
+      check_device_launch(detail::child_plan(g, i), fmt::format("{}in {} of graph {}: ", context, g.info(i).describe(),
+                                                                detail::quoted(detail::plan_name(g))));
     } else if (k != NodeKind::kernel && k != NodeKind::memcpy && k != NodeKind::memset) {
       throw UsageError(
           fmt::format("{}{} cannot be part of a device-launchable executable (device_launch allows only "
@@ -56,11 +57,11 @@ void check_device_launch(const detail::GraphImpl& g, const std::string& context)
 /// The newest CUDA feature a plan's conditional nodes need (12030 for IF and WHILE, 12080 for
 /// IF-ELSE and SWITCH), and the first node that needs it.
 void needed_cuda(const detail::GraphImpl& g, int& version, std::optional<NodeInfo>& node) {
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    const detail::NodeData& n = g.nodes[i];
-    if (n.kind == NodeKind::child) needed_cuda(*g.children[n.payload], version, node);
-    if (n.kind != NodeKind::conditional) continue;
-    const auto& c = g.conditionals[n.payload];
+  for (std::uint32_t i = 0; i < detail::node_count(g); ++i) {
+    const NodeKind kind = detail::node_kind(g, i);
+    if (kind == NodeKind::child) needed_cuda(detail::child_plan(g, i), version, node);
+    if (kind != NodeKind::conditional) continue;
+    const detail::ConditionalData& c = detail::conditional_of(g, i);
     const int v = c.type == ConditionalType::if_else || c.type == ConditionalType::switch_case ? 12080 : 12030;
     if (v > version) {
       version = v;
@@ -97,14 +98,14 @@ void check_options(const detail::GraphImpl& g, const InstantiateOptions& options
     throw UsageError(
         fmt::format("instantiating graph {}: device_launch and auto_free_on_launch cannot be combined "
                     "(CUDA refuses the pair)",
-                    detail::quoted(g.name)));
+                    detail::quoted(detail::plan_name(g))));
   }
   if (f & cudaGraphInstantiateFlagDeviceLaunch) {
-    if (g.nodes.empty()) {
+    if (detail::node_count(g) == 0) {
       throw UsageError(
           fmt::format("instantiating graph {} for device launch: the graph is empty; a "
                       "device-launchable executable needs at least one node",
-                      detail::quoted(g.name)));
+                      detail::quoted(detail::plan_name(g))));
     }
     check_device_launch(g, {});
   }
@@ -201,19 +202,21 @@ std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
     std::optional<Owner> owner;
     any_after(node, [&](cudaGraphNode_t d) {
       const std::optional<std::uint32_t> i = mapped_index(d);
-      if (i && plan.nodes[*i].kind == NodeKind::captured) owner = Owner{*i, "a node its captured function created"};
+      if (i && detail::node_kind(plan, *i) == NodeKind::captured)
+        owner = Owner{*i, "a node its captured function created"};
       return i.has_value();
     });
     return owner;
   }
   std::vector<std::uint32_t> conditionals;
-  for (std::uint32_t i = 0; i < plan.nodes.size(); ++i) {
+  for (std::uint32_t i = 0; i < detail::node_count(plan); ++i) {
     cudaGraph_t inner = nullptr;
-    if (plan.nodes[i].kind == NodeKind::conditional) conditionals.push_back(i);
+    const NodeKind kind = detail::node_kind(plan, i);
+    if (kind == NodeKind::conditional) conditionals.push_back(i);
     // child nodes, and captured nodes captured into a graph of their own (NCCL collectives,
     // captures inside conditional bodies) and embedded as a child graph node
-    const bool embeds = plan.nodes[i].kind == NodeKind::child ||
-                        (plan.nodes[i].kind == NodeKind::captured && type_of(mapped[i]) == cudaGraphNodeTypeGraph);
+    const bool embeds = kind == NodeKind::child ||
+                        (kind == NodeKind::captured && type_of(mapped[i]) == cudaGraphNodeTypeGraph);
     if (embeds && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, mapped[i], &inner) == cudaSuccess &&
         holds(inner, node)) {
       return Owner{i, "a node inside its child graph"};
@@ -249,7 +252,7 @@ std::vector<std::pair<cudaGraphNode_t, void*>> unfreed_allocations(const detail:
 std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
   for (const auto& [a, dptr] : unfreed_allocations(x)) {
     std::optional<Owner> o = owner_of(x, a);
-    if (o && x.plan.impl().nodes[o->index].kind == NodeKind::captured) return o;
+    if (o && detail::node_kind(x.plan.impl(), o->index) == NodeKind::captured) return o;
   }
   return std::nullopt;
 }
@@ -259,7 +262,7 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
 [[noreturn]] void throw_run_failure(const detail::ExecImpl& x, cudaError_t rc, const char* api, const char* verb,
                                     cudaStream_t stream) {
   std::optional<NodeInfo> where;
-  std::string detail = fmt::format("{} graph {}", verb, detail::quoted(x.plan.impl().name));
+  std::string detail = fmt::format("{} graph {}", verb, detail::quoted(detail::plan_name(x.plan.impl())));
   if (rc == cudaErrorInvalidValue && x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
     if (const std::optional<Owner> o = unfreed_captured_allocation(x)) {
       where = x.plan.impl().info(o->index);
@@ -291,17 +294,18 @@ std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
   // The handle's plan may be gone (the origin Graph destroyed after instantiate, a template after
   // update): its token still says which plan it was, and nothing of it is read.
   const std::uint64_t id = token->id;
-  if (id != x.origin_id && id != plan.id && id != x.last_template_id) {
+  if (id != x.origin_id && id != plan_id(plan) && id != x.last_template_id) {
     if (token->plan == nullptr) (void)handle_plan(node);  // throws: used after its plan was destroyed
     const GraphImpl& owner = *token->plan;
     throw UsageError(
         fmt::format("{} belongs to graph {} (plan id {}); this executable was compiled from graph {} "
                     "(plan id {})",
-                    owner.info(node.index()).describe(), quoted(owner.name), owner.id, quoted(plan.name), x.origin_id));
+                    owner.info(node.index()).describe(), quoted(plan_name(owner)), plan_id(owner),
+                    quoted(plan_name(plan)), x.origin_id));
   }
-  if (node.index() >= plan.nodes.size() || plan.nodes[node.index()].kind != kind) {
+  if (node.index() >= node_count(plan) || node_kind(plan, node.index()) != kind) {
     const GraphImpl* owner = token->plan;
-    const std::string what = owner != nullptr && node.index() < owner->nodes.size()
+    const std::string what = owner != nullptr && node.index() < node_count(*owner)
                                  ? owner->info(node.index()).describe()
                                  : fmt::format("node #{} of graph {} (plan id {})", node.index(), quoted(token->name),
                                                id);
@@ -331,15 +335,11 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   x->sink = std::make_shared<detail::HostErrorSink>();
   x->flags = options.flags();
   x->origin_id = origin;
-  std::vector<bool> freed(g.nodes.size());
-  for (const std::uint32_t a : g.frees) {
-    if (a < freed.size()) freed[a] = true;
-  }
-  for (std::uint32_t i = 0; i < g.nodes.size() && !x->unfreed; ++i) {
-    if (g.nodes[i].kind == NodeKind::mem_alloc && !freed[i]) x->unfreed = g.info(i);
+  if (const std::uint32_t a = detail::first_unfreed_alloc(g); a != detail::ConditionRef::unresolved) {
+    x->unfreed = g.info(a);
   }
   detail::GraphImpl& own = x->plan.impl();
-  own.sealed = detail::Sealed::recorded;  // handles of a moved-in plan must not change it behind the executable
+  detail::seal_as_recorded(own);  // handles of a moved-in plan must not change it behind the executable
   x->native = detail::materialize(own, order, x->sink);
 
   cudaGraphInstantiateParams params{};
@@ -362,7 +362,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
         detail += " at a node inside a conditional body or a child graph";
       }
     }
-    if (!where) detail = fmt::format("instantiating graph {}: {}", detail::quoted(own.name), detail);
+    if (!where) detail = fmt::format("instantiating graph {}: {}", detail::quoted(detail::plan_name(own)), detail);
     detail::throw_cuda(rc == cudaSuccess ? cudaErrorUnknown : rc, "cudaGraphInstantiateWithParams", std::move(where),
                        std::move(detail));
   }
@@ -411,7 +411,7 @@ void Executable::launch(cudaStream_t stream) {
                       "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
                       "free the last launch's allocations with Executable::free_graph_memory(stream), or "
                       "compile with InstantiateOptions::auto_free_on_launch()",
-                      detail::quoted(x.plan.impl().name), x.unfreed->describe()));
+                      detail::quoted(detail::plan_name(x.plan.impl())), x.unfreed->describe()));
     }
     if (x.unfreed_captured) {
       throw UsageError(
@@ -421,7 +421,7 @@ void Executable::launch(cudaStream_t stream) {
                       "it in the captured function (cudaFreeAsync), free the last launch's allocations "
                       "with Executable::free_graph_memory(stream), or compile with "
                       "InstantiateOptions::auto_free_on_launch()",
-                      detail::quoted(x.plan.impl().name), x.unfreed_captured->describe()));
+                      detail::quoted(detail::plan_name(x.plan.impl())), x.unfreed_captured->describe()));
     }
   }
   if (x.device_updatable && x.upload != detail::ExecImpl::Upload::done) upload(stream);  // CUDA's rule for them
@@ -451,7 +451,7 @@ void Executable::free_graph_memory(cudaStream_t stream) {
       detail::throw_cuda(rc, "cudaFreeAsync", o ? std::optional<NodeInfo>(x.plan.impl().info(o->index)) : std::nullopt,
                          fmt::format("freeing the graph memory the last launch of graph '{}' left allocated (was it "
                                      "freed already, with cudaFreeAsync or cudaFree?)",
-                                     x.plan.impl().name));
+                                     detail::plan_name(x.plan.impl())));
     }
   }
   x.launched = false;
@@ -501,7 +501,7 @@ std::string record_text(const std::string& raw) {
 /// node handle the statement prints, as 0x followed by 16 upper-case hex digits).
 std::string name_native_nodes(std::string dot, const detail::GraphImpl& g, const std::vector<cudaGraphNode_t>& nodes) {
   std::unordered_map<std::string, std::uint32_t> by_handle;
-  for (std::uint32_t i = 0; i < nodes.size() && i < g.nodes.size(); ++i) {
+  for (std::uint32_t i = 0; i < nodes.size() && i < detail::node_count(g); ++i) {
     by_handle.emplace(fmt::format("0x{:016X}", reinterpret_cast<std::uintptr_t>(nodes[i])), i);
   }
   const std::string key = "label=\"";
@@ -555,7 +555,7 @@ GraphMemoryReport Executable::memory_report() const {
   const detail::ExecImpl& x = impl();
   const detail::GraphImpl& g = x.plan.impl();
   GraphMemoryReport r;
-  for (const auto& a : g.allocs) r.plan_bytes += a.bytes;
+  r.plan_bytes = detail::allocated_bytes(g);
   GRAPHDSL_CHECK(cudaGetDevice, &r.device);
   for (auto [attr, out] :
        {std::pair<cudaGraphMemAttributeType, std::uint64_t*>{cudaGraphMemAttrUsedMemCurrent, &r.used_current},
@@ -578,7 +578,7 @@ void* Executable::buffer_address(std::uint64_t uid) const {
   const std::uint32_t a = g.alloc_node(uid);
   if (a == detail::ConditionRef::unresolved) {
     throw UsageError(fmt::format("the GraphBuffer is not allocated by graph {}, the plan of this executable",
-                                 detail::quoted(g.name)));
+                                 detail::quoted(detail::plan_name(g))));
   }
   return x.native.dptrs[a];
 }

@@ -17,6 +17,7 @@
 #include "native/device_rules.hpp"
 #include "native/native.hpp"
 #include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -32,16 +33,17 @@ std::uint32_t exec_param(const ExecImpl& x, const SharedRef<PlanToken>& plan, st
   if (const std::uint32_t k = a.param_index(uid); k != ConditionRef::unresolved) return k;
   const GraphImpl* owner = plan->plan;
   const std::uint32_t t = owner != nullptr ? owner->param_index(uid) : ConditionRef::unresolved;
-  if (plan->id == x.last_template_id && t != ConditionRef::unresolved && t < a.params.size()) return t;
-  const std::string which =
-      t != ConditionRef::unresolved
-          ? fmt::format("parameter {} of graph {} (plan id {})", owner->param_ref(t), quoted(owner->name), owner->id)
-          : fmt::format("parameter id {} of graph {} (plan id {}, destroyed)", uid, quoted(plan->name), plan->id);
+  if (plan->id == x.last_template_id && t != ConditionRef::unresolved && t < param_count(a)) return t;
+  const std::string which = t != ConditionRef::unresolved
+                                ? fmt::format("parameter {} of graph {} (plan id {})", owner->param_ref(t),
+                                              quoted(plan_name(*owner)), plan_id(*owner))
+                                : fmt::format("parameter id {} of graph {} (plan id {}, destroyed)", uid,
+                                              quoted(plan->name), plan->id);
   throw UsageError(
       fmt::format("Executable::set: {} is not a parameter of this executable, compiled from graph {} (plan "
                   "id {}); a parameter is set on executables compiled from the plan that declares it (or "
                   "a copy of that plan, or a plan that embeds it as a child plan)",
-                  which, quoted(a.name), x.origin_id));
+                  which, quoted(plan_name(a)), x.origin_id));
 }
 
 /// One node that uses a parameter: node i of plan g (the recorded plan, or a plan nested in it whose
@@ -56,8 +58,8 @@ struct ParamSite {
 /// The entry of x.native.nested for the plan nested in `u` of the plan whose entry is `parent`.
 std::uint32_t nested_entry(const ExecImpl& x, std::uint32_t parent, const NestedUse& u) {
   for (std::uint32_t e = 0; e < x.native.nested.size(); ++e) {
-    const NestedNative& n = x.native.nested[e];
-    if (n.parent == parent && n.node == u.node && n.slot == u.slot) return e;
+    const NestedNative& nested = x.native.nested[e];
+    if (nested.parent == parent && nested.node == u.node && nested.slot == u.slot) return e;
   }
   throw std::logic_error("graphdsl: a nested plan using a parameter has no native nodes");  // materialize records them
 }
@@ -72,7 +74,7 @@ bool visit_sites(const ExecImpl& x, const GraphImpl& g, const ParamData& e, std:
   }
   for (const NestedUse& n : e.nested) {
     const GraphImpl& in = nested_plan(g, n);
-    if (!visit_sites(x, in, in.params[n.entry], nested_entry(x, nested, n), f)) return false;
+    if (!visit_sites(x, in, param_entry(in, n.entry), nested_entry(x, nested, n), f)) return false;
   }
   return true;
 }
@@ -81,7 +83,7 @@ bool visit_sites(const ExecImpl& x, const GraphImpl& g, const ParamData& e, std:
 /// @throws UsageError naming the parameter and the first node that would copy to or from null.
 void check_endpoints(const ExecImpl& x, std::uint32_t k, const void* value) {
   const GraphImpl& a = x.plan.impl();
-  const ParamData& d = a.params[k];
+  const ParamData& d = param_entry(a, k);
   void* p = nullptr;
   if (d.type->size != sizeof p) return;
   std::memcpy(&p, value, sizeof p);
@@ -91,7 +93,7 @@ void check_endpoints(const ExecImpl& x, std::uint32_t k, const void* value) {
     throw UsageError(fmt::format(
         "Executable::set: parameter {} of graph {} is the {} of {}{}; a memcpy endpoint cannot be "
         "null: pass the address of memory to copy {}",
-        a.param_ref(k), quoted(a.name), s.place == ParamPlace::memcpy_dst ? "destination" : "source",
+        a.param_ref(k), quoted(plan_name(a)), s.place == ParamPlace::memcpy_dst ? "destination" : "source",
         s.g->info(s.i).describe(), s.nested == ConditionRef::unresolved ? "" : " " + x.native.nested[s.nested].where,
         s.place == ParamPlace::memcpy_dst ? "to" : "from"));
   });
@@ -107,12 +109,12 @@ void write_param(const GraphImpl& g, const ParamData& d, const unsigned char* va
     if (void* at = param_bytes(w, u)) {
       std::memcpy(at, value, e.type->size);
     } else {
-      w.memsets[w.nodes[u.node].payload].value = memset_bits(value, e.type->size);
+      memset_of(w, u.node).value = memset_bits(value, e.type->size);
     }
   }
   for (const NestedUse& n : e.nested) {
     const GraphImpl& in = nested_plan(g, n);
-    write_param(in, in.params[n.entry], value);
+    write_param(in, param_entry(in, n.entry), value);
   }
 }
 
@@ -126,22 +128,19 @@ HandleScopes scopes_of(const ExecImpl& x, std::uint32_t entry) {
   return scopes;
 }
 
-/// Patches node s.i of nested plan s.g from that plan, by its native node.
+/// Patches node s.i of nested plan s.g from that plan, by its native node: a memset, a memcpy, or a
+/// kernel that the direct path does not take (Condition or GraphBuffer arguments; patch_site).
 Applied patch_nested(ExecImpl& x, const ParamSite& s) {
   const GraphImpl& g = *s.g;
   const cudaGraphNode_t node = x.native.nested[s.nested].nodes[s.i];
-  const std::uint32_t payload = g.nodes[s.i].payload;
   const DeviceScope device(node_device(g, s.i, -1));
   mark_changed(x);
   switch (s.place) {
     case ParamPlace::kernel_argument: {
-      const KernelData& k = g.kernels[payload];
       std::vector<void*> argv;
       std::vector<unsigned char> block;
-      std::array<void*, max_setter_args> stack{};
-      const cudaKernelNodeParams p = direct_kernel(k)
-                                         ? kernel_node_params(k, g.args.data() + k.args, stack.data())
-                                         : kernel_params(g, k, scopes_of(x, s.nested), x.native.dptrs, block, argv);
+      const cudaKernelNodeParams p = kernel_params(g, kernel_of(g, s.i), scopes_of(x, s.nested), x.native.dptrs, block,
+                                                   argv);
       return {exec_kernel_set_params(x, node, p), "cudaGraphExecKernelNodeSetParams"};
     }
     case ParamPlace::memset_value: {
@@ -158,18 +157,21 @@ Applied patch_nested(ExecImpl& x, const ParamSite& s) {
   return {exec_memcpy_set_params(x, node, p), "cudaGraphExecMemcpyNodeSetParams"};
 }
 
-/// Patches the node of site s from the recorded plan: at the top level the direct kernel path where
-/// it applies (no allocation), else apply_node (a kernel with Condition or GraphBuffer arguments;
-/// memsets allocate nothing); nested nodes by their native node.
+/// Patches the node of site s from its plan (the recorded plan, or the nested plan it is in): a kernel
+/// that direct_kernel allows by the direct path (kernel_direct: no allocation), at the top level or
+/// nested; else apply_node at the top level (a kernel with Condition or GraphBuffer arguments; memsets
+/// allocate nothing), patch_nested in a nested plan.
 Applied patch_site(ExecImpl& x, const ParamSite& s) {
-  if (s.nested != ConditionRef::unresolved) return patch_nested(x, s);
-  const GraphImpl& a = x.plan.impl();
-  const NodeData& n = a.nodes[s.i];
-  if (n.kind == NodeKind::kernel && direct_kernel(a.kernels[n.payload])) {
-    const KernelData& k = a.kernels[n.payload];
-    return {kernel_direct(x, s.i, k, a.args.data() + k.args), "cudaGraphExecKernelNodeSetParams"};
+  const GraphImpl& g = *s.g;
+  const bool top = s.nested == ConditionRef::unresolved;
+  if (s.place == ParamPlace::kernel_argument) {
+    const KernelData& k = kernel_of(g, s.i);
+    if (direct_kernel(k)) {
+      const cudaGraphNode_t node = top ? x.native.nodes[s.i] : x.native.nested[s.nested].nodes[s.i];
+      return {kernel_direct(x, g, s.i, node, k, argument_block(g, k)), "cudaGraphExecKernelNodeSetParams"};
+    }
   }
-  return apply_node(x, s.i);
+  return top ? apply_node(x, s.i) : patch_nested(x, s);
 }
 
 /// Throws the CudaError of site s, naming its node (and, nested, where it is).
@@ -195,12 +197,12 @@ ParameterSet Executable::set_parameter(const detail::SharedRef<detail::PlanToken
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t k = detail::exec_param(x, plan, uid);
-  detail::ParamData& d = a.params[k];
+  detail::ParamData& d = detail::param_entry(a, k);
   if (value == nullptr || *type.info != *d.type->info) {
     throw UsageError(
         fmt::format("Executable::set: parameter {} of graph {} is of type {}, the value given is of type "
                     "{}; a parameter's value is never converted: pass a {}",
-                    a.param_ref(k), detail::quoted(a.name), d.type->name, type.name, d.type->name));
+                    a.param_ref(k), detail::quoted(detail::plan_name(a)), d.type->name, type.name, d.type->name));
   }
   detail::check_endpoints(x, k, value);
   const std::array<unsigned char, detail::max_parameter_bytes> old = d.value;

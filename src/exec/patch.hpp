@@ -13,6 +13,11 @@
 
 namespace graphdsl::detail {
 
+// The operations below that patch a node mark the executable changed (mark_changed, native/native.hpp)
+// once, before their driver call: apply_node, kernel_direct, and the callers of the three
+// exec_*_set_params wrappers outside them (the memset and memcpy setters, Executable::set's nested
+// nodes). The wrappers make the driver call only.
+
 /// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates, through the
 /// driver's entry point where it can (see exec/setters.cpp).
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p);
@@ -30,9 +35,12 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded);
 /// GraphBuffer argument to resolve, and few enough arguments for the argument array on the stack.
 inline bool direct_kernel(const KernelData& k) { return k.ph_count == 0 && k.layout->count <= max_setter_args; }
 
-/// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
-/// setters' direct path, with no plan built and no heap allocation.
-cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block);
+/// Patches kernel node i of plan `g` (the recorded plan, or a plan nested in it: Executable::set),
+/// whose native node is `node`, with k's launch and the argument block `block` (direct_kernel(k),
+/// k the node's record): the direct path of the kernel setters and Executable::set, with no plan
+/// built and no heap allocation, in the node's context.
+cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
+                          const unsigned char* block);
 
 /// Pushes the recorded parameters of plan node i to the executable with one per-node setter (the
 /// kind's PatchOps::apply, in the node's context).

@@ -19,6 +19,7 @@
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 #include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -31,7 +32,6 @@ namespace detail {
 /// driver_entry). A failed driver attempt also forgets the function: it may be another context's
 /// (looked up while another device was current), and the next call looks it up again.
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
-  mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
   const cudaFunction_t function = driver != nullptr ? cached_function(x.setter_kernel, p.func, -1) : nullptr;
@@ -85,7 +85,6 @@ void driver_end(const cudaPitchedPtr& p, CUmemorytype type, CUmemorytype& out_ty
 }  // namespace
 
 cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemsetParams& p) {
-  mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*, CUcontext);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecMemsetNodeSetParams", 12000));
   if (driver != nullptr) {
@@ -105,7 +104,6 @@ cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
 }
 
 cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p) {
-  mark_changed(x);
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D*, CUcontext);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecMemcpyNodeSetParams", 12000));
   const bool pointers = p.srcArray == nullptr && p.dstArray == nullptr && p.srcPos.x == 0 && p.srcPos.y == 0 &&
@@ -137,20 +135,20 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
   return true;
 }
 
-/// Patches kernel node i (direct_kernel(k)) with k's launch and the argument block `block`: the
-/// setters' direct path, with no plan built and no heap allocation.
-cudaError_t kernel_direct(ExecImpl& x, std::uint32_t i, const KernelData& k, const unsigned char* block) {
+cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
+                          const unsigned char* block) {
   std::array<void*, max_setter_args> argv;  // not zeroed: kernel_node_params fills the layout's count
   const cudaKernelNodeParams p = kernel_node_params(k, block, argv.data());
-  const DeviceScope device(node_device(x.plan.impl(), i, -1));
-  return exec_kernel_set_params(x, x.native.nodes[i], p);
+  const DeviceScope device(node_device(g, i, -1));
+  mark_changed(x);
+  return exec_kernel_set_params(x, node, p);
 }
 
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
   mark_changed(x);
   const GraphImpl& g = x.plan.impl();
   const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
-  return patch_ops(g.nodes[i].kind).apply(x, i);
+  return patch_ops(node_kind(g, i)).apply(x, i);
 }
 
 // ---- Executable: per-node setters --------------------------------------------------------------
@@ -162,16 +160,16 @@ namespace {
 std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uint32_t arg, const GraphImpl* in) {
   const GraphImpl& where = in != nullptr ? *in : g;
   for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+    const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
     if (ph.offset != k.layout->offsets[arg]) continue;
     if (ph.kind == PlaceholderKind::condition) {
       const ConditionRef ref = in != nullptr ? in->resolve(Condition(ph.uid)) : ph.ref;
-      if (ref.levels != 0) return fmt::format("a Condition that graph '{}' does not declare", where.name);
-      return fmt::format("condition number {} of graph '{}'", ref.index, where.name);
+      if (ref.levels != 0) return fmt::format("a Condition that graph '{}' does not declare", plan_name(where));
+      return fmt::format("condition number {} of graph '{}'", ref.index, plan_name(where));
     }
     const std::uint32_t alloc = in != nullptr ? in->alloc_node(ph.uid) : ph.ref.index;
     if (alloc == ConditionRef::unresolved)
-      return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+      return fmt::format("a GraphBuffer that graph '{}' does not allocate", plan_name(where));
     return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
   }
   return "a plain value";
@@ -180,11 +178,11 @@ std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uin
 /// What pointer `field` of memset or memcpy node i of plan `g` stands for, in words (`in`: as above).
 std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferField field, const GraphImpl* in) {
   const GraphImpl& where = in != nullptr ? *in : g;
-  for (const BufferUse& u : g.buffer_uses) {
-    if (u.node != i || u.field != field) continue;
+  for (const BufferUse& u : buffer_uses_of(g, i)) {
+    if (u.field != field) continue;
     const std::uint32_t alloc = in != nullptr ? in->alloc_node(u.uid) : u.alloc_node;
     if (alloc == ConditionRef::unresolved)
-      return fmt::format("a GraphBuffer that graph '{}' does not allocate", where.name);
+      return fmt::format("a GraphBuffer that graph '{}' does not allocate", plan_name(where));
     return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
   }
   return "a plain pointer";
@@ -195,7 +193,7 @@ std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferFiel
 /// values; it cannot turn a graph buffer into a raw pointer (the buffer's address would be written
 /// over it) or a raw pointer into a graph buffer (it would reach the kernel as null).
 void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
-  const NodeData& n = a.nodes[i];
+  const NodeKind kind = node_kind(a, i);
   auto refuse = [&](const std::string& what, const std::string& was, const std::string& now) {
     throw UsageError(
         fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
@@ -203,15 +201,15 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
                     "plan for that)",
                     a.info(i).describe(), what, was, now));
   };
-  if (n.kind == NodeKind::kernel) {
-    const KernelData& k = a.kernels[n.payload];
-    const KernelData& ks = s.kernels[s.nodes[0].payload];
+  if (kind == NodeKind::kernel) {
+    const KernelData& k = kernel_of(a, i);
+    const KernelData& ks = kernel_of(s, 0);
     for (std::uint32_t arg = 0; arg < k.layout->count; ++arg) {
       const std::string was = kernel_arg_meaning(a, k, arg, nullptr), now = kernel_arg_meaning(s, ks, arg, &a);
       if (was != now) refuse(fmt::format("argument {}", arg), was, now);
     }
-  } else if (n.kind == NodeKind::memset || n.kind == NodeKind::memcpy) {
-    const bool set = n.kind == NodeKind::memset;
+  } else if (kind == NodeKind::memset || kind == NodeKind::memcpy) {
+    const bool set = kind == NodeKind::memset;
     for (const BufferField f : {BufferField::memset_dst, BufferField::memcpy_dst, BufferField::memcpy_src}) {
       if ((f == BufferField::memset_dst) != set) continue;
       const std::string was = buffer_field_meaning(a, i, f, nullptr), now = buffer_field_meaning(s, 0, f, &a);
@@ -226,32 +224,32 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
 const void* Executable::recorded_function(const Node& node) const {
   const detail::ExecImpl& x = impl();
   const detail::GraphImpl& a = x.plan.impl();
-  return a.kernels[a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload].func;
+  return detail::kernel_of(a, detail::exec_index(x, node, NodeKind::kernel)).func;
 }
 
 Launch Executable::recorded_launch(const Node& node) const {
   const detail::ExecImpl& x = impl();
   const detail::GraphImpl& a = x.plan.impl();
-  return detail::launch_of(a, a.nodes[detail::exec_index(x, node, NodeKind::kernel)].payload);
+  return detail::launch_of(a, detail::kernel_index(a, detail::exec_index(x, node, NodeKind::kernel)));
 }
 
 void Executable::replace_node(const Node& target, const Graph& source) {
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const detail::GraphImpl& s = source.impl();
-  const std::uint32_t i = detail::exec_index(x, target, s.nodes[0].kind);
-  if (s.nodes[0].kind == NodeKind::child) {
-    const auto& now = *a.children[a.nodes[i].payload];
-    if (auto r = detail::compare_shape(now, *s.children[s.nodes[0].payload], {})) {
+  const NodeKind kind = detail::node_kind(s, 0);
+  const std::uint32_t i = detail::exec_index(x, target, kind);
+  if (kind == NodeKind::child) {
+    if (auto r = detail::compare_shape(detail::child_plan(a, i), detail::child_plan(s, 0), {})) {
       throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
     }
   }
-  if (s.nodes[0].kind == NodeKind::kernel) {
+  if (kind == NodeKind::kernel) {
     // A KernelNode made from a NodeRef is not checked against the kernel it names (node_cast is):
     // an argument block of another layout would overrun the recorded one or leave the kernel
     // reading past the arguments given.
-    const detail::ArgLayout& now = *a.kernels[a.nodes[i].payload].layout;
-    const detail::ArgLayout& given = *s.kernels[s.nodes[0].payload].layout;
+    const detail::ArgLayout& now = *detail::kernel_of(a, i).layout;
+    const detail::ArgLayout& given = *detail::kernel_of(s, 0).layout;
     if (!detail::same_layout(given, now)) {
       throw UsageError(
           fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
@@ -287,15 +285,15 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
-  detail::KernelData& k = a.kernels[a.nodes[i].payload];
+  detail::KernelData& k = detail::kernel_of(a, i);
   const bool direct = detail::direct_kernel(k) && (args == nullptr || detail::same_layout(*layout, *k.layout));
   if (!direct) {  // Conditions or GraphBuffers to resolve and compare: the general path
     Graph one("setter");
-    auto& o = one.impl();
-    const unsigned char* from = args != nullptr ? args : a.args.data() + k.args;
+    const unsigned char* from = args != nullptr ? args : detail::argument_block(a, k);
     const detail::ArgLayout* l = args != nullptr ? layout : k.layout;
-    o.args.assign(from, from + l->total);
-    const Launch recorded = detail::launch_of(a, a.nodes[i].payload);
+    std::size_t offset = 0;
+    std::copy(from, from + l->total, one.add_argument_block(l->total, offset));
+    const Launch recorded = detail::launch_of(a, detail::kernel_index(a, i));
     if (launch != nullptr) detail::check_setter_attributes(a, i, recorded, *launch);
     Launch shape = launch != nullptr ? *launch : recorded;
     shape.priority = recorded.priority;  // CUDA cannot patch a priority per node
@@ -304,11 +302,11 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     std::vector<detail::PlaceholderArg> same;
     if (args == nullptr) {
       for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-        const detail::KernelPlaceholder& ph = a.placeholders[k.ph_first + c];
+        const detail::KernelPlaceholder& ph = detail::kernel_placeholder(a, k, c);
         same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid});
       }
     }
-    one.add_kernel_node(k.func, shape, l, 0, same.data(), same.size());
+    one.add_kernel_node(k.func, shape, l, offset, same.data(), same.size());
     replace_node(node, one);
     return;
   }
@@ -324,17 +322,18 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     }
   } keep{k, k.launch};
   if (launch != nullptr) {
-    if (!a.kernel_attributes.empty()) {
-      detail::check_setter_attributes(a, i, detail::launch_of(a, a.nodes[i].payload), *launch);
+    if (detail::has_launch_attributes(a)) {
+      detail::check_setter_attributes(a, i, detail::launch_of(a, detail::kernel_index(a, i)), *launch);
     } else if (launch->has_attributes()) {
       detail::check_setter_attributes(a, i, Launch{}, *launch);
     }
     k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
     detail::check_node(a, i);
   }
-  const cudaError_t rc = detail::kernel_direct(x, i, k, args != nullptr ? args : a.args.data() + k.args);
+  const cudaError_t rc = detail::kernel_direct(x, a, i, x.native.nodes[i], k,
+                                               args != nullptr ? args : detail::argument_block(a, k));
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
-  if (args != nullptr) std::memcpy(a.args.data() + k.args, args, k.layout->total);
+  if (args != nullptr) std::memcpy(detail::argument_block(a, k), args, k.layout->total);
   keep.done = true;
 }
 
@@ -355,6 +354,7 @@ void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& no
   try {
     check_node(a, i);
     const DeviceScope device(node_device(a, i, -1));
+    mark_changed(x);
     const cudaError_t rc = set(x, x.native.nodes[i], slot);
     if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
   } catch (...) {
@@ -376,16 +376,16 @@ void Executable::set_memset_raw(const Node& node, void* dst, unsigned int value,
   if (!detail::buffer_uses_of(a, i).empty()) {  // replace_node says why a raw pointer cannot stand for the buffer
     Graph one("setter");
     one.add_memset_raw(dst, value, element_size, count, 1, bytes);
-    one.impl().memset_types.back() = type;
+    detail::set_memset_value_type(one.impl(), 0, type);
     replace_node(node, one);
     return;
   }
-  const std::uint32_t slot = a.nodes[i].payload;
-  const detail::ScalarType old_type = a.memset_types[slot];
-  a.memset_types[slot] = type;
-  detail::patch_recorded(x, i, a.memsets[slot], detail::memset_node_params(dst, value, element_size, count, 1, bytes),
+  const detail::ScalarType old_type = detail::memset_value_type(a, i);
+  detail::set_memset_value_type(a, i, type);
+  detail::patch_recorded(x, i, detail::memset_of(a, i),
+                         detail::memset_node_params(dst, value, element_size, count, 1, bytes),
                          detail::exec_memset_set_params, "cudaGraphExecMemsetNodeSetParams",
-                         [&] { a.memset_types[slot] = old_type; });
+                         [&] { detail::set_memset_value_type(a, i, old_type); });
 }
 
 void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes,
@@ -401,7 +401,7 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
     replace_node(node, one);
     return;
   }
-  detail::patch_recorded(x, i, a.memcpys[a.nodes[i].payload],
+  detail::patch_recorded(x, i, detail::memcpy_of(a, i),
                          detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
                          detail::exec_memcpy_set_params, "cudaGraphExecMemcpyNodeSetParams", [] {});
 }

@@ -18,6 +18,7 @@
 #include "native/cuda_call.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -54,25 +55,12 @@ std::optional<NodeInfo> find_native(const GraphImpl& g, const std::vector<cudaGr
   return g.info(static_cast<std::uint32_t>(it - nodes.begin()));
 }
 
-bool has_nested_conditions(const detail::GraphImpl& g) {
-  if (!g.conditions.empty()) return true;
-  for (const auto& c : g.children) {
-    if (has_nested_conditions(*c)) return true;
-  }
-  for (const auto& c : g.conditionals) {
-    for (const auto& b : c.bodies) {
-      if (has_nested_conditions(*b)) return true;
-    }
-  }
-  return false;
-}
-
 /// Notes in `needs` what the changed nodes need beyond per-node setters (the kinds' PatchOps::
 /// update_needs); returns the refusal of a change no update can make.
 std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
                                          const std::vector<std::uint32_t>& changed, UpdateNeeds& needs) {
   for (std::uint32_t i : changed) {
-    const PatchOps& ops = patch_ops(a.nodes[i].kind);
+    const PatchOps& ops = patch_ops(node_kind(a, i));
     if (ops.update_needs == nullptr) continue;
     if (auto r = ops.update_needs(a, t, i, needs)) return r;
   }
@@ -88,11 +76,11 @@ std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const
                                "a graph with device-updatable nodes; only changes per-node setters "
                                "make (kernel arguments, grid, block, shared memory; memset and memcpy "
                                "parameters) can be applied to it: compile the new plan instead",
-                               quoted(a.name), a.info(d).describe()));
+                               quoted(plan_name(a)), a.info(d).describe()));
   }
-  if (whole && !a.allocs.empty()) {
+  if (whole && allocates_graph_memory(a)) {
     return refusal(UpdateStatus::not_supported, std::nullopt,
-                   "graph " + quoted(a.name) +
+                   "graph " + quoted(plan_name(a)) +
                        " allocates graph memory, and cudaGraphExecUpdate would leave "
                        "arguments pointing at the template's allocations; plans with graph allocations are "
                        "updated node by node (UpdatePolicy::per_node)");
@@ -138,10 +126,7 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
     return r;
   }
   for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
-  for (std::size_t k = 0; k < a.conditions.size(); ++k) {
-    a.conditions[k].default_value = t.conditions[k].default_value;
-    a.conditions[k].assign_default = t.conditions[k].assign_default;
-  }
+  take_condition_defaults(a, t);
   x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
   // ... and the references of the template graph's user object (cudaGraphExecUpdate replaces
   // the executable's with them): events given to setters from now on go to that one.
@@ -202,14 +187,11 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
 /// parameter values.
 void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& renamed) {
   for (std::uint32_t i : renamed) a.set_node_name(i, t.node_name(i));
-  for (std::size_t k = 0; k < a.params.size(); ++k) {  // the shapes matched: same count and types
-    a.params[k].value = t.params[k].value;
-    a.params[k].name = t.params[k].name;
-  }
+  take_param_values(a, t);  // the shapes matched: same entries and types
   // Only child and conditional nodes hold names of their own plans (held_kinds: every kind of
   // node this plan holds), so a plan without them is not walked again.
   if (!a.holds(NodeKind::child) && !a.holds(NodeKind::conditional)) return;
-  for (std::uint32_t i = 0; i < a.nodes.size(); ++i) take_nested_names(a, t, i);
+  for (std::uint32_t i = 0; i < node_count(a); ++i) take_nested_names(a, t, i);
 }
 
 }  // namespace
@@ -247,7 +229,7 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   }
   detail::take_template_names(a, t, renamed);
   result.patched = changed.size();
-  x.last_template_id = t.id;
+  x.last_template_id = detail::plan_id(t);
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl::detail {
 
@@ -56,12 +57,12 @@ void check_pointer_device(const GraphImpl& g, std::uint32_t i, const void* ptr, 
 }
 
 void check_in(const GraphImpl& g, int count, int current) {
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    const NodeData& n = g.nodes[i];
-    if (n.device >= count)
-      refuse(g, i, {}, fmt::format("is placed on device {}, but {}", n.device, devices_seen(count)));
-    if (n.kind == NodeKind::mem_alloc) {
-      const AllocData& a = g.allocs[n.payload];
+  for (std::uint32_t i = 0; i < node_count(g); ++i) {
+    const NodeKind kind = node_kind(g, i);
+    if (const int device = placed_device(g, i); device >= count)
+      refuse(g, i, {}, fmt::format("is placed on device {}, but {}", device, devices_seen(count)));
+    if (kind == NodeKind::mem_alloc) {
+      const AllocData& a = alloc_of(g, i);
       const int home = node_device(g, i, current);
       for (int peer : a.peers) {
         if (peer < 0 || peer >= count) {
@@ -75,9 +76,9 @@ void check_in(const GraphImpl& g, int count, int current) {
         }
       }
     }
-    if (n.kind == NodeKind::child) check_in(*g.children[n.payload], count, current);
+    if (kind == NodeKind::child) check_in(child_plan(g, i), count, current);
   }
-  for (const PeerCopy& p : g.peer_copies) {
+  for (const PeerCopy& p : peer_copies_of(g)) {
     for (int d : {p.src_device, p.dst_device}) {
       if (d >= count)
         refuse(g, p.node, {},
@@ -91,7 +92,7 @@ void check_in(const GraphImpl& g, int count, int current) {
                          "host memory",
                          p.src_device, p.dst_device));
     }
-    const cudaMemcpy3DParms& c = g.memcpys[g.nodes[p.node].payload];
+    const cudaMemcpy3DParms& c = memcpy_of(g, p.node);
     check_pointer_device(g, p.node, c.srcPtr.ptr, p.src_device, "source");
     check_pointer_device(g, p.node, c.dstPtr.ptr, p.dst_device, "destination");
     enable_peer_access(p.dst_device, p.src_device);

@@ -1,7 +1,6 @@
 // src/native/materialize.cpp — plan -> cudaGraph_t: the one place that creates graph nodes (the
 // Builder: order, edges, condition handles; what each kind creates is its BuildOps::add, in the
 // build section of src/kinds/<kind>.cpp).
-#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -15,6 +14,7 @@
 #include "native/reaper.hpp"
 #include "plan/counters.hpp"
 #include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl::detail {
@@ -89,11 +89,11 @@ std::exception_ptr HostErrorSink::take() noexcept {
 cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
                                    const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
                                    std::vector<void*>& argv) {
-  const unsigned char* base = g.args.data() + k.args;
+  const unsigned char* base = argument_block(g, k);
   if (k.ph_count != 0) {
     block.assign(base, base + k.layout->total);
     for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-      const KernelPlaceholder& kc = g.placeholders[k.ph_first + c];
+      const KernelPlaceholder& kc = kernel_placeholder(g, k, c);
       if (kc.kind == PlaceholderKind::condition) {
         const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
         std::memcpy(block.data() + kc.offset, &h, sizeof h);
@@ -109,17 +109,14 @@ cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, cons
 }
 
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {
-  cudaMemsetParams p = g.memsets[g.nodes[i].payload];
-  for (const BufferUse& u : g.buffer_uses) {
-    if (u.node == i) p.dst = dptrs[u.alloc_node];
-  }
+  cudaMemsetParams p = memset_of(g, i);
+  for (const BufferUse& u : buffer_uses_of(g, i)) p.dst = dptrs[u.alloc_node];
   return p;
 }
 
 cudaError_t memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs, cudaMemcpy3DParms& p) {
-  p = g.memcpys[g.nodes[i].payload];
-  for (const BufferUse& u : g.buffer_uses) {
-    if (u.node != i) continue;
+  p = memcpy_of(g, i);
+  for (const BufferUse& u : buffer_uses_of(g, i)) {
     (u.field == BufferField::memcpy_src ? p.srcPtr : p.dstPtr).ptr = dptrs[u.alloc_node];
   }
   if (const SymbolUse* s = g.symbol_use(i)) {
@@ -174,31 +171,31 @@ void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const s
 
 void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
                     std::vector<cudaGraphNode_t>& out) {
-  std::vector<cudaGraphConditionalHandle> handles(g.conditions.size());
+  std::vector<cudaGraphConditionalHandle> handles(condition_count(g));
   for (std::size_t k = 0; k < handles.size(); ++k) {
-    const ConditionData& c = g.conditions[k];
+    const ConditionData& c = declared_condition(g, k);
     const cudaError_t rc = cuda_try(cudaGraphConditionalHandleCreate, &handles[k], graph, c.default_value,
                                     c.assign_default ? static_cast<unsigned>(cudaGraphCondAssignDefault) : 0u);
     if (rc != cudaSuccess) {
       throw_cuda(rc, "cudaGraphConditionalHandleCreate", std::nullopt,
-                 fmt::format("creating condition number {} of graph {}{}", k, quoted(g.name),
+                 fmt::format("creating condition number {} of graph {}{}", k, quoted(plan_name(g)),
                              where_.empty() ? "" : " " + where_));
     }
   }
   if (std::exchange(record_handles_, false)) nested_[nested_at_].handles = handles;
   if (scopes_.empty()) {
     root_handles_ = handles;
-    dptrs_.assign(g.nodes.size(), nullptr);  // graph buffers live in the top-level plan
+    dptrs_.assign(node_count(g), nullptr);  // graph buffers live in the top-level plan
   }
   scopes_.push_back(std::move(handles));
-  out.assign(g.nodes.size(), nullptr);
+  out.assign(node_count(g), nullptr);
   std::vector<cudaGraphNode_t> deps;
   std::vector<std::uint32_t> kinded;  // predecessors over edges that are not full ones
   for (std::uint32_t i : order) {
     deps.clear();
     kinded.clear();
-    for (std::uint32_t p : g.nodes[i].preds) {
-      if (!g.edge_kinds.empty() && edge_kind(g, p, i) != EdgeKind::full) {
+    for (std::uint32_t p : predecessors(g, i)) {
+      if (has_kinded_edges(g) && edge_kind(g, p, i) != EdgeKind::full) {
         kinded.push_back(p);
       } else {
         deps.push_back(out[p]);
@@ -215,7 +212,7 @@ void Builder::build_nested(std::uint32_t i, std::uint32_t slot, const GraphImpl&
   HostSlots* const outer_slots = std::exchange(slots_, nullptr);  // only top-level slots are recorded
   std::string outer_where = std::exchange(where_, std::move(where));
   const std::uint32_t outer_nested = nested_at_;
-  const bool record = !inner.params.empty();
+  const bool record = has_param_entries(inner);
   if (record) {
     nested_.push_back(NestedNative{outer_nested, i, slot, {}, {}, where_});
     nested_at_ = static_cast<std::uint32_t>(nested_.size() - 1);
@@ -238,13 +235,13 @@ void Builder::take_results(Materialized& m) {
 cudaGraphNode_t Builder::add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
                              const std::vector<cudaGraphNode_t>& deps) {
   if (devices_ != nullptr) devices_->use(node_device(g, i, -1));  // -1: the device current at compile time
-  AddedNode added = build_ops(g.nodes[i].kind).add(*this, g, i, graph, deps);
+  AddedNode added = build_ops(node_kind(g, i)).add(*this, g, i, graph, deps);
   if (added.rc != cudaSuccess) throw_cuda(added.rc, added.api, info(g, i), std::move(added.hint));
   return added.node;
 }
 
 cudaEvent_t Builder::node_event(const GraphImpl& g, std::uint32_t i, AddedNode& out) {
-  const Event& e = g.events[g.nodes[i].payload];
+  const Event& e = event_of(g, i);
   cudaEvent_t native = nullptr;  // created now (on the current device) if this is its first use
   out.api = "cudaEventCreateWithFlags";
   out.rc = native_event(e, native);
@@ -299,15 +296,15 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   DeviceScope devices(-1);  // restores the current device on the way out
   Materialized m;
   m.graph = create_native_graph();
-  m.host_slots.assign(g.hosts.size(), nullptr);
+  m.host_slots.assign(host_count(g), nullptr);
   auto keep = std::make_shared<KeepAlive>();
   Builder b(*keep, sink, &m.host_slots, placed ? &devices : nullptr);
   b.build(g, m.graph.get(), order, m.nodes);
   b.take_results(m);
   // One user object for the whole graph. Also for an empty box when a setter may give it something
   // to keep (an event, a child plan's closures): executables cannot retain user objects later.
-  const bool may_keep = std::any_of(g.nodes.begin(), g.nodes.end(),
-                                    [](const NodeData& n) { return build_ops(n.kind).may_keep; });
+  bool may_keep = false;
+  for (std::uint32_t i = 0; i < node_count(g) && !may_keep; ++i) may_keep = build_ops(node_kind(g, i)).may_keep;
   if (may_keep || !keep->items.empty()) {
     m.keep = keep;
     retain_on_graph(m.graph.get(), std::move(keep), std::nullopt);

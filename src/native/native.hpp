@@ -186,7 +186,8 @@ struct ExecImpl {
   KernelLookup setter_kernel;
 };
 
-/// Records a host-side change of the executable: a device launch needs it uploaded again.
+/// Records a host-side change of the executable: a device launch needs it uploaded again. Called
+/// once per operation that changes it, before its driver call (exec/patch.hpp says which).
 inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
 }

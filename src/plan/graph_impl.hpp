@@ -6,6 +6,10 @@
 // Not installed: graph.hpp only forward-declares GraphImpl, and its templates reach the storage
 // through out-of-line members of Graph (docs/performance.md, "Include cost"). The small types those
 // templates share with it are in graphdsl/detail/plan_types.hpp.
+//
+// Its fields are read and written by the plan layer (src/plan/) and the node kinds (src/kinds/)
+// only: src/native/ and src/exec/ go through the plan layer's functions (plan/plan_access.hpp, the
+// members below, the functions at the end of this file), which scripts/check-structure.sh checks.
 #pragma once
 
 #include <array>

@@ -1,7 +1,8 @@
 // tests/gpu/gpu_support.hpp — shared helpers of the GPU suite: RAII owners for device, pinned and
-// pitched memory and streams, fixed-seed random data, polling for asynchronous destructors, kernel
-// launches from host-compiled code, and a device health check. Host code only (test cases are .cpp
-// files; the kernels are in kernels.cu, device helpers in device_helpers.cuh).
+// pitched memory and streams, fixed-seed random data, polling for asynchronous destructors, the
+// message of a refusal, kernel launches from host-compiled code, and a device health check. Host
+// code only (test cases are .cpp files; the kernels are in kernels.cu, device helpers in
+// device_helpers.cuh).
 //
 // Random data are multiples of 1/8 in [-64, 64): sums and small products of them are exact in
 // float, so results can be compared with ==, and a value is never all-zero bits by accident.
@@ -269,6 +270,20 @@ inline void require_counts_back_to(const gd::debug::LiveCounts& baseline) {
   INFO("baseline: " << describe(baseline));
   INFO("now:      " << describe(gd::debug::live_counts()));
   REQUIRE(back);
+}
+
+// ---- refusals -----------------------------------------------------------------------------------
+
+/// The what() of the graphdsl::UsageError that `f()` throws, or "<no exception>" when it returns
+/// (any other exception passes through): for CHECKs of a refusal's exact message.
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const gd::UsageError& e) {
+    return e.what();
+  }
+  return "<no exception>";
 }
 
 // ---- launching a kernel from host-compiled test code ------------------------------------------

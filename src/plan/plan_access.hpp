@@ -1,0 +1,170 @@
+// src/plan/plan_access.hpp — what the native and exec layers read and write of a plan (GraphImpl), as
+// the plan layer's functions: src/native/ and src/exec/ name no GraphImpl field (scripts/check-structure.sh
+// fails if they do), so the plan's storage can change behind these functions.
+//
+// Everything here is inline and returns references or pointers into the plan: the setters,
+// per-node updates and materialize read through them at the cost of the field access they replace.
+// GraphImpl's own members (info, node_name, set_node_name, resolve, alloc_node, param_index,
+// param_ref, peer_copy, symbol_use, holds) and the plan functions of graph_impl.hpp (launch_of,
+// attributes_of, device_updatable, edge_kind, nested_plan, ...), rules.hpp (buffer_uses_of, check_node),
+// placement.hpp (node_device), diff.hpp (SavedParams) and node_params.hpp (param_bytes) do the rest.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+// ---- the plan ----------------------------------------------------------------------------------
+
+/// The plan's name (Graph::name), for messages.
+inline const std::string& plan_name(const GraphImpl& g) noexcept { return g.name; }
+/// The plan's id (Graph::id): which plan a node handle or a Parameter belongs to.
+inline std::uint64_t plan_id(const GraphImpl& g) noexcept { return g.id; }
+/// Seals `g` as an executable's recorded plan: node handles no longer change it (Executable::plan()).
+inline void seal_as_recorded(GraphImpl& g) noexcept { g.sealed = Sealed::recorded; }
+
+// ---- nodes -------------------------------------------------------------------------------------
+
+/// The number of top-level nodes of `g` (nodes of nested plans not counted).
+inline std::size_t node_count(const GraphImpl& g) noexcept { return g.nodes.size(); }
+/// The kind of node i.
+inline NodeKind node_kind(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].kind; }
+/// The device node i is placed on as the plan says (-1: none; node_device gives the one it is created on).
+inline int placed_device(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].device; }
+/// The predecessors of node i (over edges of every kind: edge_kind tells them apart).
+inline const SmallVec& predecessors(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].preds; }
+/// Whether `g` has edges that are not full ones (programmatic, launch completion): without them
+/// every edge_kind is full.
+inline bool has_kinded_edges(const GraphImpl& g) noexcept { return !g.edge_kinds.empty(); }
+
+// ---- kernel nodes ------------------------------------------------------------------------------
+
+/// The index of kernel node i's record: what launch_of, attributes_of and device_updatable take.
+inline std::uint32_t kernel_index(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].payload; }
+/// The record of kernel node i (function, launch shape, argument layout, placeholders).
+inline const KernelData& kernel_of(const GraphImpl& g, std::uint32_t i) noexcept {
+  return g.kernels[kernel_index(g, i)];
+}
+inline KernelData& kernel_of(GraphImpl& g, std::uint32_t i) noexcept { return g.kernels[kernel_index(g, i)]; }
+/// The packed argument block of kernel `k` (a record of g): its layout's `total` bytes.
+inline const unsigned char* argument_block(const GraphImpl& g, const KernelData& k) noexcept {
+  return g.args.data() + k.args;
+}
+inline unsigned char* argument_block(GraphImpl& g, const KernelData& k) noexcept { return g.args.data() + k.args; }
+/// Placeholder argument c (< k.ph_count) of kernel `k` (a record of g): a Condition or a GraphBuffer.
+inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelData& k, std::uint32_t c) noexcept {
+  return g.placeholders[k.ph_first + c];
+}
+/// Whether a kernel of `g` has launch attributes (attributes_of is null for every kernel when not).
+inline bool has_launch_attributes(const GraphImpl& g) noexcept { return !g.kernel_attributes.empty(); }
+
+// ---- memset, memcpy, event, host nodes ---------------------------------------------------------
+
+/// The recorded parameters of memset node i (graph buffers not resolved: memset_params does that).
+inline const cudaMemsetParams& memset_of(const GraphImpl& g, std::uint32_t i) noexcept {
+  return g.memsets[g.nodes[i].payload];
+}
+inline cudaMemsetParams& memset_of(GraphImpl& g, std::uint32_t i) noexcept { return g.memsets[g.nodes[i].payload]; }
+/// The element type of memset node i's value (how dumps show it).
+inline ScalarType memset_value_type(const GraphImpl& g, std::uint32_t i) noexcept {
+  return g.memset_types[g.nodes[i].payload];
+}
+inline void set_memset_value_type(GraphImpl& g, std::uint32_t i, ScalarType type) noexcept {
+  g.memset_types[g.nodes[i].payload] = type;
+}
+/// The recorded parameters of memcpy node i (graph buffers and symbols not resolved: memcpy_params does that).
+inline const cudaMemcpy3DParms& memcpy_of(const GraphImpl& g, std::uint32_t i) noexcept {
+  return g.memcpys[g.nodes[i].payload];
+}
+inline cudaMemcpy3DParms& memcpy_of(GraphImpl& g, std::uint32_t i) noexcept { return g.memcpys[g.nodes[i].payload]; }
+/// The memcpy nodes of `g` made by add_memcpy_peer, in node order.
+inline const std::vector<PeerCopy>& peer_copies_of(const GraphImpl& g) noexcept { return g.peer_copies; }
+/// The Event of event node i (event_record, event_wait).
+inline const Event& event_of(const GraphImpl& g, std::uint32_t i) noexcept { return g.events[g.nodes[i].payload]; }
+/// The number of host nodes of `g` (top level): the host slots of its materialized graph.
+inline std::size_t host_count(const GraphImpl& g) noexcept { return g.hosts.size(); }
+
+// ---- graph memory ------------------------------------------------------------------------------
+
+/// The allocation of mem_alloc node i.
+inline const AllocData& alloc_of(const GraphImpl& g, std::uint32_t i) noexcept { return g.allocs[g.nodes[i].payload]; }
+/// Whether `g` (top level) has mem_alloc nodes.
+inline bool allocates_graph_memory(const GraphImpl& g) noexcept { return !g.allocs.empty(); }
+/// The bytes the mem_alloc nodes of `g` (top level) allocate per launch.
+inline std::size_t allocated_bytes(const GraphImpl& g) noexcept {
+  std::size_t bytes = 0;
+  for (const AllocData& a : g.allocs) bytes += a.bytes;
+  return bytes;
+}
+/// The first mem_alloc node of `g` that no mem_free node of `g` frees, or ConditionRef::unresolved.
+inline std::uint32_t first_unfreed_alloc(const GraphImpl& g) {
+  std::vector<bool> freed(g.nodes.size());
+  for (const std::uint32_t a : g.frees) {
+    if (a < freed.size()) freed[a] = true;
+  }
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind == NodeKind::mem_alloc && !freed[i]) return i;
+  }
+  return ConditionRef::unresolved;
+}
+
+// ---- nested plans and conditions ---------------------------------------------------------------
+
+/// The plan embedded by child node i.
+inline const GraphImpl& child_plan(const GraphImpl& g, std::uint32_t i) noexcept {
+  return *g.children[g.nodes[i].payload];
+}
+/// Conditional node i: its type, its condition and its bodies.
+inline const ConditionalData& conditional_of(const GraphImpl& g, std::uint32_t i) noexcept {
+  return g.conditionals[g.nodes[i].payload];
+}
+/// The number of conditions `g` declares (add_condition).
+inline std::size_t condition_count(const GraphImpl& g) noexcept { return g.conditions.size(); }
+/// Condition k (< condition_count) declared by `g`: its default value and whether it is assigned each launch.
+inline const ConditionData& declared_condition(const GraphImpl& g, std::size_t k) noexcept { return g.conditions[k]; }
+/// The recorded plan `a` takes the condition defaults of `t`, a plan of the same shape (after a
+/// whole-graph update).
+inline void take_condition_defaults(GraphImpl& a, const GraphImpl& t) noexcept {
+  for (std::size_t k = 0; k < a.conditions.size(); ++k) {
+    a.conditions[k].default_value = t.conditions[k].default_value;
+    a.conditions[k].assign_default = t.conditions[k].assign_default;
+  }
+}
+/// Whether `g` or a plan nested in it (child plans, conditional bodies, at any depth) declares a condition.
+inline bool has_nested_conditions(const GraphImpl& g) {
+  if (!g.conditions.empty()) return true;
+  for (const auto& c : g.children) {
+    if (has_nested_conditions(*c)) return true;
+  }
+  for (const auto& c : g.conditionals) {
+    for (const auto& b : c.bodies) {
+      if (has_nested_conditions(*b)) return true;
+    }
+  }
+  return false;
+}
+
+// ---- parameters --------------------------------------------------------------------------------
+
+/// The number of parameter entries of `g` (param_index gives the entry of a parameter).
+inline std::size_t param_count(const GraphImpl& g) noexcept { return g.params.size(); }
+/// Whether `g` has parameter entries (declared here, or used here and declared elsewhere).
+inline bool has_param_entries(const GraphImpl& g) noexcept { return !g.params.empty(); }
+/// Parameter entry k (< param_count) of `g`: its type, name, value, uses and nested uses.
+inline const ParamData& param_entry(const GraphImpl& g, std::size_t k) noexcept { return g.params[k]; }
+inline ParamData& param_entry(GraphImpl& g, std::size_t k) noexcept { return g.params[k]; }
+/// The recorded plan `a` takes the parameter values and names of `t`, a plan of the same shape
+/// (same entries, same types: after an update).
+inline void take_param_values(GraphImpl& a, const GraphImpl& t) {
+  for (std::size_t k = 0; k < a.params.size(); ++k) {
+    a.params[k].value = t.params[k].value;
+    a.params[k].name = t.params[k].name;
+  }
+}
+
+}  // namespace graphdsl::detail
