@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "unit_support.hpp"
 #include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
+#include "unit_support.hpp"
 
 namespace gd = graphdsl;
 
@@ -125,6 +125,30 @@ TEST_CASE("handles keep referring to the plan after it moves to another Graph", 
   }
 }
 
+TEST_CASE("handles of one plan count their plan's token once each, assigned over each other or not",
+          "[graph][lifetime]") {
+  unit::Buffers b;
+  gd::Graph g("chain");
+  gd::Node prev = g.add_kernel(unit::scale, gd::Launch{}, b.x, 1.0f, 0);
+  const long base = prev.plan_token().use_count();  // the plan and this handle
+  for (int i = 1; i < 4; ++i) {
+    gd::Node next = g.add_kernel(unit::scale, gd::Launch{}, b.x, 1.0f, i);
+    CHECK(next.plan_token().use_count() == base + 1);
+    g.add_edge(prev, next);
+    prev = next;  // the same token: the count does not move
+    CHECK(prev.plan_token().use_count() == base + 1);
+    CHECK(prev.index() == static_cast<std::uint32_t>(i));
+  }
+  CHECK(prev.plan_token().use_count() == base);
+  gd::Graph other("other");
+  gd::Node elsewhere = other.add_empty();
+  prev = elsewhere;  // another plan's token: this plan's count drops by one, the other's grows
+  CHECK(g.node(0).plan_token().use_count() == base);
+  CHECK(elsewhere.plan_token().use_count() == base + 1);
+  CHECK(g.node_count() == 4);
+  CHECK(g.edge_count() == 3);
+}
+
 TEST_CASE("a moved-from Graph can be assigned a new plan", "[graph][lifetime]") {
   gd::Graph g("one");
   g.add_empty();
@@ -174,29 +198,32 @@ TEST_CASE("a copy of a Graph is a new plan with a new id and the same content", 
   }
 }
 
-TEST_CASE("handles of the original used with a copy are a UsageError naming both plans", "[graph][lifetime][copy][errors]") {
+TEST_CASE("handles of the original used with a copy are a UsageError naming both plans",
+          "[graph][lifetime][copy][errors]") {
   gd::Graph g("plan");
   auto a = g.add_empty().name("a");
   auto k = g.add_kernel(unit::no_args, gd::Launch{}).after(a);
   gd::Graph copy = g;
-  const char* hint = "; a handle refers only to the plan that made it, not to its copies: look the node up in the "
-                     "plan you use (Graph::find or Graph::node)";
+  const char* hint =
+      "; a handle refers only to the plan that made it, not to its copies: look the node up in the "
+      "plan you use (Graph::find or Graph::node)";
   const std::string expected_a = fmt::format(
       "graphdsl: empty node 'a' (#0) belongs to graph 'plan' (plan id {}), not to a copy of it (plan id {}){}", g.id(),
       copy.id(), hint);
-  const std::string expected_k = fmt::format(
-      "graphdsl: kernel node #1 belongs to graph 'plan' (plan id {}), not to a copy of it (plan id {}){}", g.id(),
-      copy.id(), hint);
+  const std::string expected_k =
+      fmt::format("graphdsl: kernel node #1 belongs to graph 'plan' (plan id {}), not to a copy of it (plan id {}){}",
+                  g.id(), copy.id(), hint);
   CHECK_USAGE_ERROR(copy.predecessors(k), expected_k);
   CHECK_USAGE_ERROR(copy.successors(a), expected_a);
   CHECK_USAGE_ERROR(copy.launch_of(k), expected_k);
   CHECK_USAGE_ERROR(copy.add_edge(a, copy.node(1)), expected_a);
   // after() with one handle of each plan: the edge message names both plans
-  CHECK_USAGE_ERROR(copy.add_empty().after(a),
-                    fmt::format("graphdsl: edge 'a' -> #2: empty node 'a' (#0) belongs to graph 'plan' (plan id {}) but "
-                                "empty node #2 belongs to a copy of it (plan id {}); an edge must join two nodes of the "
-                                "same graph{}",
-                                g.id(), copy.id(), hint));
+  CHECK_USAGE_ERROR(
+      copy.add_empty().after(a),
+      fmt::format("graphdsl: edge 'a' -> #2: empty node 'a' (#0) belongs to graph 'plan' (plan id {}) but "
+                  "empty node #2 belongs to a copy of it (plan id {}); an edge must join two nodes of the "
+                  "same graph{}",
+                  g.id(), copy.id(), hint));
   CHECK(copy.edge_count() == 1);
   // the other way round: a handle of the copy used with the original
   auto c0 = copy.node(0);
@@ -257,7 +284,7 @@ TEST_CASE("a plan owns its host closures; copies share them", "[host][lifetime]"
     }
     CHECK_FALSE(witness.expired());  // only the plan holds it now
     CHECK(witness.use_count() == 1);
-    CHECK(*witness.lock() == 41);    // never called while building
+    CHECK(*witness.lock() == 41);  // never called while building
     CHECK(gd::debug::live_counts().host_closures == base.host_closures + 1);
     CHECK(gd::debug::live_counts().plans == base.plans + 1);
 
@@ -266,7 +293,7 @@ TEST_CASE("a plan owns its host closures; copies share them", "[host][lifetime]"
       CHECK(gd::debug::live_counts().plans == base.plans + 2);
       CHECK(gd::debug::live_counts().host_closures == base.host_closures + 1);  // shared, not cloned
       CHECK(copy.impl().hosts.at(0) == g.impl().hosts.at(0));
-      g = gd::Graph("replacement");  // the original plan is gone...
+      g = gd::Graph("replacement");    // the original plan is gone...
       CHECK_FALSE(witness.expired());  // ...the copy keeps the closure
       CHECK(gd::debug::live_counts().plans == base.plans + 2);
     }

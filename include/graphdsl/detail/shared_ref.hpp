@@ -46,7 +46,9 @@ class SharedRef {
   }
   SharedRef(SharedRef&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   SharedRef& operator=(const SharedRef& o) noexcept {
-    SharedRef(o).swap(*this);
+    // The same object (`prev = node` in a loop building a chain: both handles share their plan's
+    // token): the count stays, and the two atomic updates a copy and a release would make are saved.
+    if (p_ != o.p_) SharedRef(o).swap(*this);
     return *this;
   }
   SharedRef& operator=(SharedRef&& o) noexcept {
