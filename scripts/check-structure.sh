@@ -159,7 +159,7 @@ fi
 # 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (issue 13, item 3).
 # The data members of GraphImpl; `id` and `name` are left out (PlanToken and ParamType have
 # members of those names, read through handles): those layers use plan_id() and plan_name().
-graph_impl_fields='nodes|kernels|kernel_attributes|edge_kinds|args|memsets|memset_types|memcpys|hosts|children|events'
+graph_impl_fields='nodes|kernels|kernel_links|kernel_attributes|edge_kinds|args|memsets|memset_types|memcpys|hosts|children|events'
 graph_impl_fields+='|conditions|placeholders|conditionals|captures|allocs|frees|buffer_uses|peer_copies|symbol_uses'
 graph_impl_fields+='|declared|params|records|names|default_device|parent|token|sealed|depth|nested_nodes|held_kinds'
 graph_impl_fields+='|edge_count|copied_from'

@@ -20,7 +20,7 @@ std::string cuda_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 
 void check_param_layout(const GraphImpl& g, std::uint32_t i) {
 #if CUDART_VERSION >= 12040
   const KernelData& k = kernel_of(g, i);
-  const ArgLayout& l = *k.layout;
+  const ArgLayout& l = kernel_layout(g, kernel_index(g, i));
   for (std::uint32_t p = 0; p < l.count; ++p) {
     std::size_t offset = 0, size = 0;
     const cudaError_t rc = cuda_try(cudaFuncGetParamInfo, k.func, std::size_t{p}, &offset, &size);
@@ -77,12 +77,12 @@ detail::DeviceNodeHandle Executable::device_node_handle(const Node& node, const 
   const detail::ExecImpl& x = *impl_.get();
   const detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
-  const detail::KernelData& k = detail::kernel_of(a, i);
-  if (!detail::same_layout(*signature, *k.layout)) {
+  const detail::ArgLayout& layout = detail::kernel_layout(a, detail::kernel_index(a, i));
+  if (!detail::same_layout(*signature, layout)) {
     throw UsageError(
         fmt::format("{}: the handle's parameter list ({} parameters, {} bytes) is not its kernel's ({} parameters, "
                     "{} bytes): a KernelNode handle of another signature (node_cast checks it)",
-                    a.info(i).describe(), signature->count, signature->total, k.layout->count, k.layout->total));
+                    a.info(i).describe(), signature->count, signature->total, layout.count, layout.total));
   }
   if (!detail::device_updatable(a, detail::kernel_index(a, i))) {
     throw UsageError(

@@ -139,8 +139,8 @@ Applied patch_nested(ExecImpl& x, const ParamSite& s) {
     case ParamPlace::kernel_argument: {
       std::vector<void*> argv;
       std::vector<unsigned char> block;
-      const cudaKernelNodeParams p = kernel_params(g, kernel_of(g, s.i), scopes_of(x, s.nested), x.native.dptrs, block,
-                                                   argv);
+      const cudaKernelNodeParams p = kernel_params(g, kernel_index(g, s.i), scopes_of(x, s.nested), x.native.dptrs,
+                                                   block, argv);
       return {exec_kernel_set_params(x, node, p), "cudaGraphExecKernelNodeSetParams"};
     }
     case ParamPlace::memset_value: {
@@ -165,10 +165,13 @@ Applied patch_site(ExecImpl& x, const ParamSite& s) {
   const GraphImpl& g = *s.g;
   const bool top = s.nested == ConditionRef::unresolved;
   if (s.place == ParamPlace::kernel_argument) {
-    const KernelData& k = kernel_of(g, s.i);
-    if (direct_kernel(k)) {
+    const std::uint32_t kernel = kernel_index(g, s.i);
+    const KernelLinks& links = kernel_links_of(g, kernel);
+    if (direct_kernel(links)) {
+      const KernelData& k = kernel_record(g, kernel);
       const cudaGraphNode_t node = top ? x.native.nodes[s.i] : x.native.nested[s.nested].nodes[s.i];
-      return {kernel_direct(x, g, s.i, node, k, argument_block(g, k)), "cudaGraphExecKernelNodeSetParams"};
+      return {kernel_direct(x, g, s.i, node, k, *links.layout, argument_block(g, k)),
+              "cudaGraphExecKernelNodeSetParams"};
     }
   }
   return top ? apply_node(x, s.i) : patch_nested(x, s);

@@ -31,16 +31,18 @@ cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
 /// Whether `layout` (the setter's) packs exactly like `recorded`.
 bool same_layout(const ArgLayout& layout, const ArgLayout& recorded);
 
-/// Whether kernel `k` can be patched from a plain argument block (kernel_direct): no Condition or
-/// GraphBuffer argument to resolve, and few enough arguments for the argument array on the stack.
-inline bool direct_kernel(const KernelData& k) { return k.ph_count == 0 && k.layout->count <= max_setter_args; }
+/// Whether a kernel whose links are `l` can be patched from a plain argument block (kernel_direct):
+/// no Condition or GraphBuffer argument to resolve, and few enough arguments for the argument array
+/// on the stack.
+inline bool direct_kernel(const KernelLinks& l) { return l.ph_count == 0 && l.layout->count <= max_setter_args; }
 
 /// Patches kernel node i of plan `g` (the recorded plan, or a plan nested in it: Executable::set),
-/// whose native node is `node`, with k's launch and the argument block `block` (direct_kernel(k),
-/// k the node's record): the direct path of the kernel setters and Executable::set, with no plan
-/// built and no heap allocation, in the node's context.
+/// whose native node is `node`, with k's launch and the argument block `block` packed by `layout`
+/// (direct_kernel of the node's links, k the node's record, `layout` its links' layout): the direct
+/// path of the kernel setters and Executable::set, with no plan built and no heap allocation, in the
+/// node's context.
 cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
-                          const unsigned char* block);
+                          const ArgLayout& layout, const unsigned char* block);
 
 /// Pushes the recorded parameters of plan node i to the executable with one per-node setter (the
 /// kind's PatchOps::apply, in the node's context).

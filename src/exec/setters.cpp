@@ -136,9 +136,9 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
 }
 
 cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
-                          const unsigned char* block) {
+                          const ArgLayout& layout, const unsigned char* block) {
   std::array<void*, max_setter_args> argv;  // not zeroed: kernel_node_params fills the layout's count
-  const cudaKernelNodeParams p = kernel_node_params(k, block, argv.data());
+  const cudaKernelNodeParams p = kernel_node_params(k, layout, block, argv.data());
   const DeviceScope device(node_device(g, i, -1));
   mark_changed(x);
   return exec_kernel_set_params(x, node, p);
@@ -155,9 +155,10 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
 
 namespace {
 
-/// What argument `arg` of kernel `k` of plan `g` stands for, in words. With `in`, a Condition or
-/// GraphBuffer is looked up in that plan (the executable's) by its id; without, by g's own reference.
-std::string kernel_arg_meaning(const GraphImpl& g, const KernelData& k, std::uint32_t arg, const GraphImpl* in) {
+/// What argument `arg` of the kernel of plan `g` whose links are `k` stands for, in words. With `in`,
+/// a Condition or GraphBuffer is looked up in that plan (the executable's) by its id; without, by g's
+/// own reference.
+std::string kernel_arg_meaning(const GraphImpl& g, const KernelLinks& k, std::uint32_t arg, const GraphImpl* in) {
   const GraphImpl& where = in != nullptr ? *in : g;
   for (std::uint32_t c = 0; c < k.ph_count; ++c) {
     const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
@@ -202,8 +203,8 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
                     a.info(i).describe(), what, was, now));
   };
   if (kind == NodeKind::kernel) {
-    const KernelData& k = kernel_of(a, i);
-    const KernelData& ks = kernel_of(s, 0);
+    const KernelLinks& k = kernel_links_of(a, kernel_index(a, i));
+    const KernelLinks& ks = kernel_links_of(s, kernel_index(s, 0));
     for (std::uint32_t arg = 0; arg < k.layout->count; ++arg) {
       const std::string was = kernel_arg_meaning(a, k, arg, nullptr), now = kernel_arg_meaning(s, ks, arg, &a);
       if (was != now) refuse(fmt::format("argument {}", arg), was, now);
@@ -248,8 +249,8 @@ void Executable::replace_node(const Node& target, const Graph& source) {
     // A KernelNode made from a NodeRef is not checked against the kernel it names (node_cast is):
     // an argument block of another layout would overrun the recorded one or leave the kernel
     // reading past the arguments given.
-    const detail::ArgLayout& now = *detail::kernel_of(a, i).layout;
-    const detail::ArgLayout& given = *detail::kernel_of(s, 0).layout;
+    const detail::ArgLayout& now = detail::kernel_layout(a, detail::kernel_index(a, i));
+    const detail::ArgLayout& given = detail::kernel_layout(s, detail::kernel_index(s, 0));
     if (!detail::same_layout(given, now)) {
       throw UsageError(
           fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
@@ -285,15 +286,17 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
+  const std::uint32_t kernel = detail::kernel_index(a, i);
   detail::KernelData& k = detail::kernel_of(a, i);
-  const bool direct = detail::direct_kernel(k) && (args == nullptr || detail::same_layout(*layout, *k.layout));
+  const detail::KernelLinks& links = detail::kernel_links_of(a, kernel);
+  const bool direct = detail::direct_kernel(links) && (args == nullptr || detail::same_layout(*layout, *links.layout));
   if (!direct) {  // Conditions or GraphBuffers to resolve and compare: the general path
     Graph one("setter");
     const unsigned char* from = args != nullptr ? args : detail::argument_block(a, k);
-    const detail::ArgLayout* l = args != nullptr ? layout : k.layout;
+    const detail::ArgLayout* l = args != nullptr ? layout : links.layout;
     std::size_t offset = 0;
     std::copy(from, from + l->total, one.add_argument_block(l->total, offset));
-    const Launch recorded = detail::launch_of(a, detail::kernel_index(a, i));
+    const Launch recorded = detail::launch_of(a, kernel);
     if (launch != nullptr) detail::check_setter_attributes(a, i, recorded, *launch);
     Launch shape = launch != nullptr ? *launch : recorded;
     shape.priority = recorded.priority;  // CUDA cannot patch a priority per node
@@ -301,8 +304,8 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     // arguments are plain values, which replace_node refuses where the recorded ones are not.
     std::vector<detail::PlaceholderArg> same;
     if (args == nullptr) {
-      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-        const detail::KernelPlaceholder& ph = detail::kernel_placeholder(a, k, c);
+      for (std::uint32_t c = 0; c < links.ph_count; ++c) {
+        const detail::KernelPlaceholder& ph = detail::kernel_placeholder(a, links, c);
         same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid});
       }
     }
@@ -323,17 +326,17 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   } keep{k, k.launch};
   if (launch != nullptr) {
     if (detail::has_launch_attributes(a)) {
-      detail::check_setter_attributes(a, i, detail::launch_of(a, detail::kernel_index(a, i)), *launch);
+      detail::check_setter_attributes(a, i, detail::launch_of(a, kernel), *launch);
     } else if (launch->has_attributes()) {
       detail::check_setter_attributes(a, i, Launch{}, *launch);
     }
     k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
     detail::check_node(a, i);
   }
-  const cudaError_t rc = detail::kernel_direct(x, a, i, x.native.nodes[i], k,
+  const cudaError_t rc = detail::kernel_direct(x, a, i, x.native.nodes[i], k, *links.layout,
                                                args != nullptr ? args : detail::argument_block(a, k));
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
-  if (args != nullptr) std::memcpy(detail::argument_block(a, k), args, k.layout->total);
+  if (args != nullptr) std::memcpy(detail::argument_block(a, k), args, links.layout->total);
   keep.done = true;
 }
 

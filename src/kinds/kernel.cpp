@@ -32,8 +32,9 @@ detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, c
     }
     g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
   }
-  g.kernels.push_back(detail::KernelData{func, detail::LaunchShape{}, layout, std::uint64_t{args_offset}, first,
-                                         static_cast<std::uint32_t>(count)});
+  g.kernel_links.resize(g.kernels.size());  // one index for both again, should a call have failed between the two
+  g.kernels.push_back(detail::KernelData{func, detail::LaunchShape{}, std::uint64_t{args_offset}});
+  g.kernel_links.push_back(detail::KernelLinks{layout, first, static_cast<std::uint32_t>(count)});
   detail::store_launch(g, static_cast<std::uint32_t>(g.kernels.size() - 1), launch);
   return g.push(NodeKind::kernel, g.kernels.size() - 1);
 }
@@ -188,14 +189,15 @@ void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::str
 
 /// A kernel made by add_set_condition (or given its kernel through a setter): the comparison
 /// argument must be one of the six the kernel knows (any other sets the condition to 0).
-void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const KernelData& k) {
+void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const KernelData& k,
+                         const KernelLinks& links) {
   const void* kinds[] = {reinterpret_cast<const void*>(set_condition_kernel<int>()),
                          reinterpret_cast<const void*>(set_condition_kernel<unsigned int>()),
                          reinterpret_cast<const void*>(set_condition_kernel<float>()),
                          reinterpret_cast<const void*>(set_condition_kernel<double>())};
   if (std::find(std::begin(kinds), std::end(kinds), k.func) == std::end(kinds)) return;
   int op = 0;
-  std::memcpy(&op, g.args.data() + k.args + k.layout->offsets[2], sizeof op);
+  std::memcpy(&op, g.args.data() + k.args + links.layout->offsets[2], sizeof op);
   if (op < 0 || op > static_cast<int>(Compare::greater_equal)) {
     fail(g, i, ctx,
          fmt::format("sets its condition with comparison {}, which is not a Compare value (equal, "
@@ -206,6 +208,7 @@ void check_set_condition(const GraphImpl& g, std::uint32_t i, const std::string&
 
 void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const KernelData& k = g.kernels[g.nodes[i].payload];
+  const KernelLinks& links = g.kernel_links[g.nodes[i].payload];
   if (k.func == nullptr) fail(g, i, ctx, "the kernel function is null");
   const LaunchShape& l = k.launch;
   for (auto [what, d] : {std::pair<const char*, dim3>{"grid", l.grid}, {"block", l.block}}) {
@@ -213,8 +216,8 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
       fail(g, i, ctx, fmt::format("{} {} has a zero dimension; every dimension must be at least 1", what, dims(d)));
     }
   }
-  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+  for (std::uint32_t c = 0; c < links.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[links.ph_first + c];
     if (ph.ref.levels != ConditionRef::unresolved) continue;
     if (ph.kind == PlaceholderKind::condition) {
       fail(g, i, ctx,
@@ -238,7 +241,7 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   if (attributes_of(g, g.nodes[i].payload) != nullptr) {
     check_launch_attributes(g, i, ctx, launch_of(g, g.nodes[i].payload));
   }
-  check_set_condition(g, i, ctx, k);
+  check_set_condition(g, i, ctx, k, links);
 }
 
 }  // namespace
@@ -265,13 +268,14 @@ namespace {
 void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, const std::vector<bool>& declared,
                      Level& level) {
   const KernelData& k = g.kernels[g.nodes[i].payload];
-  const ArgLayout* layout = k.layout;
+  const KernelLinks& links = g.kernel_links[g.nodes[i].payload];
+  const ArgLayout* layout = links.layout;
   if (layout == nullptr || layout->access == nullptr) return;
   Access a;
   a.node = i;
   std::vector<bool> placeholder(layout->count, false);
-  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+  for (std::uint32_t c = 0; c < links.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[links.ph_first + c];
     const auto* at = std::find(layout->offsets, layout->offsets + layout->count, ph.offset);
     const auto param = static_cast<std::uint32_t>(at - layout->offsets);
     if (param >= layout->count) continue;
@@ -340,10 +344,12 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
     return refusal(UpdateStatus::function_changed, b.info(i),
                    fmt::format("{}{} launches a different kernel function in the template", ctx, b.info(i).describe()));
   }
-  bool same_conditions = kx.ph_count == ky.ph_count;
-  for (std::uint32_t c = 0; same_conditions && c < kx.ph_count; ++c) {
-    const KernelPlaceholder& cx = a.placeholders[kx.ph_first + c];
-    const KernelPlaceholder& cy = b.placeholders[ky.ph_first + c];
+  const KernelLinks& lx = a.kernel_links[a.nodes[i].payload];
+  const KernelLinks& ly = b.kernel_links[b.nodes[i].payload];
+  bool same_conditions = lx.ph_count == ly.ph_count;
+  for (std::uint32_t c = 0; same_conditions && c < lx.ph_count; ++c) {
+    const KernelPlaceholder& cx = a.placeholders[lx.ph_first + c];
+    const KernelPlaceholder& cy = b.placeholders[ly.ph_first + c];
     same_conditions = cx.offset == cy.offset && cx.kind == cy.kind && same_ref(cx.ref, cy.ref);
   }
   if (!same_conditions) {
@@ -366,17 +372,17 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
 
 void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*/) {
   s.kernel = g.kernels[payload];
+  s.layout = g.kernel_links[payload].layout;
   s.launch = launch_of(g, payload);
-  s.args.assign(g.args.begin() + s.kernel.args, g.args.begin() + s.kernel.args + s.kernel.layout->total);
+  s.args.assign(g.args.begin() + s.kernel.args, g.args.begin() + s.kernel.args + s.layout->total);
 }
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
   KernelData& k = g.kernels[payload];
-  const KernelData mine = k;  // where this plan keeps the arguments and Condition references
+  const std::uint64_t mine = k.args;  // where this plan keeps the arguments (its links: its placeholders)
   k = s.kernel;
-  k.args = mine.args;
-  k.ph_first = mine.ph_first;
-  k.ph_count = mine.ph_count;
+  k.args = mine;
+  g.kernel_links[payload].layout = s.layout;
   store_launch(g, payload, s.launch);
   const std::size_t offset = k.args;
   std::copy(s.args.begin(), s.args.end(), g.args.begin() + offset);
@@ -387,10 +393,11 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
 void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /*memo*/) {
   const std::uint32_t payload = g.nodes[i].payload;
   const auto& k = g.kernels[payload];
+  const auto& links = g.kernel_links[payload];
   f.add(k.func);
   if (device_updatable(g, payload)) f.add(std::uint8_t{0xdu});
-  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const auto& kc = g.placeholders[k.ph_first + c];
+  for (std::uint32_t c = 0; c < links.ph_count; ++c) {
+    const auto& kc = g.placeholders[links.ph_first + c];
     f.add(kc.offset);
     f.add(kc.kind);
     f.add(kc.ref.levels);
@@ -427,7 +434,7 @@ std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z
 
 /// A kernel's placeholder argument: ", sets condition #0" or ", argument 2: buffer of 'tmp'" (the
 /// mem_alloc node that allocates it; arguments count from 1).
-std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelData& k,
+std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelLinks& k,
                             const detail::KernelPlaceholder& p) {
   if (p.kind == detail::PlaceholderKind::condition) return fmt::format(", sets condition {}", condition_ref(p.ref));
   std::uint32_t arg = 0;
@@ -456,9 +463,12 @@ std::string attributes_text(const Launch& l) {
 std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams& params) {
   const detail::NodeData& n = g.nodes[i];
   const auto& k = g.kernels[n.payload];
+  const auto& links = g.kernel_links[n.payload];
   std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid), dims(k.launch.block),
-                              k.launch.shared_bytes, k.layout->count, k.layout->total);
-  for (std::uint32_t c = 0; c < k.ph_count; ++c) s += placeholder_arg(g, k, g.placeholders[k.ph_first + c]);
+                              k.launch.shared_bytes, links.layout->count, links.layout->total);
+  for (std::uint32_t c = 0; c < links.ph_count; ++c) {
+    s += placeholder_arg(g, links, g.placeholders[links.ph_first + c]);
+  }
   for (const auto& [p, u] : params) {
     s += fmt::format(", argument {}: {}", u.position, detail::escaped(param_use_text(g, p, u)));
   }
@@ -515,7 +525,8 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
               const std::vector<cudaGraphNode_t>& deps) {
   const NodeData& n = g.nodes[i];
   const KernelData& k = g.kernels[n.payload];
-  const cudaKernelNodeParams p = kernel_params(g, k, builder.scopes_, builder.dptrs_, builder.block_, builder.argv_);
+  const cudaKernelNodeParams p = kernel_params(g, n.payload, builder.scopes_, builder.dptrs_, builder.block_,
+                                               builder.argv_);
   const KernelAttributes* attributes = attributes_of(g, n.payload);
   if (attributes != nullptr) check_attributes_on_device(g, i, builder.where_, k, launch_of(g, n.payload));
   AddedNode out;
@@ -553,7 +564,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   const GraphImpl& g = x.plan.impl();
   std::vector<void*> argv;
   std::vector<unsigned char> block;
-  const cudaKernelNodeParams p = detail::kernel_params(g, g.kernels[g.nodes[i].payload], HandleScopes{x.native.handles},
+  const cudaKernelNodeParams p = detail::kernel_params(g, g.nodes[i].payload, HandleScopes{x.native.handles},
                                                        x.native.dptrs, block, argv);
   return {exec_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphExecKernelNodeSetParams"};
 }

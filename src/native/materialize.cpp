@@ -86,14 +86,16 @@ std::exception_ptr HostErrorSink::take() noexcept {
   return std::exchange(error_, nullptr);
 }
 
-cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
+cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, const HandleScopes& scopes,
                                    const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
                                    std::vector<void*>& argv) {
+  const KernelData& k = kernel_record(g, kernel);
+  const KernelLinks& l = kernel_links_of(g, kernel);
   const unsigned char* base = argument_block(g, k);
-  if (k.ph_count != 0) {
-    block.assign(base, base + k.layout->total);
-    for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-      const KernelPlaceholder& kc = kernel_placeholder(g, k, c);
+  if (l.ph_count != 0) {
+    block.assign(base, base + l.layout->total);
+    for (std::uint32_t c = 0; c < l.ph_count; ++c) {
+      const KernelPlaceholder& kc = kernel_placeholder(g, l, c);
       if (kc.kind == PlaceholderKind::condition) {
         const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
         std::memcpy(block.data() + kc.offset, &h, sizeof h);
@@ -104,8 +106,8 @@ cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, cons
     }
     base = block.data();
   }
-  argv.resize(k.layout->count);
-  return kernel_node_params(k, base, argv.data());
+  argv.resize(l.layout->count);
+  return kernel_node_params(k, *l.layout, base, argv.data());
 }
 
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {

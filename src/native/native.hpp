@@ -134,9 +134,10 @@ struct Materialized {
 /// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.
 using HandleScopes = std::vector<std::vector<cudaGraphConditionalHandle>>;
 
-/// The cudaKernelNodeParams of kernel `k` of plan `g`; `argv` receives the argument pointers and
-/// `block` the argument bytes, with Condition arguments replaced by their handles from `scopes`.
-cudaKernelNodeParams kernel_params(const GraphImpl& g, const KernelData& k, const HandleScopes& scopes,
+/// The cudaKernelNodeParams of kernel `kernel` (an index: kernel_index) of plan `g`; `argv` receives
+/// the argument pointers and `block` the argument bytes, with Condition arguments replaced by their
+/// handles from `scopes`.
+cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, const HandleScopes& scopes,
                                    const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
                                    std::vector<void*>& argv);
 /// The parameters of memset node i with graph buffers replaced by their addresses.

@@ -106,7 +106,8 @@ void add_nested(Fnv& f, const GraphImpl& g, FingerprintMemo& memo);
 struct SavedParams {
   NodeKind kind = NodeKind::empty;
   KernelData kernel;
-  Launch launch;  ///< the kernel's whole launch (its attributes are not in the record)
+  const ArgLayout* layout = nullptr;  ///< the kernel's (KernelLinks::layout; its placeholders stay the plan's own)
+  Launch launch;                      ///< the kernel's whole launch (its attributes are not in the record)
   std::vector<unsigned char> args;
   cudaMemsetParams memset{};
   ScalarType memset_type = ScalarType::raw;

@@ -1,6 +1,6 @@
 // src/plan/diff_blocks.cpp — the wholesale part of the diff (plan/diff.cpp): a block of nodes of
-// two plans compared in a few tight passes (node records field by field, then the kernel records
-// and the argument bytes of the whole block with one memcmp each) instead of node by node through
+// two plans compared in a few tight passes (node records, then the kernel records and the argument
+// bytes of the whole block with one memcmp each) instead of node by node through
 // the kind table. A block this cannot show to be identical is compared node by node. No CUDA call.
 #include <algorithm>
 #include <cstring>
@@ -65,31 +65,37 @@ bool same_record_bytes(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo,
   return std::memcmp(a.nodes.data() + lo, b.nodes.data() + lo, (hi - lo) * sizeof(NodeData)) == 0;
 }
 
-/// Kernel records [k0, k1) of `a` hold no Condition or GraphBuffer argument and the argument
-/// blocks of `a` and `b` at their offsets hold the same bytes. The records are those of `b` too
-/// (compared before), so each block lies inside both arenas. Blocks that follow one another in
-/// the arena (as add_kernel packs them) are compared with one memcmp.
+/// No kernel record of [k0, k1) of `g` has a Condition or GraphBuffer argument. A plan without
+/// placeholders has none (the common case: no KernelLinks is read).
+bool no_placeholders(const GraphImpl& g, std::uint32_t k0, std::uint32_t k1) noexcept {
+  if (g.placeholders.empty()) return true;
+  const KernelLinks* ls = g.kernel_links.data();
+  std::uint32_t count = 0;
+  for (std::uint32_t k = k0; k < k1; ++k) count |= ls[k].ph_count;
+  return count == 0;
+}
+
+/// The argument blocks of kernel records [k0, k1) hold the same bytes in `a` and `b`, whose records
+/// are equal (compared before): the same offsets and functions, and a function determines its
+/// layout, so each block has the same place and size in both arenas. Each block was reserved at the
+/// end of its plan's arena (Graph::add_argument_block), so blocks never overlap: when the offsets
+/// increase strictly, every block lies inside [offset of the first, end of the last), which one
+/// memcmp compares, reading one layout. Bytes between the blocks (of other kernels) can only make it
+/// report a difference, which the node-by-node compare then settles: never a wrong "same". Other
+/// offsets (a kernel without arguments shares its offset with the next block): block by block.
 bool same_kernel_args(const GraphImpl& a, const GraphImpl& b, std::uint32_t k0, std::uint32_t k1) noexcept {
   const KernelData* ks = a.kernels.data();
-  const std::uint64_t begin = ks[k0].args;
-  std::uint64_t end = begin;
-  const ArgLayout* layout = nullptr;
-  std::size_t bytes = 0;
-  bool contiguous = true;
-  std::uint32_t placeholders = 0;
-  for (std::uint32_t k = k0; k < k1; ++k) {
-    if (ks[k].layout != layout) {
-      layout = ks[k].layout;
-      bytes = layout->total;
-    }
-    contiguous &= ks[k].args == end;
-    end = ks[k].args + bytes;
-    placeholders |= ks[k].ph_count;
+  const KernelLinks* ls = a.kernel_links.data();
+  bool increasing = true;
+  for (std::uint32_t k = k0 + 1; k < k1; ++k) increasing &= ks[k - 1].args < ks[k].args;
+  if (increasing) {
+    const std::uint64_t begin = ks[k0].args;
+    const std::uint64_t end = ks[k1 - 1].args + ls[k1 - 1].layout->total;
+    if (end > a.args.size() || end > b.args.size()) return false;
+    return end == begin || std::memcmp(a.args.data() + begin, b.args.data() + begin, end - begin) == 0;
   }
-  if (placeholders != 0) return false;
-  if (contiguous) return end == begin || std::memcmp(a.args.data() + begin, b.args.data() + begin, end - begin) == 0;
   for (std::uint32_t k = k0; k < k1; ++k) {
-    const std::size_t n = ks[k].layout->total;
+    const std::size_t n = ls[k].layout->total;
     if (n != 0 && std::memcmp(a.args.data() + ks[k].args, b.args.data() + ks[k].args, n) != 0) return false;
   }
   return true;
@@ -100,7 +106,8 @@ bool same_kernel_args(const GraphImpl& a, const GraphImpl& b, std::uint32_t k0, 
 bool same_kernel_block(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi) noexcept {
   static_assert(std::has_unique_object_representations_v<KernelData>,
                 "kernel records are compared with memcmp: no padding bytes");
-  static_assert(sizeof(NodeData) <= 32, "node records are read for every node of both plans: keep them small");
+  static_assert(sizeof(KernelData) <= 48, "kernel records are read for every kernel of both plans: keep them small");
+  static_assert(sizeof(NodeData) <= 24, "node records are read for every node of both plans: keep them small");
   static_assert(sizeof(NodeData) == sizeof(SmallVec) + 2 * sizeof(std::uint32_t) &&
                     sizeof(SmallVec) ==
                         2 * sizeof(std::uint32_t) +
@@ -115,8 +122,10 @@ bool same_kernel_block(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo,
   const bool same_nodes = same_record_bytes(a, b, lo, hi) ? kernels_in_order(a, lo, hi, k0)
                                                           : same_node_records(a, b, lo, hi, k0);
   if (!same_nodes || !same_block_names(a, b, lo, hi)) return false;
+  // The records hold function, launch shape and argument offset; the placeholders (which a kernel
+  // of one function may take in one plan and not in the other) are looked up in both plans.
   return std::memcmp(a.kernels.data() + k0, b.kernels.data() + k0, (k1 - k0) * sizeof(KernelData)) == 0 &&
-         same_kernel_args(a, b, k0, k1);
+         no_placeholders(a, k0, k1) && no_placeholders(b, k0, k1) && same_kernel_args(a, b, k0, k1);
 }
 
 }  // namespace graphdsl::detail

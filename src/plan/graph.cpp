@@ -94,6 +94,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       names(o.names),
       edge_count(o.edge_count),
       kernels(o.kernels),
+      kernel_links(o.kernel_links),
       kernel_attributes(o.kernel_attributes),
       edge_kinds(o.edge_kinds),
       args(o.args),
@@ -363,7 +364,7 @@ void check_node_cast(const Node& node, NodeKind kind, const char* handle, const 
                                  to_string(kind)));
   }
   if (signature == nullptr) return;
-  const ArgLayout& recorded = *g.kernels[n.payload].layout;
+  const ArgLayout& recorded = *g.kernel_links[n.payload].layout;
   if (&recorded == signature) return;
   const bool same_sizes = recorded.count == signature->count &&
                           std::equal(recorded.sizes, recorded.sizes + recorded.count, signature->sizes);
@@ -552,9 +553,9 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
     if (s.capacity() > 15) bytes += s.capacity() + 1;  // beyond the small-string buffer
   }
   for (const auto& n : g.nodes) bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
-  bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.args.capacity();
+  bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.kernel_links.capacity() * sizeof(detail::KernelLinks);
   bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
-  bytes += g.memset_types.capacity() * sizeof(detail::ScalarType);
+  bytes += g.memset_types.capacity() * sizeof(detail::ScalarType) + g.args.capacity();
   bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
   bytes += g.children.capacity() * sizeof(g.children[0]);
   bytes += g.captures.capacity() * sizeof(detail::CaptureData) + g.allocs.capacity() * sizeof(detail::AllocData) +
@@ -590,6 +591,7 @@ void Graph::reserve(std::size_t n) {
   }
   g.nodes.reserve(n);
   g.kernels.reserve(n);
+  g.kernel_links.reserve(n);
 }
 
 }  // namespace graphdsl

@@ -80,7 +80,7 @@ struct CaptureData {
 };
 
 /// What a kernel record keeps of its Launch: grid, block, dynamic shared memory and priority (32
-/// bytes, so that KernelData stays 64). The launch attributes (cluster, cooperative, sync domain, L2
+/// bytes, so that KernelData stays 48). The launch attributes (cluster, cooperative, sync domain, L2
 /// window), which few kernels have, live in GraphImpl::kernel_attributes: launch_of() and
 /// store_launch() put the two together.
 struct LaunchShape {
@@ -143,12 +143,23 @@ struct ParamData {
   bool declared = true;           ///< false: declared by an enclosing plan or by a child plan
 };
 
+/// A kernel node's record (48 bytes): what the diff of Executable::update compares for every kernel
+/// of both plans, with one memcmp per block of nodes (plan/diff_blocks.cpp): the function, the launch
+/// shape and where its arguments are. The rest of a kernel is in its KernelLinks.
 struct KernelData {
   const void* func = nullptr;
   LaunchShape launch;
+  std::uint64_t args = 0;  ///< offset of the packed argument block in GraphImpl::args (64-bit: the
+                           ///< arena may pass 4 GiB)
+};
+
+/// What a kernel has besides its KernelData (16 bytes; GraphImpl::kernel_links, same index as
+/// GraphImpl::kernels, so a kernel costs 64 bytes in all): its argument layout, which its function
+/// determines (the ArgLayoutOf of the kernel's own signature, or a setter's that packs the same way:
+/// kernels of one function pack their arguments alike, so the diff need not compare layouts), and
+/// its placeholder arguments, which the diff reads only when a plan has placeholders.
+struct KernelLinks {
   const ArgLayout* layout = nullptr;
-  std::uint64_t args = 0;      ///< offset of the packed argument block in GraphImpl::args (64-bit: the
-                               ///< arena may pass 4 GiB; the struct stays 64 bytes)
   std::uint32_t ph_first = 0;  ///< first entry in GraphImpl::placeholders
   std::uint32_t ph_count = 0;  ///< placeholder arguments (conditions, graph buffers) of this kernel
 };
@@ -188,7 +199,7 @@ struct SymbolUse {
   std::size_t symbol_bytes;  ///< the symbol's size
 };
 
-/// One node of a plan (32 bytes: the diff of Executable::update reads every node of both plans, so
+/// One node of a plan (24 bytes: the diff of Executable::update reads every node of both plans, so
 /// the record holds only what every node has; names live in GraphImpl::names).
 struct NodeData {
   SmallVec preds;             ///< set semantics, in insertion order
@@ -239,6 +250,7 @@ struct GraphImpl {
   std::size_t edge_count = 0;
 
   std::vector<KernelData> kernels;
+  std::vector<KernelLinks> kernel_links;            ///< per kernel, same index as `kernels`: layout and placeholders
   std::vector<KernelAttributes> kernel_attributes;  ///< sorted by kernel; only kernels that have attributes
   std::vector<EdgeKindData>
       edge_kinds;  ///< sorted by (to, from); only edges that are not full (the edge is in preds too)

@@ -14,17 +14,18 @@
 
 namespace graphdsl::detail {
 
-/// The launch of kernel `k` with its arguments packed at `block` (k's layout); `argv` (room for the
-/// kernel's parameter count) receives the address of each argument.
-inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const unsigned char* block, void** argv) {
-  for (std::uint32_t a = 0; a < k.layout->count; ++a)
-    argv[a] = const_cast<unsigned char*>(block + k.layout->offsets[a]);
+/// The launch of kernel `k` with its arguments packed at `block` by `layout` (the kernel's:
+/// KernelLinks::layout); `argv` (room for the kernel's parameter count) receives the address of each
+/// argument.
+inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const ArgLayout& layout, const unsigned char* block,
+                                               void** argv) {
+  for (std::uint32_t a = 0; a < layout.count; ++a) argv[a] = const_cast<unsigned char*>(block + layout.offsets[a]);
   cudaKernelNodeParams p{};
   p.func = const_cast<void*>(k.func);
   p.gridDim = k.launch.grid;
   p.blockDim = k.launch.block;
   p.sharedMemBytes = k.launch.shared_bytes;
-  p.kernelParams = k.layout->count == 0 ? nullptr : argv;
+  p.kernelParams = layout.count == 0 ? nullptr : argv;
   return p;
 }
 

@@ -135,8 +135,8 @@ void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<co
 void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
                    const std::vector<const DeclaredAccess*>& decl, Level& level) {
   const NodeData& n = g.nodes[i];
-  std::vector<bool> params(n.kind == NodeKind::kernel && g.kernels[n.payload].layout != nullptr
-                               ? g.kernels[n.payload].layout->count
+  std::vector<bool> params(n.kind == NodeKind::kernel && g.kernel_links[n.payload].layout != nullptr
+                               ? g.kernel_links[n.payload].layout->count
                                : 0,
                            false);
   declared_accesses(g, i, decl, params, level);
@@ -192,7 +192,7 @@ std::string what(const Level& level, const Access& a) {
   if (a.origin == Origin::nested) return what(*a.inner_level, *a.inner);
   switch (a.origin) {
     case Origin::kernel_pointer: {
-      const KernelData& k = level.g->kernels[level.g->nodes[a.node].payload];
+      const KernelLinks& k = level.g->kernel_links[level.g->nodes[a.node].payload];
       return fmt::format("kernel parameter {} ({}, extent unknown: checked at the pointer)", a.param,
                          k.layout->access[a.param] == 1 ? "const T*" : "T*");
     }

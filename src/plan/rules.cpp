@@ -293,7 +293,7 @@ void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<
   std::vector<std::vector<std::uint32_t>> users(g.nodes.size());
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].kind != NodeKind::kernel) continue;
-    const KernelData& k = g.kernels[g.nodes[i].payload];
+    const KernelLinks& k = g.kernel_links[g.nodes[i].payload];
     for (std::uint32_t c = 0; c < k.ph_count; ++c) {
       const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
       if (ph.kind == PlaceholderKind::buffer && ph.ref.levels == 0) users[ph.ref.index].push_back(i);
@@ -334,7 +334,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
     check_node(g, i, ctx);
     const NodeData& n = g.nodes[i];
     if (n.kind == NodeKind::kernel) {
-      const KernelData& k = g.kernels[n.payload];
+      const KernelLinks& k = g.kernel_links[n.payload];
       if (outer != nullptr && device_updatable(g, n.payload)) {
         fail(g, i, ctx,
              "a device-updatable kernel node must be a node of the top-level plan; graphdsl refuses it in a "

@@ -245,9 +245,10 @@ TEST_CASE("add_set_condition adds the library's kernel with the comparison", "[c
   const gd::Graph body = g.body_plan(gd::ConditionalNode(g.node(0).ref()), 0);
   const auto& k = body.impl().kernels[0];
   CHECK(k.func == reinterpret_cast<const void*>(gd::detail::set_condition_kernel<float>()));
-  CHECK(k.ph_count == 1);
+  const auto& links = body.impl().kernel_links[0];
+  CHECK(links.ph_count == 1);
   int op = -1;
-  std::memcpy(&op, body.impl().args.data() + k.args + k.layout->offsets[2], sizeof op);
+  std::memcpy(&op, body.impl().args.data() + k.args + links.layout->offsets[2], sizeof op);
   CHECK(op == static_cast<int>(gd::Compare::greater));
   CHECK(std::string(gd::to_string(gd::Compare::greater_equal)) == ">=");
   CHECK(std::string(gd::to_string(gd::ConditionalType::while_loop)) == "while");

@@ -198,4 +198,94 @@ TEST_CASE("node names kept apart from the node records", "[update][diff][blocks]
   CHECK(one.find("")->index() == 0);
 }
 
+namespace {
+void no_args() {}
+void wide_step(double, double, float*, int) {}
+void take_condition(cudaGraphConditionalHandle, float*, int) {}
+void take_buffer(float*, int) {}
+
+/// What a node of mixed_plan launches: step, wide_step, no_args, take_condition with the plan's
+/// Condition or with the plain handle 0 (the same argument bytes as the Condition's placeholder),
+/// take_buffer with the buffer of node 0 or with a plain null pointer (again the same bytes).
+enum class K { step, wide, none, condition, plain_handle, buffer, plain_pointer };
+
+/// A chain of 300 nodes (with `alloc`, node 0 allocates a buffer) of the kernels kind(i); a kernel's
+/// int argument is i, or i + 1000 for node `changed`.
+template <class F>
+gd::Graph mixed_plan(F kind, bool alloc = false, int changed = -1) {
+  gd::Graph g("mixed");
+  const gd::Condition c = g.add_condition(1);
+  gd::GraphBuffer<float> buffer;
+  if (alloc) buffer = g.add_mem_alloc<float>(64).buffer;
+  for (int i = alloc ? 1 : 0; i < 300; ++i) {
+    const int v = i == changed ? i + 1000 : i;
+    switch (kind(i)) {
+      case K::step: g.add_kernel(step, tiny, D, v, 2.0f, 0.5f); break;
+      case K::wide: g.add_kernel(wide_step, tiny, 1.0, 2.0, D, v); break;
+      case K::none: g.add_kernel(no_args, tiny); break;
+      case K::condition: g.add_kernel(take_condition, tiny, c, D, v); break;
+      case K::plain_handle: g.add_kernel(take_condition, tiny, cudaGraphConditionalHandle{0}, D, v); break;
+      case K::buffer: g.add_kernel(take_buffer, tiny, buffer, v); break;
+      case K::plain_pointer: g.add_kernel(take_buffer, tiny, static_cast<float*>(nullptr), v); break;
+    }
+    if (i > 0) g.add_edge(g.node(i - 1), g.node(i));
+  }
+  return g;
+}
+
+/// step everywhere but at the nodes of `at`, which launch `there`.
+auto kinds_at(std::initializer_list<int> at, K there) {
+  const std::vector<int> nodes(at);
+  return [nodes, there](int i) { return std::find(nodes.begin(), nodes.end(), i) != nodes.end() ? there : K::step; };
+}
+}  // namespace
+
+TEST_CASE("diff of large plans: a Condition in one plan, a plain value of the same bytes in the other",
+          "[update][diff][blocks]") {
+  // The placeholder's bytes are those of the plain handle 0: only the placeholder records tell the
+  // two apart, in whichever plan has them (in a block otherwise identical).
+  const auto plain = [](int i) { return i == 100 ? K::plain_handle : K::step; };
+  const auto with_condition = [](int i) { return i == 100 ? K::condition : K::step; };
+  const std::string reason = "kernel node #100 takes other Condition or GraphBuffer arguments in the template";
+  for (const bool forward : {true, false}) {
+    CAPTURE(forward);
+    const gd::Graph a = mixed_plan(forward ? +plain : +with_condition);
+    const gd::Graph b = mixed_plan(forward ? +with_condition : +plain);
+    const gd::UpdateResult r = gd::diff(a, b);
+    CHECK(r.status == gd::UpdateStatus::topology_changed);
+    CHECK(r.reason == reason);
+  }
+  // Both plans have placeholders (at node 10), so both plans' records are read.
+  const auto one = [](int i) { return i == 10 ? K::condition : i == 100 ? K::plain_handle : K::step; };
+  const auto two = [](int i) { return i == 10 || i == 100 ? K::condition : K::step; };
+  CHECK(gd::diff(mixed_plan(one), mixed_plan(two)).reason == reason);
+  CHECK(gd::diff(mixed_plan(two), mixed_plan(one)).reason == reason);
+  CHECK(gd::diff(mixed_plan(two), mixed_plan(two)).changed.empty());
+  CHECK(gd::diff(mixed_plan(two), mixed_plan(two, false, 11)).changed == indices({11}));
+  CHECK(gd::diff(mixed_plan(two), mixed_plan(two, false, 101)).changed == indices({101}));
+  CHECK(gd::diff(mixed_plan(two), mixed_plan(two, false, 200)).changed == indices({200}));
+
+  // A GraphBuffer in one plan, a plain null pointer in the other.
+  const gd::Graph buffer = mixed_plan(kinds_at({100}, K::buffer), true);
+  const gd::Graph pointer = mixed_plan(kinds_at({100}, K::plain_pointer), true);
+  CHECK(gd::diff(buffer, pointer).reason == reason);
+  CHECK(gd::diff(pointer, buffer).reason == reason);
+  CHECK(gd::diff(buffer, buffer).changed.empty());
+}
+
+TEST_CASE("diff of large plans: argument bytes of kernels of other signatures in a block", "[update][diff][blocks]") {
+  // Wider argument blocks in the middle and at the end of a block, and kernels without arguments
+  // (whose block is empty: offsets that do not increase), each changed alone.
+  const auto wide = [](int i) { return i % 3 == 1 ? K::wide : K::step; };
+  const auto none = [](int i) { return i % 5 == 0 ? K::none : K::step; };
+  CHECK(gd::diff(mixed_plan(wide), mixed_plan(wide)).changed.empty());
+  CHECK(gd::diff(mixed_plan(none), mixed_plan(none)).changed.empty());
+  for (int i : {64, 100, 101, 126, 127, 299}) {
+    CAPTURE(i);
+    const std::vector<std::uint32_t> just_i{static_cast<std::uint32_t>(i)};
+    CHECK(gd::diff(mixed_plan(wide), mixed_plan(wide, false, i)).changed == just_i);
+    if (i % 5 != 0) CHECK(gd::diff(mixed_plan(none), mixed_plan(none, false, i)).changed == just_i);
+  }
+}
+
 }  // namespace diff_blocks_test

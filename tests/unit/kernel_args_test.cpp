@@ -38,17 +38,25 @@ const gd::detail::KernelData& kernel_of(const gd::Graph& g, const gd::Node& n) {
   return impl.kernels.at(impl.nodes[n.index()].payload);
 }
 
+/// The argument layout of kernel node `n` (its KernelLinks).
+const gd::detail::ArgLayout* layout_of(const gd::Graph& g, const gd::Node& n) {
+  const auto& impl = g.impl();
+  REQUIRE(impl.nodes.at(n.index()).kind == gd::NodeKind::kernel);
+  return impl.kernel_links.at(impl.nodes[n.index()].payload).layout;
+}
+
 /// Reads argument `i` of kernel node `n` out of the plan's packed argument storage as a T,
 /// checking first that the stored argument is exactly sizeof(T) bytes wide.
 template <class T>
 T stored_arg(const gd::Graph& g, const gd::Node& n, std::uint32_t i) {
   const auto& k = kernel_of(g, n);
-  REQUIRE(i < k.layout->count);
-  REQUIRE(k.layout->sizes[i] == sizeof(T));
+  const gd::detail::ArgLayout* layout = layout_of(g, n);
+  REQUIRE(i < layout->count);
+  REQUIRE(layout->sizes[i] == sizeof(T));
   const auto& args = g.impl().args;
-  REQUIRE(k.args + k.layout->offsets[i] + sizeof(T) <= args.size());
+  REQUIRE(k.args + layout->offsets[i] + sizeof(T) <= args.size());
   T value;
-  std::memcpy(&value, args.data() + k.args + k.layout->offsets[i], sizeof(T));
+  std::memcpy(&value, args.data() + k.args + layout->offsets[i], sizeof(T));
   return value;
 }
 
@@ -69,7 +77,7 @@ TEST_CASE("the layout of a mixed signature packs each parameter at the prefix su
   gd::Graph g;
   float source[4] = {};
   auto k = g.add_kernel(mixed, gd::Launch{}, 1.0f, std::size_t{1}, 1LL, Pod{}, source);
-  const gd::detail::ArgLayout& layout = *kernel_of(g, k).layout;
+  const gd::detail::ArgLayout& layout = *layout_of(g, k);
 
   REQUIRE(layout.count == 5);
   const std::vector<std::uint32_t> sizes(layout.sizes, layout.sizes + layout.count);
@@ -103,7 +111,7 @@ TEST_CASE("a double argument for a float parameter is rounded to float, not stor
           "[kernel][args]") {
   gd::Graph g;
   auto k = g.add_kernel(one_float, gd::Launch{}, 0.1);
-  CHECK(kernel_of(g, k).layout->total == sizeof(float));
+  CHECK(layout_of(g, k)->total == sizeof(float));
   CHECK(stored_arg<float>(g, k, 0) == 0.1f);
 }
 
@@ -118,7 +126,7 @@ TEST_CASE("bool, enum class and null pointer arguments are packed with the param
           "[kernel][args]") {
   gd::Graph g;
   auto k = g.add_kernel(flags_kernel, gd::Launch{}, true, Mode::exact, nullptr);
-  CHECK(kernel_of(g, k).layout->total == sizeof(bool) + sizeof(Mode) + sizeof(int*));
+  CHECK(layout_of(g, k)->total == sizeof(bool) + sizeof(Mode) + sizeof(int*));
   CHECK(stored_arg<bool>(g, k, 0) == true);
   CHECK(stored_arg<Mode>(g, k, 1) == Mode::exact);
   CHECK(stored_arg<int*>(g, k, 2) == nullptr);
@@ -167,8 +175,8 @@ TEST_CASE("a zero-argument kernel has an empty layout and adds no argument bytes
   const std::size_t before = g.impl().args.size();
   auto k = g.add_kernel(unit::no_args, gd::Launch{});
   const auto& data = kernel_of(g, k);
-  CHECK(data.layout->count == 0);
-  CHECK(data.layout->total == 0);
+  CHECK(layout_of(g, k)->count == 0);
+  CHECK(layout_of(g, k)->total == 0);
   CHECK(data.args == before);
   CHECK(g.impl().args.size() == before);
   CHECK(g.node_count() == 2);
@@ -189,8 +197,8 @@ TEST_CASE("each kernel node's argument block follows the previous one", "[kernel
   CHECK(stored_arg<int>(g, k2, 3) == 30);
   CHECK(stored_arg<int>(g, k1, 2) == 20);
   // One static layout table per signature.
-  CHECK(kernel_of(g, k0).layout == kernel_of(g, k2).layout);
-  CHECK(kernel_of(g, k0).layout != kernel_of(g, k1).layout);
+  CHECK(layout_of(g, k0) == layout_of(g, k2));
+  CHECK(layout_of(g, k0) != layout_of(g, k1));
 }
 
 TEST_CASE("the compile-time argument rules accept conversions and reject count or type mismatches",

@@ -204,10 +204,13 @@ TEST_CASE("raw memset and memcpy sizes beyond the largest object are refused by 
 
 // ---- item 12: the kernel-argument arena --------------------------------------------------------
 
-TEST_CASE("kernel argument offsets are 64-bit and the kernel record stays 64 bytes", "[reliability][storage]") {
+TEST_CASE("kernel argument offsets are 64-bit and the kernel record stays 48 bytes", "[reliability][storage]") {
   // A 32-bit offset wrapped after 4 GiB of kernel arguments: a node read another node's bytes.
   CHECK(sizeof(gd::detail::KernelData{}.args) == sizeof(std::uint64_t));
-  CHECK(sizeof(gd::detail::KernelData) <= 64);
+  CHECK(sizeof(gd::detail::KernelData) <= 48);
+  // What the diff does not compare wholesale (layout, placeholders) is kept beside it, so a kernel
+  // costs no more than before the split (64 bytes).
+  CHECK(sizeof(gd::detail::KernelData) + sizeof(gd::detail::KernelLinks) <= 64);
 }
 
 // ---- item 16: reserve() ------------------------------------------------------------------------

@@ -23,12 +23,14 @@ TEST_CASE("a plan of 10000 four-argument kernel nodes costs at most 256 bytes pe
   const std::uint32_t arg_bytes = gd::detail::ArgLayoutOf<float*, const float*, float, int>::value.total;
   WARN("storage_bytes() for " << n << " saxpy(float*, const float*, float, int) kernel nodes after reserve(): " << total
                               << " bytes, " << per_node << " bytes per node (" << sizeof(gd::detail::NodeData)
-                              << " node record + " << sizeof(gd::detail::KernelData) << " kernel record + " << arg_bytes
+                              << " node record + " << sizeof(gd::detail::KernelData) << " kernel record + "
+                              << sizeof(gd::detail::KernelLinks) << " kernel links + " << arg_bytes
                               << " argument bytes, argument vector capacity " << g.impl().args.capacity() << ")");
   CHECK(per_node <= 256.0);
   CHECK(total > empty_bytes);
   // The unavoidable part: the node and kernel records and the packed arguments themselves.
-  CHECK(total >= n * (sizeof(gd::detail::NodeData) + sizeof(gd::detail::KernelData) + 24));
+  CHECK(total >=
+        n * (sizeof(gd::detail::NodeData) + sizeof(gd::detail::KernelData) + sizeof(gd::detail::KernelLinks) + 24));
 }
 
 TEST_CASE("storage_bytes() grows with nodes, edges, names and child plans", "[storage]") {
@@ -42,7 +44,7 @@ TEST_CASE("storage_bytes() grows with nodes, edges, names and child plans", "[st
   CHECK(g.storage_bytes() > last);
   last = g.storage_bytes();
 
-  // Up to four predecessors live inside the node record; a join of 63 needs heap storage.
+  // Up to two predecessors live inside the node record; a join of 63 needs heap storage.
   for (std::uint32_t i = 1; i < 64; ++i) g.add_edge(g.node(i - 1), g.node(i));
   CHECK(g.storage_bytes() == last);
   for (std::uint32_t i = 0; i < 62; ++i) g.add_edge(g.node(i), g.node(63));
@@ -67,6 +69,7 @@ TEST_CASE("reserve() keeps the node count and only changes capacity", "[storage]
   CHECK(g.node_count() == 1);
   CHECK(g.impl().nodes.capacity() >= 1000);
   CHECK(g.impl().kernels.capacity() >= 1000);
+  CHECK(g.impl().kernel_links.capacity() >= 1000);
   CHECK(g.storage_bytes() > before);
   CHECK_NO_CUDA_CALL(g.reserve(10));  // never shrinks, never calls CUDA
   CHECK(g.impl().nodes.capacity() >= 1000);
@@ -82,8 +85,7 @@ TEST_CASE("plans built the same way hold the same bytes in their node records", 
     std::vector<gd::Node> nodes;
     for (int i = 0; i < 8; ++i) nodes.push_back(g.add_kernel(unit::scale, gd::Launch{}, b.x, 1.0f, i));
     g.add_edge(nodes[0], nodes[1]);
-    for (std::size_t i = 0; i < 2; ++i) g.add_edge(nodes[i], nodes[2]);
-    for (std::size_t i = 0; i < 3; ++i) g.add_edge(nodes[i], nodes[3]);
+    for (std::size_t i = 0; i < 2; ++i) g.add_edge(nodes[i], nodes[2]);  // as many as fit inline
     for (std::size_t i = 0; i < 7; ++i) g.add_edge(nodes[i], nodes[7]);  // more than fit inline
     return g;
   };

@@ -1,8 +1,9 @@
-// graphdsl/detail/small_vec.hpp — a vector of uint32_t that keeps up to four elements inline.
+// graphdsl/detail/small_vec.hpp — a vector of uint32_t that keeps up to two elements inline.
 //
 // A node's predecessor list usually has one or two entries; keeping them inside the node record
 // saves one heap allocation per node when a plan is built or copied, and a pointer chase per node
-// when plans are compared (Executable::update's diff).
+// when plans are compared (Executable::update's diff). Two entries take the room of the heap pointer
+// (16 bytes in all), so that the node record stays 24 bytes: the diff reads every one of both plans.
 //
 // Internal: not part of graphdsl's API and left out of its reference (docs/api-overview.md);
 // names here may change in any release.
@@ -17,7 +18,7 @@ namespace graphdsl::detail {
 
 class SmallVec {
  public:
-  static constexpr std::uint32_t inline_capacity = 4;
+  static constexpr std::uint32_t inline_capacity = 2;
 
   SmallVec() noexcept : size_(0), cap_(inline_capacity), inline_{} {}
   SmallVec(const SmallVec& o) : SmallVec() { assign(o.begin(), o.end()); }
