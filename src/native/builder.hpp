@@ -65,6 +65,12 @@ class Builder {
   std::vector<void*> argv_;
   KernelLookup kernels_;  ///< the last kernel function's handle (add_kernel_node)
 
+  /// The current device, for add_kernel_node: asked of CUDA once, then remembered while only
+  /// kernel nodes are added (add() forgets it after any other kind, whose add may run user code, a
+  /// captured node's function, that changes the device, and whenever it switches devices); -1 when
+  /// the query fails.
+  int kernel_device();
+
  private:
   /// Adds node i of `g` through its kind's BuildOps. @throws CudaError naming the node.
   cudaGraphNode_t add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph, const std::vector<cudaGraphNode_t>& deps);
@@ -80,6 +86,8 @@ class Builder {
   std::vector<NestedNative> nested_;                      ///< Materialized::nested
   std::uint32_t nested_at_ = ConditionRef::unresolved;    ///< the entry of the nested plan being built
   bool record_handles_ = false;                           ///< build() gives its handles to nested_[nested_at_]
+  int kernel_device_ = -1;                                ///< kernel_device(), when known
+  bool kernel_device_known_ = false;
 };
 
 }  // namespace graphdsl::detail

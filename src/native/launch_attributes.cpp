@@ -9,15 +9,12 @@
 namespace graphdsl::detail {
 
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
-                            const cudaKernelNodeParams& p, KernelLookup& cache) noexcept {
+                            const cudaKernelNodeParams& p, KernelLookup& cache, int device) noexcept {
 #if CUDART_VERSION >= 12050  // driver_entry needs cudaGetDriverEntryPointByVersion
   using Add = CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<Add>(driver_entry("cuGraphAddKernelNode", 12000));
-  if (driver != nullptr && p.extra == nullptr) {
-    int device = -1;
-    const cudaFunction_t function = cuda_try(cudaGetDevice, &device) == cudaSuccess
-                                        ? cached_function(cache, p.func, device)
-                                        : nullptr;
+  if (driver != nullptr && p.extra == nullptr && device >= 0) {
+    const cudaFunction_t function = cached_function(cache, p.func, device);
     if (function != nullptr) {
       const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, function);
       count_cuda_call();
@@ -27,6 +24,7 @@ cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cuda
   }
 #else
   (void)cache;
+  (void)device;
 #endif
   return cuda_try(cudaGraphAddKernelNode, node, graph, deps, count, &p);
 }

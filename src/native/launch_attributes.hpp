@@ -26,8 +26,10 @@ void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::
 /// point, the function from `cache`): measured 0.56-0.69 of the runtime call's time
 /// on an H200 (docs/performance.md, session 9). On any failure of that attempt the runtime call is
 /// made, so the error reported and its translation stay the runtime's (native/cuda_call.hpp).
+/// `device` is the current device (the function is looked up for it); -1 (unknown) takes the
+/// runtime call.
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
-                            const cudaKernelNodeParams& p, KernelLookup& cache) noexcept;
+                            const cudaKernelNodeParams& p, KernelLookup& cache, int device) noexcept;
 
 /// Sets the node's priority and launch attributes (those not at their defaults); `api` receives
 /// the name of the last call made.
