@@ -4,8 +4,6 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
-#include <algorithm>
-
 #include "graphdsl/graph.hpp"
 
 namespace graphdsl {
@@ -33,68 +31,18 @@ detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, c
     g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
   }
   g.kernel_links.resize(g.kernels.size());  // one index for both again, should a call have failed between the two
-  g.kernels.push_back(detail::KernelData{func, detail::LaunchShape{}, std::uint64_t{args_offset}});
-  g.kernel_links.push_back(detail::KernelLinks{layout, first, static_cast<std::uint32_t>(count)});
+  // The records are written in place, field by field: a record built on the stack and copied in
+  // was read back before its stores had landed (a store-forwarding stall, most of the add's time).
+  detail::KernelData& k = g.kernels.emplace_back();
+  k.func = func;
+  k.args = args_offset;
+  detail::KernelLinks& links = g.kernel_links.emplace_back();
+  links.layout = layout;
+  links.ph_first = first;
+  links.ph_count = static_cast<std::uint32_t>(count);
   detail::store_launch(g, static_cast<std::uint32_t>(g.kernels.size() - 1), launch);
   return g.push(NodeKind::kernel, g.kernels.size() - 1);
 }
-
-namespace detail {
-
-const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept {
-  if (g.kernel_attributes.empty()) return nullptr;
-  const auto it = std::lower_bound(g.kernel_attributes.begin(), g.kernel_attributes.end(), kernel,
-                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
-  return it != g.kernel_attributes.end() && it->kernel == kernel ? &*it : nullptr;
-}
-
-Launch launch_of(const GraphImpl& g, std::uint32_t kernel) {
-  const LaunchShape& s = g.kernels[kernel].launch;
-  Launch l(s.grid, s.block, s.shared_bytes, s.priority);
-  if (const KernelAttributes* a = attributes_of(g, kernel)) {
-    l.cluster = a->cluster;
-    l.cooperative = a->cooperative;
-    l.sync_domain = a->sync_domain;
-    l.l2 = a->l2;
-    l.device_updatable = a->device_updatable;
-  }
-  return l;
-}
-
-bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept {
-  const KernelAttributes* a = attributes_of(g, kernel);
-  return a != nullptr && a->device_updatable;
-}
-
-std::uint32_t first_device_updatable(const GraphImpl& g) noexcept {
-  for (const KernelAttributes& a : g.kernel_attributes) {
-    if (!a.device_updatable) continue;
-    for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-      if (g.nodes[i].kind == NodeKind::kernel && g.nodes[i].payload == a.kernel) return i;
-    }
-  }
-  return ConditionRef::unresolved;
-}
-
-void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l) {
-  g.kernels[kernel].launch = LaunchShape{l.grid, l.block, l.shared_bytes, l.priority};
-  auto& all = g.kernel_attributes;
-  const auto it = std::lower_bound(all.begin(), all.end(), kernel,
-                                   [](const KernelAttributes& a, std::uint32_t k) { return a.kernel < k; });
-  const bool present = it != all.end() && it->kernel == kernel;
-  if (!l.has_attributes()) {
-    if (present) all.erase(it);
-    return;
-  }
-  const KernelAttributes a{kernel, l.cluster, l.cooperative, l.sync_domain, l.l2, l.device_updatable};
-  if (present) {
-    *it = a;
-  } else {
-    all.insert(it, a);
-  }
-}
-
-}  // namespace detail
 
 }  // namespace graphdsl
 
