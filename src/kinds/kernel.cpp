@@ -171,7 +171,7 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     }
   }
   for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[links.ph_first + c];
+    const KernelPlaceholder& ph = kernel_placeholder(g, links, c);
     if (ph.ref.levels != ConditionRef::unresolved) continue;
     if (ph.kind == PlaceholderKind::condition) {
       fail(g, i, ctx,
@@ -229,7 +229,7 @@ void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, co
   a.node = i;
   std::vector<bool> placeholder(layout->count, false);
   for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[links.ph_first + c];
+    const KernelPlaceholder& ph = kernel_placeholder(g, links, c);
     const auto* at = std::find(layout->offsets, layout->offsets + layout->count, ph.offset);
     const auto param = static_cast<std::uint32_t>(at - layout->offsets);
     if (param >= layout->count) continue;
@@ -302,8 +302,8 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
   const KernelLinks& ly = b.kernel_links[b.nodes[i].payload];
   bool same_conditions = lx.ph_count == ly.ph_count;
   for (std::uint32_t c = 0; same_conditions && c < lx.ph_count; ++c) {
-    const KernelPlaceholder& cx = a.placeholders[lx.ph_first + c];
-    const KernelPlaceholder& cy = b.placeholders[ly.ph_first + c];
+    const KernelPlaceholder& cx = kernel_placeholder(a, lx, c);
+    const KernelPlaceholder& cy = kernel_placeholder(b, ly, c);
     same_conditions = cx.offset == cy.offset && cx.kind == cy.kind && same_ref(cx.ref, cy.ref);
   }
   if (!same_conditions) {
@@ -351,7 +351,7 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /
   f.add(k.func);
   if (device_updatable(g, payload)) f.add(std::uint8_t{0xdu});
   for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-    const auto& kc = g.placeholders[links.ph_first + c];
+    const auto& kc = kernel_placeholder(g, links, c);
     f.add(kc.offset);
     f.add(kc.kind);
     f.add(kc.ref.levels);
@@ -421,7 +421,7 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid), dims(k.launch.block),
                               k.launch.shared_bytes, links.layout->count, links.layout->total);
   for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-    s += placeholder_arg(g, links, g.placeholders[links.ph_first + c]);
+    s += placeholder_arg(g, links, kernel_placeholder(g, links, c));
   }
   for (const auto& [p, u] : params) {
     s += fmt::format(", argument {}: {}", u.position, detail::escaped(param_use_text(g, p, u)));

@@ -328,6 +328,12 @@ struct GraphImpl {
   const SymbolUse* symbol_use(std::uint32_t index) const;
 };
 
+/// Placeholder argument c (< l.ph_count) of the kernel whose links are `l` (of g): a Condition or a
+/// GraphBuffer.
+inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelLinks& l, std::uint32_t c) noexcept {
+  return g.placeholders[l.ph_first + c];
+}
+
 /// Throws the UsageError of a plan whose node records would pass 4 GiB.
 [[noreturn]] void throw_records_full();
 

@@ -68,11 +68,7 @@ inline const unsigned char* argument_block(const GraphImpl& g, const KernelData&
   return g.args.data() + k.args;
 }
 inline unsigned char* argument_block(GraphImpl& g, const KernelData& k) noexcept { return g.args.data() + k.args; }
-/// Placeholder argument c (< l.ph_count) of the kernel whose links are `l` (of g): a Condition or a
-/// GraphBuffer.
-inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelLinks& l, std::uint32_t c) noexcept {
-  return g.placeholders[l.ph_first + c];
-}
+/// kernel_placeholder (plan/graph_impl.hpp): placeholder argument c of a kernel.
 /// Whether a kernel of `g` has launch attributes (attributes_of is null for every kernel when not).
 inline bool has_launch_attributes(const GraphImpl& g) noexcept { return !g.kernel_attributes.empty(); }
 

@@ -295,7 +295,7 @@ void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<
     if (g.nodes[i].kind != NodeKind::kernel) continue;
     const KernelLinks& k = g.kernel_links[g.nodes[i].payload];
     for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-      const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+      const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
       if (ph.kind == PlaceholderKind::buffer && ph.ref.levels == 0) users[ph.ref.index].push_back(i);
     }
   }
@@ -342,7 +342,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
              "updates inside conditional bodies, and Executable::device_node() names top-level nodes only)");
       }
       for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-        const KernelPlaceholder& ph = g.placeholders[k.ph_first + c];
+        const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
         if (ph.kind == PlaceholderKind::condition) {
           (void)condition_owner(g, i, ctx, &here, ph.ref, "a Condition argument");
         }
