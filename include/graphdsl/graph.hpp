@@ -730,7 +730,7 @@ class Graph {
   /// add_memset_raw, recording the element type for dumps.
   MemsetNode add_memset_node(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
                              std::size_t height, std::size_t pitch_bytes, detail::ScalarType type);
-  /// The liveness token of this plan (what handles and Parameters hold).
+  /// The liveness token of this plan (what Parameters hold; node handles use the plan table).
   const detail::SharedRef<detail::PlanToken>& plan_token() const;
   /// Internal: the whole Launch of a kernel node.
   Launch kernel_launch(const Node& node) const;

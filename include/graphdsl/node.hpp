@@ -1,6 +1,7 @@
 // graphdsl/node.hpp — handles to the nodes of a plan.
 //
-// A handle is a small value (plan + index). `Node` names any node; the typed handles
+// A handle is a small value (plan id, plan-table slot, index), trivially copyable: copying and
+// dropping one touches no count and no shared memory. `Node` names any node; the typed handles
 // (KernelNode<P...>, MemsetNode, MemcpyNode, HostNode, ChildNode, EmptyNode, EventRecordNode,
 // EventWaitNode) are what the add_* functions return and convert to Node. Per-node operations that
 // only make sense for one kind take the typed handle, so using the wrong kind fails to compile.
@@ -24,7 +25,6 @@
 #include <vector>  // also std::begin and std::end (RangeElement), without <iterator>
 
 #include "graphdsl/access.hpp"
-#include "graphdsl/detail/shared_ref.hpp"
 #include "graphdsl/node_kind.hpp"
 
 namespace graphdsl {
@@ -56,17 +56,17 @@ struct ArgLayout;
 template <class... P>
 struct ArgLayoutOf;
 
-/// Internal: what a handle is made of.
+/// Internal: what a handle is made of. `plan` is the id of the handle's plan (Graph::id(); ids are
+/// never reused; 0: an empty handle) and `slot` the plan's entry in the process-wide plan table
+/// (src/plan/handles.hpp), which says whether that plan is still alive: no handle owns anything.
 struct NodeRef {
-  GraphImpl* graph = nullptr;
+  std::uint64_t plan = 0;
+  std::uint32_t slot = 0;
   std::uint32_t index = 0;
 };
 
-/// Internal: the liveness token of a plan, shared by the plan and every handle to its nodes
-/// (src/plan/graph_impl.hpp defines it). The plan clears its `plan` when it is destroyed.
-struct PlanToken;
-/// Node::valid() and Node::ref() of a handle holding `token` (not null).
-GraphImpl* token_plan(const PlanToken* token) noexcept;
+/// Node::valid(): whether plan `plan` (an id, not 0) still holds entry `slot` of the plan table.
+bool plan_alive(std::uint32_t slot, std::uint64_t plan) noexcept;
 
 void name_node(const Node& node, std::string_view name);
 void place_node(const Node& node, int device);
@@ -124,14 +124,14 @@ class Node {
  public:
   /// An empty handle; every use of it is a UsageError.
   Node() noexcept = default;
-  /// Internal: the handle of node `ref.index` of plan `ref.graph` (handles are made by Graph).
-  explicit Node(detail::NodeRef ref) noexcept;
+  /// Internal: the handle of node `ref.index` of plan `ref.plan` (handles are made by Graph).
+  explicit Node(detail::NodeRef ref) noexcept : ref_(ref) {}
 
   /// True for a handle made by a Graph whose plan is still alive (false once the plan was
   /// destroyed, assigned over, or lost in an instantiate() that threw).
-  bool valid() const noexcept { return plan_ != nullptr && detail::token_plan(plan_.get()) != nullptr; }
+  bool valid() const noexcept { return ref_.plan != 0 && detail::plan_alive(ref_.slot, ref_.plan); }
   /// Position of the node in its plan: nodes are numbered 0, 1, ... in creation order.
-  std::uint32_t index() const noexcept { return index_; }
+  std::uint32_t index() const noexcept { return ref_.index; }
   /// @throws UsageError for an empty handle.
   NodeKind kind() const;
   /// The user's name, or an empty string (a copy). @throws UsageError for an empty handle.
@@ -139,20 +139,19 @@ class Node {
   /// Index, kind, name and plan name copied out. @throws UsageError for an empty handle.
   NodeInfo info() const;
 
-  /// Internal: the plan and index this handle refers to (a null plan for an empty handle or a
-  /// destroyed plan; plan_token() tells the two apart).
-  detail::NodeRef ref() const noexcept { return {plan_ ? detail::token_plan(plan_.get()) : nullptr, index_}; }
-  /// Internal: the liveness token of the handle's plan (null for an empty handle).
-  const detail::SharedRef<detail::PlanToken>& plan_token() const noexcept { return plan_; }
+  /// Internal: the plan id, plan-table slot and index this handle is made of (`plan` is 0 for an
+  /// empty handle; for a destroyed plan it stays that plan's id).
+  detail::NodeRef ref() const noexcept { return ref_; }
 
   /// True when both handles refer to the same node of the same plan (or both are empty).
-  friend bool operator==(const Node& a, const Node& b) noexcept { return a.plan_ == b.plan_ && a.index_ == b.index_; }
+  friend bool operator==(const Node& a, const Node& b) noexcept {
+    return a.ref_.plan == b.ref_.plan && a.ref_.index == b.ref_.index;
+  }
   /// `!(a == b)`.
   friend bool operator!=(const Node& a, const Node& b) noexcept { return !(a == b); }
 
  private:
-  detail::SharedRef<detail::PlanToken> plan_;
-  std::uint32_t index_ = 0;
+  detail::NodeRef ref_;
 };
 
 /// The operations every typed handle has; `Self` is the typed handle, returned by value so that
@@ -162,7 +161,7 @@ class NodeHandle : public Node {
  public:
   /// An empty handle; every use of it is a UsageError.
   NodeHandle() noexcept = default;
-  /// Internal: the handle of node `ref.index` of plan `ref.graph` (handles are made by Graph).
+  /// Internal: the handle of node `ref.index` of plan `ref.plan` (handles are made by Graph).
   explicit NodeHandle(detail::NodeRef ref) noexcept : Node(ref) {}
 
   using Node::name;

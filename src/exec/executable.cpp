@@ -289,14 +289,12 @@ namespace detail {
 /// Index of `node` in the executable's plan, checking that it belongs there and has kind `kind`.
 std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
   const GraphImpl& plan = x.plan.impl();
-  const auto& token = node.plan_token();
-  if (!token) throw UsageError("empty node handle (a default-constructed Node was used)");
+  const NodeRef ref = node.ref();
+  if (ref.plan == 0) throw UsageError("empty node handle (a default-constructed Node was used)");
   // The handle's plan may be gone (the origin Graph destroyed after instantiate, a template after
-  // update): its token still says which plan it was, and nothing of it is read.
-  const std::uint64_t id = token->id;
-  if (id != x.origin_id && id != plan_id(plan) && id != x.last_template_id) {
-    if (token->plan == nullptr) (void)handle_plan(node);  // throws: used after its plan was destroyed
-    const GraphImpl& owner = *token->plan;
+  // update): its id still says which plan it was, and nothing of it is read.
+  if (ref.plan != x.origin_id && ref.plan != plan_id(plan) && ref.plan != x.last_template_id) {
+    const GraphImpl& owner = handle_plan(node);  // throws for a handle used after its plan was destroyed
     throw UsageError(
         fmt::format("{} belongs to graph {} (plan id {}); this executable was compiled from graph {} "
                     "(plan id {})",
@@ -304,11 +302,10 @@ std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
                     quoted(plan_name(plan)), x.origin_id));
   }
   if (node.index() >= node_count(plan) || node_kind(plan, node.index()) != kind) {
-    const GraphImpl* owner = token->plan;
+    const GraphImpl* owner = live_plan(ref);
     const std::string what = owner != nullptr && node.index() < node_count(*owner)
                                  ? owner->info(node.index()).describe()
-                                 : fmt::format("node #{} of graph {} (plan id {})", node.index(), quoted(token->name),
-                                               id);
+                                 : fmt::format("node #{} of {}", node.index(), plan_ref_of(ref));
     throw UsageError(fmt::format("{} is not a {} node of this executable's plan", what, to_string(kind)));
   }
   return node.index();

@@ -10,6 +10,7 @@
 #include "graphdsl/graph.hpp"
 #include "plan/counters.hpp"
 #include "plan/graph_build.hpp"
+#include "plan/handles.hpp"
 #include "plan/node_params.hpp"
 #include "plan/rules.hpp"
 #include "plan/walk.hpp"
@@ -62,17 +63,14 @@ GraphImpl& changeable(const Node& n, const char* what) {
 }
 }  // namespace
 
-GraphImpl& handle_plan(const Node& n) {
-  const auto& token = n.plan_token();
-  if (!token) throw UsageError("empty node handle (a default-constructed Node was used)");
-  if (token->plan == nullptr) {
-    throw UsageError(
-        fmt::format("node #{} of graph '{}' (plan id {}) was used after its plan was destroyed (its Graph "
-                    "was destroyed or assigned over, or moved into an instantiate() that threw); a node "
-                    "handle is usable only while its plan is alive",
-                    n.index(), token->name, token->id));
-  }
-  return *token->plan;
+void throw_unusable_handle(const Node& n) {
+  const NodeRef r = n.ref();
+  if (r.plan == 0) throw UsageError("empty node handle (a default-constructed Node was used)");
+  throw UsageError(
+      fmt::format("node #{} of {} was used after its plan was destroyed (its Graph was destroyed or "
+                  "assigned over, or moved into an instantiate() that threw); a node handle is usable "
+                  "only while its plan is alive",
+                  r.index, plan_ref_of(r)));
 }
 
 void throw_inexact_value(const char* api, const std::string& value, const char* role, const std::string& type) {
@@ -83,6 +81,7 @@ GraphImpl::GraphImpl(std::string graph_name)
     : id(next_plan_id()),
       name(std::move(graph_name)),
       token(SharedRef<PlanToken>::adopt(new PlanToken{this, id, name})) {
+  slot = take_plan_slot(this, id);
   counters().plans.fetch_add(1);
 }
 
@@ -121,11 +120,13 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       depth(o.depth),
       nested_nodes(o.nested_nodes),
       held_kinds(o.held_kinds) {
-  counters().plans.fetch_add(1);
   own_parameter_plans(*this);
+  slot = take_plan_slot(this, id);  // last: a constructor that throws has no slot to give back
+  counters().plans.fetch_add(1);
 }
 
 GraphImpl::~GraphImpl() {
+  give_back_plan_slot(slot, id, std::move(name));  // the handles of this plan are dead from here
   token->plan = nullptr;
   counters().plans.fetch_sub(1);
 }
@@ -164,7 +165,7 @@ NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
   n.payload = static_cast<std::uint32_t>(payload);
   n.device = static_cast<std::int16_t>(default_device);
   held_kinds |= 1u << static_cast<unsigned>(kind);
-  return NodeRef{this, static_cast<std::uint32_t>(nodes.size() - 1)};
+  return handle(static_cast<std::uint32_t>(nodes.size() - 1));
 }
 
 NodeInfo GraphImpl::info(std::uint32_t index) const {
@@ -379,15 +380,13 @@ void check_node_cast(const Node& node, NodeKind kind, const char* handle, const 
 
 // ---- Node --------------------------------------------------------------------------------------
 
-Node::Node(detail::NodeRef ref) noexcept : plan_(ref.graph ? ref.graph->token : nullptr), index_(ref.index) {}
-
-NodeKind Node::kind() const { return detail::owner(*this).nodes.at(index_).kind; }
+NodeKind Node::kind() const { return detail::owner(*this).nodes.at(index()).kind; }
 std::string Node::name() const {
   const detail::GraphImpl& g = detail::owner(*this);
-  (void)g.nodes.at(index_);
-  return g.node_name(index_);
+  (void)g.nodes.at(index());
+  return g.node_name(index());
 }
-NodeInfo Node::info() const { return detail::owner(*this).info(index_); }
+NodeInfo Node::info() const { return detail::owner(*this).info(index()); }
 
 // ---- Graph: lifetime ---------------------------------------------------------------------------
 
@@ -413,9 +412,8 @@ std::uint64_t Graph::id() const { return impl().id; }
 
 namespace {
 std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
-  (void)detail::handle_plan(n);  // empty or dead handles
-  if (n.ref().graph != &g) {
-    const auto& other = *n.ref().graph;
+  const detail::GraphImpl& other = detail::handle_plan(n);  // refuses empty or dead handles
+  if (&other != &g) {
     throw UsageError(fmt::format("{} belongs to graph {}, not to {}{}", other.info(n.index()).describe(),
                                  detail::graph_ref(other), detail::related_graph_ref(other, g),
                                  detail::copy_hint(other, g)));
@@ -456,21 +454,21 @@ Node Graph::node(std::uint32_t index) const {
     throw UsageError(fmt::format("graph {} has {} node{}; there is no node #{}", detail::quoted(g.name), g.nodes.size(),
                                  g.nodes.size() == 1 ? "" : "s", index));
   }
-  return Node(detail::NodeRef{&g, index});
+  return Node(g.handle(index));
 }
 
 std::vector<Node> Graph::nodes() const {
   auto& g = impl();
   std::vector<Node> out;
   out.reserve(g.nodes.size());
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) out.emplace_back(detail::NodeRef{&g, i});
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) out.emplace_back(g.handle(i));
   return out;
 }
 
 std::optional<Node> Graph::find(std::string_view name) const {
   auto& g = impl();
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.node_name(i) == name) return Node(detail::NodeRef{&g, i});
+    if (g.node_name(i) == name) return Node(g.handle(i));
   }
   return std::nullopt;
 }
@@ -486,7 +484,7 @@ std::vector<Edge> Graph::edges() const {
   std::vector<Edge> out;
   out.reserve(pairs.size());
   for (auto [from, to] : pairs) {
-    out.push_back(Edge{Node(detail::NodeRef{&g, from}), Node(detail::NodeRef{&g, to}), detail::edge_kind(g, from, to)});
+    out.push_back(Edge{Node(g.handle(from)), Node(g.handle(to)), detail::edge_kind(g, from, to)});
   }
   return out;
 }
@@ -494,7 +492,7 @@ std::vector<Edge> Graph::edges() const {
 std::vector<Node> Graph::predecessors(const Node& node) const {
   auto& g = impl();
   std::vector<Node> out;
-  for (std::uint32_t p : g.nodes[own_index(g, node)].preds) out.emplace_back(detail::NodeRef{&g, p});
+  for (std::uint32_t p : g.nodes[own_index(g, node)].preds) out.emplace_back(g.handle(p));
   return out;
 }
 
@@ -509,7 +507,7 @@ std::vector<Node> Graph::successors(const Node& node) const {
   std::vector<Node> out;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const auto& preds = g.nodes[i].preds;
-    if (std::find(preds.begin(), preds.end(), self) != preds.end()) out.emplace_back(detail::NodeRef{&g, i});
+    if (std::find(preds.begin(), preds.end(), self) != preds.end()) out.emplace_back(g.handle(i));
   }
   return out;
 }

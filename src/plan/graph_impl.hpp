@@ -209,9 +209,10 @@ struct NodeData {
   std::int16_t device = -1;   ///< the device the node is placed on; -1: the current device at compile time
 };
 
-/// The liveness token of a plan (graphdsl/node.hpp), shared by the plan and every handle to its
-/// nodes through SharedRef (graphdsl/detail/shared_ref.hpp; retain / release in plan/graph.cpp). The
-/// plan clears `plan` when it is destroyed; `id` and `name` stay for messages.
+/// The liveness token of a plan, shared by the plan, its Parameters and its conditional bodies'
+/// builders through SharedRef (graphdsl/detail/shared_ref.hpp; retain / release in plan/token.cpp);
+/// node handles use the plan table instead (plan/handles.hpp). The plan clears `plan` when it is
+/// destroyed; `id` and `name` stay for messages.
 struct PlanToken {
   GraphImpl* plan = nullptr;
   std::uint64_t id = 0;
@@ -241,6 +242,7 @@ struct GraphImpl {
   ~GraphImpl();
 
   std::uint64_t id;
+  std::uint32_t slot = 0;  ///< this plan's entry in the plan table (plan/handles.hpp), taken last by the constructors
   std::uint64_t copied_from = 0;  ///< the id of the plan this one is a copy of (0: none), for messages
   std::string name;
   std::vector<NodeData> nodes;
@@ -279,7 +281,7 @@ struct GraphImpl {
   int default_device = -1;  ///< the device new nodes are placed on (Graph::set_default_device)
   /// While a body is being built: the link to the plan it belongs to. Not copied.
   std::shared_ptr<ParentLink> parent;
-  /// Shared with every node handle of this plan; cleared by the destructor. A copy gets its own.
+  /// Shared with the Parameters of this plan; cleared by the destructor. A copy gets its own.
   SharedRef<PlanToken> token;
   Sealed sealed = Sealed::no;      ///< not copied: a copy is a new, changeable plan
   std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
@@ -293,6 +295,8 @@ struct GraphImpl {
   /// names the call.
   void embed(const std::vector<const GraphImpl*>& inner, bool child, const std::string& what);
 
+  /// What the handle of node `index` is made of.
+  NodeRef handle(std::uint32_t index) const noexcept { return NodeRef{id, slot, index}; }
   /// Appends a node of `kind` whose parameters are at `payload` in the per-kind vector.
   NodeRef push(NodeKind kind, std::size_t payload);
   /// The name of node `index` ("" when it has none).

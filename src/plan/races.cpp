@@ -414,8 +414,8 @@ void emit(const Level& level, RaceReport& r) {
 }  // namespace race
 
 void declare_accesses(const Node& node, const DeclaredAccess* list, std::size_t count) {
-  if (!node.valid()) throw UsageError("accesses(): empty node handle (a default-constructed Node was used)");
-  GraphImpl& g = *node.ref().graph;
+  if (node.ref().plan == 0) throw UsageError("accesses(): empty node handle (a default-constructed Node was used)");
+  GraphImpl& g = handle_plan(node);
   for (std::size_t k = 0; k < count; ++k) {
     const DeclaredAccess& d = list[k];
     const std::string who = fmt::format("{}{}", g.info(node.index()).describe(),

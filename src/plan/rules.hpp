@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plan/graph_impl.hpp"
+#include "plan/handles.hpp"
 
 namespace graphdsl::detail {
 
@@ -36,8 +37,15 @@ BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i);
 /// Short ref of node i: 'name' or #i.
 std::string node_ref(const GraphImpl& g, std::uint32_t i);
 
+/// Throws the UsageError for an empty handle or one whose plan was destroyed (naming the plan from
+/// the plan table, plan/handles.hpp: nothing freed is read).
+[[noreturn]] void throw_unusable_handle(const Node& n);
+
 /// The plan a node handle refers to. @throws UsageError for an empty handle or one whose plan was
-/// destroyed (naming the plan from the handle's token: nothing freed is read).
-GraphImpl& handle_plan(const Node& n);
+/// destroyed.
+inline GraphImpl& handle_plan(const Node& n) {
+  if (GraphImpl* g = live_plan(n.ref())) return *g;
+  throw_unusable_handle(n);
+}
 
 }  // namespace graphdsl::detail

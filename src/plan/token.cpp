@@ -1,7 +1,7 @@
 // src/plan/token.cpp — the ownership primitives public headers declare and src/ defines: a plan's
 // storage deleted where GraphImpl is complete (GraphImplDelete, for Graph's UniqueHandle), and
-// the reference count of a plan's liveness token (SharedRef<PlanToken>, held by node handles and
-// Parameters). No CUDA call.
+// the reference count of a plan's liveness token (SharedRef<PlanToken>, held by Parameters and
+// conditional bodies; node handles hold none: plan/handles.hpp). No CUDA call.
 #include <atomic>
 
 #include "graphdsl/graph.hpp"
@@ -11,7 +11,6 @@ namespace graphdsl::detail {
 
 void GraphImplDelete::destroy(GraphImpl* g) noexcept { delete g; }
 
-GraphImpl* token_plan(const PlanToken* token) noexcept { return token->plan; }
 void retain(PlanToken* p) noexcept { p->refs.fetch_add(1, std::memory_order_relaxed); }
 void release(PlanToken* p) noexcept {
   if (p->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete p;

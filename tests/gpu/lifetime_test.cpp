@@ -4,6 +4,7 @@
 // CUDA destroys user objects asynchronously, on a driver thread, once the work that used them is
 // done; tests therefore poll (cudaDeviceSynchronize + short sleeps, up to ~2 s) for expiry.
 #include <optional>
+#include <vector>
 
 #include "gpu_support.hpp"
 
@@ -181,6 +182,45 @@ TEST_CASE("instantiating and destroying a plan with every node kind leaks nothin
   }
   CHECK(calls.load() == 20);
   require_counts_back_to(base);
+}
+
+TEST_CASE("the setters take handles of the origin plan and of an update template after both are gone",
+          "[gpu][lifetime][setters]") {
+  // Handles hold no count: a handle is its plan's id, its slot in the plan table and the node index.
+  // The executable knows its origin's and last template's ids, so their handles stay usable after
+  // those plans were destroyed, also once other plans took their table slots.
+  const int n = 64;
+  DeviceBuffer<int> d(n);
+  gd::MemsetNode origin_fill, template_fill, stranger;
+  std::optional<gd::Executable> exec;
+  {
+    gd::Graph g("origin");
+    origin_fill = g.add_memset(d.get(), 1, n).name("fill");
+    exec.emplace(g.instantiate());
+    gd::Graph t("template");
+    template_fill = t.add_memset(d.get(), 2, n).name("fill");
+    REQUIRE(exec->update(t));
+    gd::Graph o("stranger");
+    stranger = o.add_memset(d.get(), 5, n).name("fill");
+  }
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<gd::Graph> crowd(3);  // plans made and destroyed: their slots are reused first-in first-out
+  }
+  CHECK_FALSE(origin_fill.valid());
+  CHECK_FALSE(template_fill.valid());
+  Stream s;
+  auto run_and_expect = [&](int value) {
+    exec->launch(s);
+    exec->synchronize(s);
+    CHECK(d.download() == std::vector<int>(n, value));
+  };
+  exec->set_memset(origin_fill, d.get(), 3, n);
+  run_and_expect(3);
+  exec->set_memset(template_fill, d.get(), 4, n);
+  run_and_expect(4);
+  REQUIRE_THROWS_WITH(exec->set_memset(stranger, d.get(), 6, n), has_substr("node #0 of ") &&
+                                                                     has_substr("was used after its plan was destroyed"));
+  run_and_expect(4);
 }
 
 }  // namespace lifetime_test

@@ -90,6 +90,43 @@ TEST_CASE("node handles of a destroyed plan are invalid and refused, never read"
   CHECK(other.edge_count() == 0);
 }
 
+TEST_CASE("a dead handle stays dead when a new plan takes its plan's slot in the plan table", "[reliability]") {
+  // Handles hold no count: a plan's liveness is its slot in a process-wide table (src/plan/handles.hpp),
+  // reused first-in first-out once more than 1,024 slots are free. A handle compares its plan id with
+  // the slot's current one; a check of the slot alone would take the new plan for the old one.
+  gd::Graph doomed("doomed");
+  const gd::EmptyNode gone = doomed.add_empty().name("old");
+  const std::uint32_t slot = gone.ref().slot;
+  const std::uint64_t gone_id = doomed.id();
+  {
+    std::vector<gd::Graph> crowd;  // fills the free list behind the doomed plan's slot
+    for (int i = 0; i < 2100; ++i) crowd.emplace_back("crowd");
+    doomed = gd::Graph("replacement");
+  }
+  CHECK(has(usage_error_of([&] { (void)gone.name(); }), "node #0 of graph 'doomed' (plan id " +
+                                                           std::to_string(gone_id) + ") was used after its plan"));
+  std::vector<gd::Graph> alive;
+  std::vector<gd::Node> firsts;
+  while (firsts.empty() || firsts.back().ref().slot != slot) {
+    REQUIRE(alive.size() < 1000000);  // reached after the slots freed before it, at most
+    alive.emplace_back("heir").add_empty().name("new");
+    firsts.push_back(alive.back().node(0));
+  }
+  const gd::Node heir = firsts.back();  // node #0 of the plan now in the doomed plan's slot
+  CHECK(heir.valid());
+  CHECK(heir.name() == "new");
+  CHECK_FALSE(gone.valid());
+  CHECK(gone != heir);
+  CHECK(gone.index() == heir.index());
+  const std::string use = usage_error_of([&] { (void)gone.name(); });
+  CHECK(has(use, "node #0 of a graph whose name is no longer kept (plan id " + std::to_string(gone_id) +
+                     ") was used after its plan was destroyed"));
+  CHECK(has(usage_error_of([&] { gone.name("renamed"); }), "used after its plan was destroyed"));
+  CHECK(has(usage_error_of([&] { alive.back().add_edge(gone, heir); }), "used after its plan was destroyed"));
+  CHECK(heir.name() == "new");
+  CHECK(alive.back().edge_count() == 0);
+}
+
 TEST_CASE("node handles of a plan assigned over or lost in a throwing instantiate() are refused", "[reliability]") {
   gd::Graph g("first");
   const gd::EmptyNode a = g.add_empty();

@@ -128,4 +128,53 @@ TEST_CASE("threads build, copy, validate and diff their own plans while reading 
   CHECK(after.host_closures == live.host_closures);
 }
 
+TEST_CASE("threads copy, drop and check handles of shared plans while making and destroying their own",
+          "[threads]") {
+  // Node handles hold no count (src/plan/handles.hpp): copies are plain copies, liveness is a plan
+  // table read. Plans made and destroyed in every thread take and give back table slots, reused
+  // first-in first-out by other threads, while dead handles' messages read the names kept there.
+  constexpr int threads = 8;
+  constexpr int iterations = 400;
+  gd::Graph shared("shared");
+  std::vector<gd::Node> handles;
+  for (int i = 0; i < 64; ++i) handles.push_back(shared.add_empty().name("n" + std::to_string(i)));
+  gd::Node dead;
+  {
+    gd::Graph gone("gone");
+    dead = gone.add_empty();
+  }
+  const gd::debug::LiveCounts live = gd::debug::live_counts();
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      auto expect = [&](bool ok) {
+        if (!ok) failures.fetch_add(1, std::memory_order_relaxed);
+      };
+      for (int i = 0; i < iterations; ++i) {
+        std::vector<gd::Node> copies = handles;  // copies of the shared plan's handles, dropped below
+        const gd::Node& n = copies[static_cast<std::size_t>((t * 7 + i) % 64)];
+        expect(n.valid() && n == handles[n.index()] && n.name() == "n" + std::to_string(n.index()));
+        gd::EmptyNode mine;
+        {
+          gd::Graph own("own");
+          const gd::EmptyNode first = own.add_empty();
+          mine = own.add_empty().after(first);
+          const gd::EmptyNode copy = mine;
+          expect(copy.valid() && copy.index() == 1 && own.predecessors(copy).size() == 1);
+        }
+        expect(!mine.valid() && !dead.valid());
+        const std::string msg = unit::usage_error_of([&] { (void)mine.kind(); });
+        expect(msg.find("node #1 of ") != std::string::npos &&
+               msg.find("was used after its plan was destroyed") != std::string::npos);
+        expect(unit::usage_error_of([&] { (void)dead.info(); }).find("node #0 of ") != std::string::npos);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  CHECK(failures.load() == 0);
+  CHECK(gd::debug::live_counts().plans == live.plans);
+  CHECK(handles.back().name() == "n63");
+}
+
 }  // namespace threads_test
