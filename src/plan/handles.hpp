@@ -1,4 +1,5 @@
-// src/plan/handles.hpp — the plan table behind node handles: which plans are alive, without a count.
+// src/plan/handles.hpp — the plan table behind node handles: which plans are alive, without a count
+// (defined in plan/token.cpp).
 //
 // A node handle (graphdsl/node.hpp) is {plan id, slot, index}, trivially copyable. Every plan
 // (GraphImpl) takes a slot of a process-wide table when it is made and gives it back when it is
