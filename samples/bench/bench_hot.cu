@@ -705,6 +705,9 @@ HeapUse gd_heap(Bench& bench, Shape shape, int n) {
   return u;
 }
 
+/// Interleaved pairs of hbuild at `n` nodes (before --quick halves them).
+int build_reps(int n) { return n >= 10000 ? 5 : n >= 1000 ? 21 : 61; }
+
 HeapUse raw_heap(Bench& bench, Shape shape, int n) {
   HeapUse u;
   const std::uint64_t m0 = malloc_in_use();
@@ -729,11 +732,12 @@ void hot_build_bench(Bench& bench) {
   sample::Stopwatch section;
   fmt::print(
       "\nhbuild: plan + instantiate() vs cudaGraphCreate + cudaGraphAddKernelNode x N + instantiate (host "
-      "wall time; median of {} reps, {} at N=10000, interleaved); destruction timed apart\n"
+      "wall time; median of {} reps at N=100, {} at N=1000, {} at N=10000, interleaved); destruction timed "
+      "apart\n"
       "  heap: bytes per node that destroying the executable (raw: and its graph) gives back to malloc (glibc "
       "mallinfo2 uordblks + hblkhd before - after; sees the driver's malloc too); new: operator-new "
       "allocations per node while building + instantiating (calling thread)\n",
-      options().reps(11), options().reps(5));
+      options().reps(build_reps(100)), options().reps(build_reps(1000)), options().reps(build_reps(10000)));
   fmt::print("  {:<20} {:>12} {:>12} {:>7} {:>6} {:>10} {:>10} | {:>9} {:>9} {:>6} {:>7} {:>7}\n", "case",
              "graphdsl us", "raw us", "ratio", "noise", "gd destr", "raw destr", "gd B/nd", "raw B/nd", "ratio",
              "gd new", "raw new");
@@ -742,8 +746,10 @@ void hot_build_bench(Bench& bench) {
       const HeapUse gh = gd_heap(bench, shape, n);  // also the warm-up of each side
       const HeapUse rh = raw_heap(bench, shape, n);
       std::vector<double> gd_destroy, raw_destroy;
+      // More repetitions where a build is short: at N = 100 one build + instantiate is ~0.1-0.3 ms and
+      // the host's speed drifts between neighbouring samples, so 6 pairs left the median 10-70 % noisy.
       const Pair p = interleave(
-          options().reps(n >= 10000 ? 5 : 11),
+          options().reps(build_reps(n)),
           [&] {
             const Phases t = graphdsl_build(shape, n, bench.data);
             gd_destroy.push_back(t.destroy);

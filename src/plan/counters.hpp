@@ -12,7 +12,6 @@ struct Counters {
   std::atomic<std::int64_t> executables{0};
   std::atomic<std::int64_t> events{0};
   std::atomic<std::int64_t> host_closures{0};
-  std::atomic<std::uint64_t> cuda_calls{0};
 };
 
 Counters& counters() noexcept;
