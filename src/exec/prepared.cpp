@@ -33,7 +33,7 @@ struct PreparedImpl {
   UpdateResult result;            ///< what preparing found
   std::unique_ptr<GraphImpl> image;
   std::shared_ptr<const Materialized> native;
-  bool conditions = false;  ///< the template graph has condition handles the executable takes over
+  bool has_conditions = false;  ///< the template graph has condition handles the executable takes over
 };
 
 void PreparedImplDelete::destroy(PreparedImpl* p) noexcept { delete p; }
@@ -61,7 +61,7 @@ UpdateResult prepare(PreparedImpl& q, const ExecImpl& x, const GraphImpl& t) {
   } catch (const UsageError& e) {
     return refusal(UpdateStatus::invalid_template, std::nullopt, without_prefix(e));
   }
-  q.conditions = !m->handles.empty() || has_nested_conditions(t);
+  q.has_conditions = !m->handles.empty() || has_nested_conditions(t);
   q.native = std::move(m);
   q.image = updated_copy(a, t, d.changed, renamed);
   d.patched = 0;
@@ -101,7 +101,8 @@ PreparedUpdate& PreparedUpdate::operator=(PreparedUpdate&&) noexcept = default;
 PreparedUpdate::~PreparedUpdate() = default;
 
 const UpdateResult& PreparedUpdate::result() const {
-  if (!impl_) throw UsageError("PreparedUpdate::result(): the prepared update is empty (default-constructed or moved-from)");
+  if (!impl_)
+    throw UsageError("PreparedUpdate::result(): the prepared update is empty (default-constructed or moved-from)");
   return impl_.get()->result;
 }
 
@@ -124,11 +125,12 @@ UpdateResult Executable::update(const PreparedUpdate& prepared) {
   if (!q.result) return q.result;  // refused when prepared: no CUDA call
   detail::GraphImpl& a = x.plan.impl();
   if (!detail::same_storage(a, *q.image)) {  // cannot happen: a recorded plan's storage keeps its sizes
-    throw UsageError(fmt::format("update(PreparedUpdate): the recorded plan of graph {} no longer lines up with the "
-                                 "prepared template {}; prepare it again",
-                                 detail::quoted(detail::plan_name(a)), detail::quoted(q.template_name)));
+    throw UsageError(
+        fmt::format("update(PreparedUpdate): the recorded plan of graph {} no longer lines up with the "
+                    "prepared template {}; prepare it again",
+                    detail::quoted(detail::plan_name(a)), detail::quoted(q.template_name)));
   }
-  if (auto r = detail::exec_update_native(x, *q.image, q.native, q.conditions)) return std::move(*r);
+  if (auto r = detail::exec_update_native(x, *q.image, q.native, q.has_conditions)) return std::move(*r);
   detail::take_updated(a, *q.image);
   // The executable now runs the template graph's host slots: a setter or update since the last
   // update from this template may have swapped their callables; they get the template's back.

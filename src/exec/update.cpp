@@ -106,32 +106,33 @@ UpdateResult materialize_refusal(const CudaError& e) {
 }
 
 std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
-                                               const std::shared_ptr<const Materialized>& m, bool conditions) {
+                                               const std::shared_ptr<const Materialized>& owned, bool conditions) {
+  const Materialized& m = *owned;
   cudaGraphExecUpdateResultInfo info{};
   mark_changed(x);  // device launch needs a new upload (conservatively, after a refusal too)
-  const cudaError_t rc = cuda_try(cudaGraphExecUpdate, x.exec.get(), m->graph.get(), &info);
+  const cudaError_t rc = cuda_try(cudaGraphExecUpdate, x.exec.get(), m.graph.get(), &info);
   if (rc != cudaSuccess) {
     UpdateResult r;
     r.status = info.result == cudaGraphExecUpdateSuccess ? UpdateStatus::error : from_cuda(info.result);
     r.cuda_error = rc;
-    r.node = find_native(t, m->nodes, info.errorNode);
-    r.from_node = find_native(t, m->nodes, info.errorFromNode);
+    r.node = find_native(t, m.nodes, info.errorNode);
+    r.from_node = find_native(t, m.nodes, info.errorFromNode);
     r.reason = fmt::format("cudaGraphExecUpdate refused the template: {} ({})", cudaGetErrorName(rc),
                            to_string(r.status));
     if (r.node) r.reason += " at " + r.node->describe();
     return r;
   }
-  x.native.host_slots = m->host_slots;  // the executable now holds the template's slots
+  x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
   // ... and the references of the template graph's user object (cudaGraphExecUpdate replaces
   // the executable's with them): events given to setters from now on go to that one.
-  x.native.keep = m->keep;
+  x.native.keep = m.keep;
   if (conditions) {
     // The executable now uses the template's condition handles: keep their graph alive.
-    x.native.handles = m->handles;
-    for (std::size_t e = 0; e < x.native.nested.size() && e < m->nested.size(); ++e) {
-      x.native.nested[e].handles = m->nested[e].handles;  // same plans, built in the same order
+    x.native.handles = m.handles;
+    for (std::size_t e = 0; e < x.native.nested.size() && e < m.nested.size(); ++e) {
+      x.native.nested[e].handles = m.nested[e].handles;  // same plans, built in the same order
     }
-    x.handle_owner = m;
+    x.handle_owner = owned;
   }
   return std::nullopt;
 }

@@ -26,11 +26,11 @@ std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const
 /// The refusal of a template whose materialization failed (`e`: materialize's CudaError).
 UpdateResult materialize_refusal(const CudaError& e);
 
-/// One cudaGraphExecUpdate of x with `m`, the materialized plan `t`: CUDA's refusal (the executable
-/// unchanged), or nullopt with the executable holding m's host slots and keep-alives and, when
-/// `conditions` (m or a plan nested in `t` has conditions), m's condition handles (`m` kept alive
-/// with them). The recorded plan's parameters are the caller's to change.
+/// One cudaGraphExecUpdate of x with `owned`, the materialized plan `t`: CUDA's refusal (the
+/// executable unchanged), or nullopt with the executable holding its host slots and keep-alives and,
+/// when `conditions` (it or a plan nested in `t` has conditions), its condition handles (`owned`
+/// kept alive with them). The recorded plan's parameters are the caller's to change.
 std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
-                                               const std::shared_ptr<const Materialized>& m, bool conditions);
+                                               const std::shared_ptr<const Materialized>& owned, bool conditions);
 
 }  // namespace graphdsl::detail

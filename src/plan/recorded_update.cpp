@@ -15,8 +15,40 @@ void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std
   for (std::uint32_t i = 0; i < node_count(a); ++i) take_nested_names(a, t, i);
 }
 
-std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& changed,
+namespace {
+
+/// Whether `t` (a plan of a's shape) keeps its parameters where `a` does: the same payload per node,
+/// argument offset and placeholder range per kernel, and storage sizes. Plans built by the same code
+/// do; then a copy of `t` is what updated_copy would make of `a`, for the storage take_updated copies.
+bool lines_up(const GraphImpl& a, const GraphImpl& t) noexcept {
+  if (!same_storage(a, t)) return false;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    if (a.nodes[i].payload != t.nodes[i].payload) return false;
+  }
+  for (std::size_t k = 0; k < a.kernels.size(); ++k) {
+    if (a.kernels[k].args != t.kernels[k].args || a.kernel_links[k].ph_first != t.kernel_links[k].ph_first ||
+        a.kernel_links[k].ph_count != t.kernel_links[k].ph_count) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
+                                        const std::vector<std::uint32_t>& changed,
                                         const std::vector<std::uint32_t>& renamed) {
+  if (lines_up(a, t)) {
+    // A copy of the template, its nested plans deep copies (as SavedParams::save(t, i, true) makes
+    // them): what the node-by-node way below makes, without a per-node copy.
+    auto img = std::make_unique<GraphImpl>(t);
+    for (auto& c : img->children) c = own_copy(*c);
+    for (auto& c : img->conditionals) {
+      for (auto& b : c.bodies) b = own_copy(*b);
+    }
+    return img;
+  }
   auto img = std::make_unique<GraphImpl>(a);
   for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(*img, i);
   take_condition_defaults(*img, t);

@@ -15,9 +15,12 @@ namespace graphdsl::detail {
 void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& renamed);
 
 /// The recorded plan an update of `a` from `t` (a plan of its shape, `changed` and `renamed` from
-/// plan_diff) leaves: a copy of `a`, so its storage lines up with a's (payloads, argument offsets,
-/// placeholders), holding t's parameters, names, condition defaults and parameter values.
-std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& changed,
+/// plan_diff) leaves, in storage that lines up with a's (payloads, argument offsets, placeholder
+/// ranges) and holding t's parameters, names, condition defaults and parameter values: a copy of
+/// `t` (nested plans deep-copied) when t's storage already lines up with a's (plans built by the
+/// same code), else a copy of `a` given t's parameters node by node.
+std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
+                                        const std::vector<std::uint32_t>& changed,
                                         const std::vector<std::uint32_t>& renamed);
 
 /// Whether `img` (an updated_copy of `a`, or of a plan `a` was updated from) still lines up with `a`:

@@ -103,6 +103,41 @@ TEST_CASE("take_updated leaves the recorded plan an update from the template wou
   CHECK(gd::debug::cuda_calls() == calls);
 }
 
+TEST_CASE("updated_copy of a template whose storage does not line up goes node by node, to the same plan",
+          "[update][prepared]") {
+  const gd::Graph a = plan(Values{});
+  Values other;
+  other.a = 4.0f;
+  other.lr = 0.25f;
+  other.name = "moved";
+  const gd::Graph t = plan(other);
+  // The same template with kernel 0's arguments moved to the end of the arena: same values, other offsets.
+  gd::Graph moved = t;
+  auto& m = moved.impl();
+  const std::size_t bytes = m.kernel_links[0].layout->total;
+  const std::size_t from = m.kernels[0].args;
+  m.args.resize(m.args.size() + bytes);
+  std::memcpy(m.args.data() + m.args.size() - bytes, m.args.data() + from, bytes);
+  m.kernels[0].args = m.args.size() - bytes;
+
+  std::vector<std::uint32_t> renamed, renamed_moved;
+  const gd::UpdateResult d = diff_of(a.impl(), t.impl(), renamed);
+  const gd::UpdateResult dm = diff_of(a.impl(), moved.impl(), renamed_moved);
+  REQUIRE(d);
+  REQUIRE(dm);
+  const auto fast = gd::detail::updated_copy(a.impl(), t.impl(), d.changed, renamed);
+  const auto slow = gd::detail::updated_copy(a.impl(), moved.impl(), dm.changed, renamed_moved);
+  CHECK(gd::detail::same_storage(a.impl(), *fast));
+  CHECK(gd::detail::same_storage(a.impl(), *slow));
+  CHECK(fast->args.size() == a.impl().args.size());
+  CHECK(slow->kernels[0].args == a.impl().kernels[0].args);  // a's offsets, not the template's
+  gd::Graph r1 = a, r2 = a;
+  gd::detail::take_updated(r1.impl(), *fast);
+  gd::detail::take_updated(r2.impl(), *slow);
+  CHECK(r1.dump() == t.dump());
+  CHECK(r2.dump() == t.dump());
+}
+
 TEST_CASE("same_storage tells a plan of another layout apart", "[update][prepared]") {
   const gd::Graph a = plan(Values{});
   gd::Graph smaller("smaller");
