@@ -28,6 +28,7 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/parameter.hpp"
+#include "graphdsl/prepared_update.hpp"
 #include "graphdsl/update.hpp"
 
 namespace graphdsl {
@@ -159,6 +160,22 @@ class Executable {
   /// recorded plan takes the template's parameters and names, so later updates diff against it.
   /// @throws UsageError on a moved-from executable; CudaError only if rolling back fails.
   [[nodiscard]] UpdateResult update(const Graph& templ, UpdatePolicy policy = UpdatePolicy::automatic);
+
+  /// Prepares `templ`, a plan of this executable's shape, for update(prepared) (prepared_update.hpp):
+  /// the diff against the recorded plan, the whole-graph strategy's checks (device-updatable nodes
+  /// and graph allocations are refused), the template's validation and its materialization, once.
+  /// A refusal is not thrown: the prepared update carries it (PreparedUpdate::result()) and
+  /// update(prepared) returns it. Changes nothing in the executable.
+  /// @throws UsageError on an empty executable.
+  [[nodiscard]] PreparedUpdate prepare_update(const Graph& templ) const;
+  /// Applies a prepared template: O(1) checks, one cudaGraphExecUpdate and a bulk copy of its
+  /// parameters into the recorded plan (no diff), which then equals what update(templ) would have
+  /// left. The result is the prepared refusal (no CUDA call), CUDA's refusal (the executable is left
+  /// as it was), or success with strategy whole_graph, `patched` the plan's node count and
+  /// `changed` empty (no diff is made).
+  /// @throws UsageError naming the rule when `prepared` is empty, was prepared by another
+  ///         executable or by one destroyed since, or when this executable is empty.
+  [[nodiscard]] UpdateResult update(const PreparedUpdate& prepared);
 
   // ---- typed per-node setters ---------------------------------------------------------------
   // `node` is a handle from the plan this executable was compiled from (or from the last template

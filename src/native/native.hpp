@@ -163,9 +163,12 @@ struct ExecImpl {
   /// copy, and the template of the last successful update.
   std::uint64_t origin_id = 0;
   std::uint64_t last_template_id = 0;
-  /// After a whole-graph update of a plan with conditions: the template graph whose condition
-  /// handles the executable now uses (kept alive with them).
-  NativeGraph handle_owner;
+  /// After a whole-graph update of a plan with conditions: the materialized template whose condition
+  /// handles the executable now uses (kept alive with them; shared with a PreparedUpdate's).
+  std::shared_ptr<const Materialized> handle_owner;
+  /// Alive as long as the executable: a PreparedUpdate holds a weak reference, to tell an executable
+  /// destroyed since from another one.
+  std::shared_ptr<const int> alive = std::make_shared<const int>(0);
   /// The first allocation never freed in the plan (launching again needs auto_free_on_launch).
   std::optional<NodeInfo> unfreed;
   /// The first captured node whose function allocates (cudaMallocAsync) without freeing: a relaunch
