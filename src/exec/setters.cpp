@@ -25,21 +25,36 @@
 namespace graphdsl {
 namespace detail {
 
-/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates. First the driver's
-/// entry point with the kernel's CUfunction, looked up once per executable and kernel (the
-/// runtime's own call looks it up and converts the parameters on every call), then, on any failure
-/// or without that entry point, the runtime call, whose error is the one reported (cuda_call.hpp,
-/// driver_entry). A failed driver attempt also forgets the function: it may be another context's
-/// (looked up while another device was current), and the next call looks it up again.
-cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
+namespace {
+
+/// The driver's half of exec_kernel_set_params (the launch given field by field, `function` the
+/// host function): cuGraphExecKernelNodeSetParams with the kernel's CUfunction, looked up once per
+/// executable and kernel (the runtime's own call looks it up and converts the parameters on every
+/// call). False without that entry point, when the lookup fails, or when the driver refuses; a
+/// refusal also forgets the function: it may be another context's (looked up while another device
+/// was current), and the next call looks it up again.
+bool driver_kernel_set(ExecImpl& x, cudaGraphNode_t node, const void* function, const dim3& grid, const dim3& block,
+                       unsigned int shared_bytes, void** params, void** extra) noexcept {
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
-  const cudaFunction_t function = driver != nullptr ? cached_function(x.setter_kernel, p.func, -1) : nullptr;
-  if (function != nullptr) {
-    const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, function);
-    count_cuda_call();
-    if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return cudaSuccess;
-    x.setter_kernel = KernelLookup{};
+  if (driver == nullptr) return false;
+  const cudaFunction_t f = cached_function(x.setter_kernel, function, -1);
+  if (f == nullptr) return false;
+  const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(f, grid, block, shared_bytes, params, extra);
+  count_cuda_call();
+  if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return true;
+  x.setter_kernel = KernelLookup{};
+  return false;
+}
+
+}  // namespace
+
+/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates: first the driver's
+/// entry point (driver_kernel_set), then, on any failure or without that entry point, the runtime
+/// call, whose error is the one reported (cuda_call.hpp, driver_entry).
+cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
+  if (driver_kernel_set(x, node, p.func, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams, p.extra)) {
+    return cudaSuccess;
   }
   return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
 }
@@ -137,11 +152,17 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
 
 cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
                           const ArgLayout& layout, const unsigned char* block) {
-  std::array<void*, max_setter_args> argv;  // not zeroed: kernel_node_params fills the layout's count
-  const cudaKernelNodeParams p = kernel_node_params(k, layout, block, argv.data());
+  std::array<void*, max_setter_args> argv;  // not zeroed: kernel_argv fills the layout's count
+  void** params = kernel_argv(layout, block, argv.data());
   const DeviceScope device(node_device(g, i, -1));
   mark_changed(x);
-  return exec_kernel_set_params(x, node, p);
+  // exec_kernel_set_params, with the driver's parameters built from the records (no
+  // cudaKernelNodeParams in between), and the runtime's only for the runtime call
+  if (driver_kernel_set(x, node, k.func, k.launch.grid, k.launch.block, k.launch.shared_bytes, params, nullptr)) {
+    return cudaSuccess;
+  }
+  const cudaKernelNodeParams p = kernel_node_params(k, layout, block, argv.data());
+  return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
 }
 
 Applied apply_node(ExecImpl& x, std::uint32_t i) {

@@ -15,10 +15,12 @@
 #include <cuda_runtime_api.h>
 
 #include "graphdsl/error.hpp"
+#include "plan/counters.hpp"
 
 namespace graphdsl::detail {
 
-void count_cuda_call() noexcept;
+/// Counts one CUDA call (debug::cuda_calls()); inline, as it is on the setters' hot path.
+inline void count_cuda_call() noexcept { counters().cuda_calls.fetch_add(1, std::memory_order_relaxed); }
 void clear_last_error() noexcept;
 
 template <class F, class... A>

@@ -24,8 +24,6 @@ CudaError::CudaError(cudaError_t code, std::string api, std::optional<NodeInfo> 
 
 namespace detail {
 
-void count_cuda_call() noexcept { counters().cuda_calls.fetch_add(1, std::memory_order_relaxed); }
-
 void clear_last_error() noexcept { (void)cudaGetLastError(); }
 
 void* driver_entry(const char* symbol, unsigned version) noexcept {

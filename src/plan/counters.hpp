@@ -15,6 +15,9 @@ struct Counters {
   std::atomic<std::uint64_t> cuda_calls{0};
 };
 
-Counters& counters() noexcept;
+/// The counters, constant-initialized (usable during static initialization and destruction).
+inline Counters counter_storage;
+/// The process's counters (inline: count_cuda_call is on the setters' hot path).
+inline Counters& counters() noexcept { return counter_storage; }
 
 }  // namespace graphdsl::detail

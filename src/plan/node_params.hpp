@@ -14,18 +14,24 @@
 
 namespace graphdsl::detail {
 
+/// The argument pointers of a block packed at `block` by `layout`, written to `argv` (room for the
+/// layout's count); returns what kernelParams takes: `argv`, or null for a kernel without parameters.
+inline void** kernel_argv(const ArgLayout& layout, const unsigned char* block, void** argv) noexcept {
+  for (std::uint32_t a = 0; a < layout.count; ++a) argv[a] = const_cast<unsigned char*>(block + layout.offsets[a]);
+  return layout.count == 0 ? nullptr : argv;
+}
+
 /// The launch of kernel `k` with its arguments packed at `block` by `layout` (the kernel's:
 /// KernelLinks::layout); `argv` (room for the kernel's parameter count) receives the address of each
 /// argument.
 inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const ArgLayout& layout, const unsigned char* block,
                                                void** argv) {
-  for (std::uint32_t a = 0; a < layout.count; ++a) argv[a] = const_cast<unsigned char*>(block + layout.offsets[a]);
   cudaKernelNodeParams p{};
+  p.kernelParams = kernel_argv(layout, block, argv);
   p.func = const_cast<void*>(k.func);
   p.gridDim = k.launch.grid;
   p.blockDim = k.launch.block;
   p.sharedMemBytes = k.launch.shared_bytes;
-  p.kernelParams = layout.count == 0 ? nullptr : argv;
   return p;
 }
 
