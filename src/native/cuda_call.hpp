@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include "graphdsl/error.hpp"
+#include "plan/counters.hpp"
 
 namespace graphdsl::detail {
 

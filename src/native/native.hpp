@@ -17,6 +17,7 @@
 #include "native/cuda_call.hpp"
 #include "native/event_state.hpp"
 #include "plan/graph_impl.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl::detail {
 
@@ -196,9 +197,24 @@ inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
 }
 
+/// exec_index's checks, each with its message: what exec_index calls when its inline test fails.
+/// @throws UsageError naming the node and both plans.
+std::uint32_t exec_index_checked(const ExecImpl& x, const Node& node, NodeKind kind);
+
 /// Index of `node` in the executable's plan, checking that it is a handle of the plan the
 /// executable was compiled from (or of its last update template) and that its kind is `kind`.
+/// Inline (every setter call asks it): the handle's token, index and kind are tested here, and
+/// exec_index_checked says what is wrong when a test fails.
 /// @throws UsageError naming the node and both plans.
-std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind);
+inline std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
+  const GraphImpl& plan = x.plan.impl();
+  const PlanToken* token = node.plan_token().get();
+  const std::uint32_t i = node.index();
+  if (token != nullptr && (token->id == x.origin_id || token->id == plan_id(plan) || token->id == x.last_template_id) &&
+      i < node_count(plan) && node_kind(plan, i) == kind) {
+    return i;
+  }
+  return exec_index_checked(x, node, kind);
+}
 
 }  // namespace graphdsl::detail
