@@ -20,8 +20,9 @@ struct LiveCounts {
 /// A snapshot of the live-object counters.
 LiveCounts live_counts() noexcept;
 
-/// How many CUDA runtime calls have gone through graphdsl's checked path in this process.
-/// Building a plan never changes it.
+/// How many CUDA calls the calling thread has made through graphdsl's checked path (each thread
+/// counts its own: graphdsl's background thread, which destroys executables released inside their
+/// own host callbacks, does not move another thread's count). Building a plan never changes it.
 std::uint64_t cuda_calls() noexcept;
 
 }  // namespace graphdsl::debug

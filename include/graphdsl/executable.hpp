@@ -28,6 +28,7 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/parameter.hpp"
+#include "graphdsl/prepared_update.hpp"
 #include "graphdsl/update.hpp"
 
 namespace graphdsl {
@@ -160,6 +161,22 @@ class Executable {
   /// @throws UsageError on a moved-from executable; CudaError only if rolling back fails.
   [[nodiscard]] UpdateResult update(const Graph& templ, UpdatePolicy policy = UpdatePolicy::automatic);
 
+  /// Prepares `templ`, a plan of this executable's shape, for update(prepared) (prepared_update.hpp):
+  /// the diff against the recorded plan, the whole-graph strategy's checks (device-updatable nodes
+  /// and graph allocations are refused), the template's validation and its materialization, once.
+  /// A refusal is not thrown: the prepared update carries it (PreparedUpdate::result()) and
+  /// update(prepared) returns it. Changes nothing in the executable.
+  /// @throws UsageError on an empty executable.
+  [[nodiscard]] PreparedUpdate prepare_update(const Graph& templ) const;
+  /// Applies a prepared template: O(1) checks, one cudaGraphExecUpdate and a bulk copy of its
+  /// parameters into the recorded plan (no diff), which then equals what update(templ) would have
+  /// left. The result is the prepared refusal (no CUDA call), CUDA's refusal (the executable is left
+  /// as it was), or success with strategy whole_graph, `patched` the plan's node count and
+  /// `changed` empty (no diff is made).
+  /// @throws UsageError naming the rule when `prepared` is empty, was prepared by another
+  ///         executable or by one destroyed since, or when this executable is empty.
+  [[nodiscard]] UpdateResult update(const PreparedUpdate& prepared);
+
   // ---- typed per-node setters ---------------------------------------------------------------
   // `node` is a handle from the plan this executable was compiled from (or from the last template
   // it was updated from). Each setter checks the new parameters like validate() does, patches the
@@ -233,21 +250,21 @@ class Executable {
   /// kinds have the overload, as only they can be disabled.
   template <class... P>
   void set_enabled(const KernelNode<P...>& node, bool on) {
-    set_enabled_node(node, on);
+    set_enabled_node(node, NodeKind::kernel, on);
   }
   /// Enables or disables a memset node (cudaGraphNodeSetEnabled).
-  void set_enabled(const MemsetNode& node, bool on) { set_enabled_node(node, on); }
+  void set_enabled(const MemsetNode& node, bool on) { set_enabled_node(node, NodeKind::memset, on); }
   /// Enables or disables a memcpy node (cudaGraphNodeSetEnabled).
-  void set_enabled(const MemcpyNode& node, bool on) { set_enabled_node(node, on); }
+  void set_enabled(const MemcpyNode& node, bool on) { set_enabled_node(node, NodeKind::memcpy, on); }
   /// Whether a kernel, memset or memcpy node is enabled (cudaGraphNodeGetEnabled).
   template <class... P>
   bool enabled(const KernelNode<P...>& node) const {
-    return enabled_node(node);
+    return enabled_node(node, NodeKind::kernel);
   }
   /// Whether a memset node is enabled (cudaGraphNodeGetEnabled).
-  bool enabled(const MemsetNode& node) const { return enabled_node(node); }
+  bool enabled(const MemsetNode& node) const { return enabled_node(node, NodeKind::memset); }
   /// Whether a memcpy node is enabled (cudaGraphNodeGetEnabled).
-  bool enabled(const MemcpyNode& node) const { return enabled_node(node); }
+  bool enabled(const MemcpyNode& node) const { return enabled_node(node, NodeKind::memcpy); }
 
   // ---- device-updatable kernel nodes (graphdsl/device_node.hpp, docs/hopper.md) ---------------
 
@@ -286,12 +303,14 @@ class Executable {
   void set_memset_raw(const Node& node, void* dst, unsigned int value, unsigned int element_size, std::size_t count,
                       detail::ScalarType type);
   void set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
-  void set_enabled_node(const Node& node, bool on);
+  /// set_enabled and enabled: `kind` is the handle's (its type says it: the handle's own plan,
+  /// possibly destroyed or cold in cache, is not read).
+  void set_enabled_node(const Node& node, NodeKind kind, bool on);
   /// set(param, value): `value` (null: a value of another type than `type`) of type `type`.
   ParameterSet set_parameter(const detail::SharedRef<detail::PlanToken>& plan, std::uint64_t uid,
                              const detail::ParamType& type, const void* value);
   void* buffer_address(std::uint64_t uid) const;
-  bool enabled_node(const Node& node) const;
+  bool enabled_node(const Node& node, NodeKind kind) const;
   detail::UniqueHandle<detail::ExecImpl*, detail::ExecImplDelete> impl_;
 };
 

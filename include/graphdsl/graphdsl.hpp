@@ -19,6 +19,7 @@
 //   graph.hpp       Graph (the plan)
 //   executable.hpp  Executable, InstantiateOptions
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
+//   prepared_update.hpp PreparedUpdate (Executable::prepare_update: a template applied many times)
 //   debug.hpp       live-object and CUDA-call counters
 //   access.hpp, races.hpp  gd::reads / gd::writes, Graph::check_races() and its RaceReport
 #pragma once
@@ -38,6 +39,7 @@
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
 #include "graphdsl/parameter.hpp"
+#include "graphdsl/prepared_update.hpp"
 #include "graphdsl/races.hpp"
 #include "graphdsl/update.hpp"
 #include "graphdsl/version.hpp"

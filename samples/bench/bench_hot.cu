@@ -6,8 +6,10 @@
 //            cudaGraphExecMemsetNodeSetParams, set_memcpy vs cudaGraphExecMemcpyNodeSetParams1D,
 //            set_enabled vs cudaGraphNodeSetEnabled; µs per call and operator-new allocations per call
 //   hupdate  update(plan): automatic, per_node, whole_graph with the template prebuilt, automatic with
-//            the template built inside the timing; raw cudaGraphExecUpdate with a prebuilt template
-//            and with the template built inside; k = 1, 10, 100, 1000, N of N; chain and fork-join
+//            the template built inside the timing; update(prepared) alternating two prepared templates,
+//            and plan + prepare_update + update(prepared) built inside the timing; raw
+//            cudaGraphExecUpdate with a prebuilt template and with the template built inside;
+//            k = 1, 10, 100, 1000, N of N; chain and fork-join
 //   hbuild   plan + instantiate() vs cudaGraphCreate + N cudaGraphAddKernelNode + instantiate
 //            (destruction timed apart), and the host heap an instantiated graph holds per node
 //   hreplay  20 launches + cudaStreamSynchronize (host wall time), chain and fork-join
@@ -426,15 +428,24 @@ enum HotVariant {
   h_per_node,    // exec.update(prebuilt template, UpdatePolicy::per_node)
   h_whole,       // exec.update(prebuilt template, UpdatePolicy::whole_graph)
   h_build_auto,  // plan_of(template values) + exec.update() + plan destroyed, all timed
+  h_prep,        // exec.update(prepared template), alternating two prepared templates
+  h_build_prep,  // plan_of + exec.prepare_update + exec.update(prepared) + both destroyed, all timed
   h_raw,         // cudaGraphExecUpdate(raw exec, prebuilt raw template)
   h_raw_build,   // raw template built + cudaGraphExecUpdate + cudaGraphDestroy, all timed
   h_count
 };
-const char* const hot_names[h_count] = {"graphdsl update automatic",   "graphdsl update per_node",
-                                        "graphdsl update whole_graph", "graphdsl build+update automatic",
-                                        "raw cudaGraphExecUpdate",     "raw build+cudaGraphExecUpdate"};
+const char* const hot_names[h_count] = {"graphdsl update automatic",
+                                        "graphdsl update per_node",
+                                        "graphdsl update whole_graph",
+                                        "graphdsl build+update automatic",
+                                        "graphdsl update prepared",
+                                        "graphdsl build+prepare+update prepared",
+                                        "raw cudaGraphExecUpdate",
+                                        "raw build+cudaGraphExecUpdate"};
 /// The baseline each variant's ratio is taken against.
-int hot_baseline(int v) { return v == h_build_auto || v == h_raw_build ? h_raw_build : h_raw; }
+int hot_baseline(int v) {
+  return v == h_build_auto || v == h_build_prep || v == h_raw_build ? h_raw_build : h_raw;
+}
 
 struct HotRow {
   int n = 0, k = 0;
@@ -456,6 +467,7 @@ struct HotCase {
   gd::Graph base_plan, plans[2];
   RawExec raw;
   gd::Executable exec;
+  gd::PreparedUpdate prepared[2];  // plans[0] and plans[1], prepared for exec
   std::optional<RawGraph> raw_t[2];
   int gd_next = 0, raw_next = 0;  // the template each side's next update applies
   const std::vector<float>* gd_now;
@@ -477,6 +489,8 @@ struct HotCase {
       vals[t] = base;
       for (int j : changed) vals[t][j] = b_gen(t + 1);
       plans[t] = plan_of(shape, n, bench.data, &vals[t]);
+      prepared[t] = exec.prepare_update(plans[t]);
+      bench.expect(prepared[t].ok(), "hupdate prepare_update", prepared[t].result().to_string());
       raw_t[t].emplace(raw_graph_of(shape, n, bench.data, &vals[t]));
     }
   }
@@ -518,14 +532,21 @@ double hot_one(HotCase& c, HotRow& row, int v, int& bad, std::string& first_bad)
   if (v == h_build_auto) {
     const gd::Graph tmp = plan_of(c.shape, c.n, c.bench.data, &c.vals[t]);
     r = c.exec.update(tmp, policy);
+  } else if (v == h_prep) {
+    r = c.exec.update(c.prepared[t]);
+  } else if (v == h_build_prep) {
+    const gd::Graph tmp = plan_of(c.shape, c.n, c.bench.data, &c.vals[t]);
+    const gd::PreparedUpdate p = c.exec.prepare_update(tmp);
+    r = c.exec.update(p);
   } else {
     r = c.exec.update(c.plans[t], policy);
   }
   const double us = w.us();
+  const bool prep = v == h_prep || v == h_build_prep;  // every node goes to cudaGraphExecUpdate
   const bool path_ok = v == h_per_node ? r.strategy == gd::UpdateStrategy::per_node
-                       : v == h_whole  ? r.strategy == gd::UpdateStrategy::whole_graph
-                                       : true;
-  if (!(r && r.patched == static_cast<std::size_t>(k) && path_ok) && bad++ == 0) {
+                       : v == h_whole || prep ? r.strategy == gd::UpdateStrategy::whole_graph
+                                              : true;
+  if (!(r && r.patched == static_cast<std::size_t>(prep ? c.n : k) && path_ok) && bad++ == 0) {
     first_bad = fmt::format("{}: {}", hot_names[v], r.to_string());
   }
   if (v == h_auto) row.auto_path = r.strategy;
@@ -581,12 +602,12 @@ void hot_update_table(Shape shape, const std::vector<HotRow>& rows) {
   for (const HotRow& r : rows) {
     const double best = std::min(r.med(h_per_node), r.med(h_whole));
     fmt::print(
-        "  {:<24} {:>9.2f} {:<11} {:>9.2f} {:>9.2f} {:>10.2f} | {:>9.2f} {:>10.2f} | {:>7.3f} {:>7.3f} {:>7.3f} "
-        "{:>7.3f} {:>5.1f}% {:>6.1f}\n",
+        "  {:<24} {:>9.2f} {:<11} {:>9.2f} {:>9.2f} {:>10.2f} {:>9.2f} {:>10.2f} | {:>9.2f} {:>10.2f} | {:>7.3f} "
+        "{:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f} {:>5.1f}% {:>6.1f}\n",
         fmt::format("{} N={} k={}", shape_name(shape), r.n, r.k), r.med(h_auto), gd::to_string(r.auto_path),
-        r.med(h_per_node), r.med(h_whole), r.med(h_build_auto), r.med(h_raw), r.med(h_raw_build), r.ratio(h_auto),
-        r.ratio(h_whole), r.ratio(h_build_auto), best > 0 ? r.med(h_auto) / best : 0.0, 100.0 * r.noise(h_auto),
-        r.allocs(h_auto));
+        r.med(h_per_node), r.med(h_whole), r.med(h_build_auto), r.med(h_prep), r.med(h_build_prep), r.med(h_raw),
+        r.med(h_raw_build), r.ratio(h_auto), r.ratio(h_whole), r.ratio(h_build_auto), r.ratio(h_prep),
+        r.ratio(h_build_prep), best > 0 ? r.med(h_auto) / best : 0.0, 100.0 * r.noise(h_auto), r.allocs(h_auto));
     const std::string workload = fmt::format("{} step", shape_name(shape));
     for (int v = 0; v < h_count; ++v) {
       csv_row({"hupdate", workload, r.n, r.k, hot_names[v], r.med(v), r.noise(v), r.ratio(v), r.allocs(v),
@@ -610,6 +631,11 @@ void hot_update_goals(Shape shape, const std::vector<HotRow>& rows) {
           "{:.3f} (<= 0.80: {})\n",
           at, r.ratio(h_auto), r.ratio(h_auto) <= 1.10 ? "met" : "MISSED", r.ratio(h_build_auto),
           r.ratio(h_build_auto) <= 0.80 ? "met" : "MISSED");
+      fmt::print(
+          "  goal {}: update(prepared) / raw (prebuilt) {:.3f} (<= 1.10: {}); build+prepare+update / raw "
+          "build+update {:.3f} (<= 0.80: {}); noise {:.1f}% / {:.1f}%\n",
+          at, r.ratio(h_prep), r.ratio(h_prep) <= 1.10 ? "met" : "MISSED", r.ratio(h_build_prep),
+          r.ratio(h_build_prep) <= 0.80 ? "met" : "MISSED", 100.0 * r.noise(h_prep), 100.0 * r.noise(h_build_prep));
     }
     const double best = std::min(r.med(h_per_node), r.med(h_whole));
     if (best > 0 && r.med(h_auto) > 1.05 * best) {
@@ -627,14 +653,17 @@ void hot_update_bench(Bench& bench) {
       "\nhupdate: update(plan) of a graph of N step nodes where k nodes change b; host wall time per update "
       "(steady_clock; median of {} reps, {} at N=10000; variants rotated each rep)\n"
       "  auto/per_node/whole: exec.update(prebuilt template[, policy]); bld+auto: plan built + update() + plan "
-      "destroyed\n  raw upd: cudaGraphExecUpdate(prebuilt raw template); raw bld+upd: raw template built + "
+      "destroyed\n  prep: exec.update(prepared template), two alternating; bld+prep: plan built + prepare_update + "
+      "update(prepared) + both destroyed; p/raw: prep vs raw upd; bp/rb: bld+prep vs raw bld+upd\n  raw upd: cudaGraphExecUpdate(prebuilt raw template); raw bld+upd: raw template built + "
       "cudaGraphExecUpdate + cudaGraphDestroy\n  a/raw, w/raw: auto, whole vs raw upd; b/rb: bld+auto vs raw "
       "bld+upd; a/best: auto vs the better of per_node and whole; noise: auto and raw upd; alloc: auto's "
       "operator-new allocations per update\n",
       options().reps(15), options().reps(11));
-  fmt::print("  {:<24} {:>9} {:<11} {:>9} {:>9} {:>10} | {:>9} {:>10} | {:>7} {:>7} {:>7} {:>7} {:>6} {:>6}\n",
-             "case (us)", "auto", "auto path", "per_node", "whole", "bld+auto", "raw upd", "raw bld+up", "a/raw",
-             "w/raw", "b/rb", "a/best", "noise", "alloc");
+  fmt::print(
+      "  {:<24} {:>9} {:<11} {:>9} {:>9} {:>10} {:>9} {:>10} | {:>9} {:>10} | {:>7} {:>7} {:>7} {:>7} {:>7} {:>7} "
+      "{:>6} {:>6}\n",
+      "case (us)", "auto", "auto path", "per_node", "whole", "bld+auto", "prep", "bld+prep", "raw upd", "raw bld+up",
+      "a/raw", "w/raw", "b/rb", "p/raw", "bp/rb", "a/best", "noise", "alloc");
   for (Shape shape : {Shape::chain, Shape::fork_join}) {
     std::vector<std::vector<HotRow>> by_n;
     for (int n : sizes) {
@@ -705,6 +734,9 @@ HeapUse gd_heap(Bench& bench, Shape shape, int n) {
   return u;
 }
 
+/// Interleaved pairs of hbuild at `n` nodes (before --quick halves them).
+int build_reps(int n) { return n >= 10000 ? 5 : n >= 1000 ? 21 : 61; }
+
 HeapUse raw_heap(Bench& bench, Shape shape, int n) {
   HeapUse u;
   const std::uint64_t m0 = malloc_in_use();
@@ -729,11 +761,12 @@ void hot_build_bench(Bench& bench) {
   sample::Stopwatch section;
   fmt::print(
       "\nhbuild: plan + instantiate() vs cudaGraphCreate + cudaGraphAddKernelNode x N + instantiate (host "
-      "wall time; median of {} reps, {} at N=10000, interleaved); destruction timed apart\n"
+      "wall time; median of {} reps at N=100, {} at N=1000, {} at N=10000, interleaved); destruction timed "
+      "apart\n"
       "  heap: bytes per node that destroying the executable (raw: and its graph) gives back to malloc (glibc "
       "mallinfo2 uordblks + hblkhd before - after; sees the driver's malloc too); new: operator-new "
       "allocations per node while building + instantiating (calling thread)\n",
-      options().reps(11), options().reps(5));
+      options().reps(build_reps(100)), options().reps(build_reps(1000)), options().reps(build_reps(10000)));
   fmt::print("  {:<20} {:>12} {:>12} {:>7} {:>6} {:>10} {:>10} | {:>9} {:>9} {:>6} {:>7} {:>7}\n", "case",
              "graphdsl us", "raw us", "ratio", "noise", "gd destr", "raw destr", "gd B/nd", "raw B/nd", "ratio",
              "gd new", "raw new");
@@ -742,8 +775,10 @@ void hot_build_bench(Bench& bench) {
       const HeapUse gh = gd_heap(bench, shape, n);  // also the warm-up of each side
       const HeapUse rh = raw_heap(bench, shape, n);
       std::vector<double> gd_destroy, raw_destroy;
+      // More repetitions where a build is short: at N = 100 one build + instantiate is ~0.1-0.3 ms and
+      // the host's speed drifts between neighbouring samples, so 6 pairs left the median 10-70 % noisy.
       const Pair p = interleave(
-          options().reps(n >= 10000 ? 5 : 11),
+          options().reps(build_reps(n)),
           [&] {
             const Phases t = graphdsl_build(shape, n, bench.data);
             gd_destroy.push_back(t.destroy);

@@ -286,8 +286,7 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
 }  // namespace
 
 namespace detail {
-/// Index of `node` in the executable's plan, checking that it belongs there and has kind `kind`.
-std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
+std::uint32_t exec_index_checked(const ExecImpl& x, const Node& node, NodeKind kind) {
   const GraphImpl& plan = x.plan.impl();
   const NodeRef ref = node.ref();
   if (ref.plan == 0) throw UsageError("empty node handle (a default-constructed Node was used)");

@@ -25,21 +25,36 @@
 namespace graphdsl {
 namespace detail {
 
-/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates. First the driver's
-/// entry point with the kernel's CUfunction, looked up once per executable and kernel (the
-/// runtime's own call looks it up and converts the parameters on every call), then, on any failure
-/// or without that entry point, the runtime call, whose error is the one reported (cuda_call.hpp,
-/// driver_entry). A failed driver attempt also forgets the function: it may be another context's
-/// (looked up while another device was current), and the next call looks it up again.
-cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
+namespace {
+
+/// The driver's half of exec_kernel_set_params (the launch given field by field, `function` the
+/// host function): cuGraphExecKernelNodeSetParams with the kernel's CUfunction, looked up once per
+/// executable and kernel (the runtime's own call looks it up and converts the parameters on every
+/// call). False without that entry point, when the lookup fails, or when the driver refuses; a
+/// refusal also forgets the function: it may be another context's (looked up while another device
+/// was current), and the next call looks it up again.
+bool driver_kernel_set(ExecImpl& x, cudaGraphNode_t node, const void* function, const dim3& grid, const dim3& block,
+                       unsigned int shared_bytes, void** params, void** extra) noexcept {
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
-  const cudaFunction_t function = driver != nullptr ? cached_function(x.setter_kernel, p.func, -1) : nullptr;
-  if (function != nullptr) {
-    const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, function);
-    count_cuda_call();
-    if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return cudaSuccess;
-    x.setter_kernel = KernelLookup{};
+  if (driver == nullptr) return false;
+  const cudaFunction_t f = cached_function(x.setter_kernel, function, -1);
+  if (f == nullptr) return false;
+  const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(f, grid, block, shared_bytes, params, extra);
+  count_cuda_call();
+  if (driver(x.exec.get(), node, &d) == CUDA_SUCCESS) return true;
+  x.setter_kernel = KernelLookup{};
+  return false;
+}
+
+}  // namespace
+
+/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates: first the driver's
+/// entry point (driver_kernel_set), then, on any failure or without that entry point, the runtime
+/// call, whose error is the one reported (cuda_call.hpp, driver_entry).
+cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
+  if (driver_kernel_set(x, node, p.func, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams, p.extra)) {
+    return cudaSuccess;
   }
   return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
 }
@@ -69,17 +84,31 @@ CUmemorytype memory_type(cudaMemcpyKind direction, bool source) noexcept {
   return CU_MEMORYTYPE_UNIFIED;
 }
 
-/// One end of a pointer copy in the driver's terms.
-void driver_end(const cudaPitchedPtr& p, CUmemorytype type, CUmemorytype& out_type, const void*& host,
-                CUdeviceptr& device, std::size_t& pitch, std::size_t& height) noexcept {
-  out_type = type;
-  if (type == CU_MEMORYTYPE_HOST) {
-    host = p.ptr;
+/// One end of a pointer copy in the driver's terms: every field of that end of `d` (`dst`: the
+/// destination end) written once, so that `d` needs no zeroing pass first (`d{}` zeroes its 200
+/// bytes with `rep stos` under GCC, tens of ns on the setters' hot path).
+void driver_end(const cudaPitchedPtr& p, CUmemorytype type, bool dst, CUDA_MEMCPY3D& d) noexcept {
+  const bool host = type == CU_MEMORYTYPE_HOST;
+  const CUdeviceptr device = host ? 0 : reinterpret_cast<CUdeviceptr>(p.ptr);
+  if (dst) {
+    d.dstXInBytes = d.dstY = d.dstZ = d.dstLOD = 0;
+    d.dstMemoryType = type;
+    d.dstHost = host ? p.ptr : nullptr;
+    d.dstDevice = device;
+    d.dstArray = nullptr;
+    d.reserved1 = nullptr;
+    d.dstPitch = p.pitch;
+    d.dstHeight = p.ysize;
   } else {
-    device = reinterpret_cast<CUdeviceptr>(p.ptr);
+    d.srcXInBytes = d.srcY = d.srcZ = d.srcLOD = 0;
+    d.srcMemoryType = type;
+    d.srcHost = host ? p.ptr : nullptr;
+    d.srcDevice = device;
+    d.srcArray = nullptr;
+    d.reserved0 = nullptr;
+    d.srcPitch = p.pitch;
+    d.srcHeight = p.ysize;
   }
-  pitch = p.pitch;
-  height = p.ysize;
 }
 
 }  // namespace
@@ -110,11 +139,9 @@ cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
                         p.srcPos.z == 0 && p.dstPos.x == 0 && p.dstPos.y == 0 && p.dstPos.z == 0;
   if (driver != nullptr && pointers) {
     if (CUcontext ctx = current_context()) {
-      CUDA_MEMCPY3D d{};
-      driver_end(p.srcPtr, memory_type(p.kind, true), d.srcMemoryType, d.srcHost, d.srcDevice, d.srcPitch, d.srcHeight);
-      const void* dst_host = nullptr;
-      driver_end(p.dstPtr, memory_type(p.kind, false), d.dstMemoryType, dst_host, d.dstDevice, d.dstPitch, d.dstHeight);
-      d.dstHost = const_cast<void*>(dst_host);
+      CUDA_MEMCPY3D d;  // every field written below
+      driver_end(p.srcPtr, memory_type(p.kind, true), false, d);
+      driver_end(p.dstPtr, memory_type(p.kind, false), true, d);
       d.WidthInBytes = p.extent.width;
       d.Height = p.extent.height;
       d.Depth = p.extent.depth;
@@ -137,11 +164,17 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
 
 cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
                           const ArgLayout& layout, const unsigned char* block) {
-  std::array<void*, max_setter_args> argv;  // not zeroed: kernel_node_params fills the layout's count
-  const cudaKernelNodeParams p = kernel_node_params(k, layout, block, argv.data());
+  std::array<void*, max_setter_args> argv;  // not zeroed: kernel_argv fills the layout's count
+  void** params = kernel_argv(layout, block, argv.data());
   const DeviceScope device(node_device(g, i, -1));
   mark_changed(x);
-  return exec_kernel_set_params(x, node, p);
+  // exec_kernel_set_params, with the driver's parameters built from the records (no
+  // cudaKernelNodeParams in between), and the runtime's only for the runtime call
+  if (driver_kernel_set(x, node, k.func, k.launch.grid, k.launch.block, k.launch.shared_bytes, params, nullptr)) {
+    return cudaSuccess;
+  }
+  const cudaKernelNodeParams p = kernel_node_params(k, layout, block, argv.data());
+  return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
 }
 
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
@@ -427,9 +460,9 @@ void Executable::set_event(const EventWaitNode& node, const Event& event) {
   replace_node(node, one);
 }
 
-void Executable::set_enabled_node(const Node& node, bool on) {
+void Executable::set_enabled_node(const Node& node, NodeKind kind, bool on) {
   detail::ExecImpl& x = impl();
-  const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  const std::uint32_t i = detail::exec_index(x, node, kind);
   detail::mark_changed(x);
   // The driver's entry point first (as the other setters), then the runtime, whose error is reported.
   using SetEnabled = CUresult (*)(CUgraphExec, CUgraphNode, unsigned int);
@@ -442,9 +475,9 @@ void Executable::set_enabled_node(const Node& node, bool on) {
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
 }
 
-bool Executable::enabled_node(const Node& node) const {
+bool Executable::enabled_node(const Node& node, NodeKind kind) const {
   detail::ExecImpl& x = impl();
-  const std::uint32_t i = detail::exec_index(x, node, node.kind());
+  const std::uint32_t i = detail::exec_index(x, node, kind);
   unsigned int on = 0;
   const cudaError_t rc = detail::cuda_try(cudaGraphNodeGetEnabled, x.exec.get(), x.native.nodes[i], &on);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeGetEnabled", x.plan.impl().info(i));

@@ -12,6 +12,7 @@
 
 #include "exec/kind_patch.hpp"
 #include "exec/patch.hpp"
+#include "exec/update_steps.hpp"
 #include "graphdsl/executable.hpp"
 #include "graphdsl/graph.hpp"
 #include "graphdsl/update.hpp"
@@ -19,6 +20,7 @@
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 #include "plan/plan_access.hpp"
+#include "plan/recorded_update.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -55,8 +57,8 @@ std::optional<NodeInfo> find_native(const GraphImpl& g, const std::vector<cudaGr
   return g.info(static_cast<std::uint32_t>(it - nodes.begin()));
 }
 
-/// Notes in `needs` what the changed nodes need beyond per-node setters (the kinds' PatchOps::
-/// update_needs); returns the refusal of a change no update can make.
+}  // namespace
+
 std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
                                          const std::vector<std::uint32_t>& changed, UpdateNeeds& needs) {
   for (std::uint32_t i : changed) {
@@ -67,7 +69,6 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
   return std::nullopt;
 }
 
-/// The refusals of the chosen strategy (`whole`: cudaGraphExecUpdate, else per-node setters).
 std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const UpdateNeeds& needs) {
   if (const std::uint32_t d = whole ? first_device_updatable(a) : ConditionRef::unresolved;
       d != ConditionRef::unresolved) {
@@ -98,19 +99,15 @@ std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const
   return std::nullopt;
 }
 
-/// One cudaGraphExecUpdate with the materialized template; on success the recorded plan takes the
-/// template's parameters and the executable the template graph's slots and keep-alives.
-std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
-                                               const std::vector<std::uint32_t>& changed) {
-  GraphImpl& a = x.plan.impl();
-  Materialized m;
-  try {
-    m = materialize(t, check_plan(t), x.sink);
-  } catch (const CudaError& e) {
-    UpdateResult r = refusal(UpdateStatus::error, e.node(), without_prefix(e));
-    r.cuda_error = e.code();
-    return r;
-  }
+UpdateResult materialize_refusal(const CudaError& e) {
+  UpdateResult r = refusal(UpdateStatus::error, e.node(), without_prefix(e));
+  r.cuda_error = e.code();
+  return r;
+}
+
+std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
+                                               const std::shared_ptr<const Materialized>& owned, bool conditions) {
+  const Materialized& m = *owned;
   cudaGraphExecUpdateResultInfo info{};
   mark_changed(x);  // device launch needs a new upload (conservatively, after a refusal too)
   const cudaError_t rc = cuda_try(cudaGraphExecUpdate, x.exec.get(), m.graph.get(), &info);
@@ -125,20 +122,37 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
     if (r.node) r.reason += " at " + r.node->describe();
     return r;
   }
-  for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
-  take_condition_defaults(a, t);
   x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
   // ... and the references of the template graph's user object (cudaGraphExecUpdate replaces
   // the executable's with them): events given to setters from now on go to that one.
   x.native.keep = m.keep;
-  if (!m.handles.empty() || has_nested_conditions(t)) {
+  if (conditions) {
     // The executable now uses the template's condition handles: keep their graph alive.
     x.native.handles = m.handles;
     for (std::size_t e = 0; e < x.native.nested.size() && e < m.nested.size(); ++e) {
       x.native.nested[e].handles = m.nested[e].handles;  // same plans, built in the same order
     }
-    x.handle_owner = std::move(m.graph);
+    x.handle_owner = owned;
   }
+  return std::nullopt;
+}
+
+namespace {
+
+/// Materializes the template and applies it with one cudaGraphExecUpdate (exec_update_native); on
+/// success the recorded plan takes the template's parameters.
+std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
+                                               const std::vector<std::uint32_t>& changed) {
+  GraphImpl& a = x.plan.impl();
+  std::shared_ptr<Materialized> m;
+  try {
+    m = std::make_shared<Materialized>(materialize(t, check_plan(t), x.sink));
+  } catch (const CudaError& e) {
+    return materialize_refusal(e);
+  }
+  if (auto r = exec_update_native(x, t, m, !m->handles.empty() || has_nested_conditions(t))) return r;
+  for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
+  take_condition_defaults(a, t);
   return std::nullopt;
 }
 
@@ -181,17 +195,6 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
     return r;
   }
   return std::nullopt;
-}
-
-/// After an update: the recorded plan takes the template's node, nested and parameter names and
-/// parameter values.
-void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& renamed) {
-  for (std::uint32_t i : renamed) a.set_node_name(i, t.node_name(i));
-  take_param_values(a, t);  // the shapes matched: same entries and types
-  // Only child and conditional nodes hold names of their own plans (held_kinds: every kind of
-  // node this plan holds), so a plan without them is not walked again.
-  if (!a.holds(NodeKind::child) && !a.holds(NodeKind::conditional)) return;
-  for (std::uint32_t i = 0; i < node_count(a); ++i) take_nested_names(a, t, i);
 }
 
 }  // namespace

@@ -107,8 +107,6 @@ void check_devices(const GraphImpl& g) {
   check_in(g, device_count(), current);
 }
 
-DeviceScope::DeviceScope(int device) { use(device); }  // use() reads the home device on the first switch
-
 void DeviceScope::use(int device) {
   if (device < 0) device = home_;
   if (device == current_ || device < 0) return;
@@ -121,8 +119,6 @@ void DeviceScope::use(int device) {
   current_ = device;
 }
 
-DeviceScope::~DeviceScope() {
-  if (current_ != home_) (void)cuda_try(cudaSetDevice, home_);
-}
+void DeviceScope::restore() noexcept { (void)cuda_try(cudaSetDevice, home_); }
 
 }  // namespace graphdsl::detail

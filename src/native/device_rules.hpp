@@ -21,16 +21,23 @@ void check_devices(const GraphImpl& g);
 /// (no CUDA call when `device` is -1 or already current).
 class DeviceScope {
  public:
-  explicit DeviceScope(int device);
+  explicit DeviceScope(int device) {
+    if (device >= 0) use(device);  // inline: -1 (no switch) is the setters' hot path
+  }
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
-  ~DeviceScope();
+  ~DeviceScope() {
+    if (current_ != home_) restore();
+  }
   /// Switches to `device` (-1: back to the device current at construction).
   void use(int device);
   /// The device current at construction.
   int home() const noexcept { return home_; }
 
  private:
+  /// Makes the home device current again (the destructor, after a switch).
+  void restore() noexcept;
+
   int home_ = -1;
   int current_ = -1;
 };

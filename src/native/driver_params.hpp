@@ -8,21 +8,34 @@
 
 namespace graphdsl::detail {
 
+/// A kernel node's parameters as the driver's CUDA_KERNEL_NODE_PARAMS, the function being
+/// `function` (the host function looked up in the current context with cudaGetFuncBySymbol). Every
+/// field is written once (no zeroing pass first), from values the caller passes in registers or
+/// reads from its records: built from a cudaKernelNodeParams just written on the stack, the wide
+/// loads of the copy would wait for the narrow stores (store forwarding), as the setters' profile
+/// showed.
+inline CUDA_KERNEL_NODE_PARAMS driver_kernel_params(cudaFunction_t function, const dim3& grid, const dim3& block,
+                                                    unsigned int shared_bytes, void** params, void** extra) noexcept {
+  CUDA_KERNEL_NODE_PARAMS d;
+  d.func = function;
+  d.gridDimX = grid.x;
+  d.gridDimY = grid.y;
+  d.gridDimZ = grid.z;
+  d.blockDimX = block.x;
+  d.blockDimY = block.y;
+  d.blockDimZ = block.z;
+  d.sharedMemBytes = shared_bytes;
+  d.kernelParams = params;
+  d.extra = extra;
+  d.kern = nullptr;
+  d.ctx = nullptr;
+  return d;
+}
+
 /// `p` as the driver's CUDA_KERNEL_NODE_PARAMS, the function being `function` (p.func looked up in
 /// the current context with cudaGetFuncBySymbol).
 inline CUDA_KERNEL_NODE_PARAMS driver_kernel_params(const cudaKernelNodeParams& p, cudaFunction_t function) noexcept {
-  CUDA_KERNEL_NODE_PARAMS d{};
-  d.func = function;
-  d.gridDimX = p.gridDim.x;
-  d.gridDimY = p.gridDim.y;
-  d.gridDimZ = p.gridDim.z;
-  d.blockDimX = p.blockDim.x;
-  d.blockDimY = p.blockDim.y;
-  d.blockDimZ = p.blockDim.z;
-  d.sharedMemBytes = p.sharedMemBytes;
-  d.kernelParams = p.kernelParams;
-  d.extra = p.extra;
-  return d;
+  return driver_kernel_params(function, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams, p.extra);
 }
 
 }  // namespace graphdsl::detail

@@ -5,7 +5,6 @@
 #include "graphdsl/debug.hpp"
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
-#include "plan/counters.hpp"
 
 namespace graphdsl {
 
@@ -23,8 +22,6 @@ CudaError::CudaError(cudaError_t code, std::string api, std::optional<NodeInfo> 
     : Error(cuda_message(code, api, node, detail)), code_(code), api_(std::move(api)), node_(std::move(node)) {}
 
 namespace detail {
-
-void count_cuda_call() noexcept { counters().cuda_calls.fetch_add(1, std::memory_order_relaxed); }
 
 void clear_last_error() noexcept { (void)cudaGetLastError(); }
 
@@ -60,7 +57,7 @@ void throw_cuda(cudaError_t rc, const char* api, std::optional<NodeInfo> node, s
 
 namespace debug {
 
-std::uint64_t cuda_calls() noexcept { return detail::counters().cuda_calls.load(); }
+std::uint64_t cuda_calls() noexcept { return detail::cuda_calls_on_thread; }
 
 }  // namespace debug
 }  // namespace graphdsl

@@ -17,6 +17,7 @@
 #include "native/cuda_call.hpp"
 #include "native/event_state.hpp"
 #include "plan/graph_impl.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl::detail {
 
@@ -163,9 +164,12 @@ struct ExecImpl {
   /// copy, and the template of the last successful update.
   std::uint64_t origin_id = 0;
   std::uint64_t last_template_id = 0;
-  /// After a whole-graph update of a plan with conditions: the template graph whose condition
-  /// handles the executable now uses (kept alive with them).
-  NativeGraph handle_owner;
+  /// After a whole-graph update of a plan with conditions: the materialized template whose condition
+  /// handles the executable now uses (kept alive with them; shared with a PreparedUpdate's).
+  std::shared_ptr<const Materialized> handle_owner;
+  /// Alive as long as the executable: a PreparedUpdate holds a weak reference, to tell an executable
+  /// destroyed since from another one.
+  std::shared_ptr<const int> alive = std::make_shared<const int>(0);
   /// The first allocation never freed in the plan (launching again needs auto_free_on_launch).
   std::optional<NodeInfo> unfreed;
   /// The first captured node whose function allocates (cudaMallocAsync) without freeing: a relaunch
@@ -193,9 +197,25 @@ inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
 }
 
+/// exec_index's checks, each with its message: what exec_index calls when its inline test fails.
+/// @throws UsageError naming the node and both plans.
+std::uint32_t exec_index_checked(const ExecImpl& x, const Node& node, NodeKind kind);
+
 /// Index of `node` in the executable's plan, checking that it is a handle of the plan the
 /// executable was compiled from (or of its last update template) and that its kind is `kind`.
+/// Inline (every setter call asks it): the handle's plan id (which it holds itself: nothing of its
+/// plan is read), index and kind are tested here, and exec_index_checked says what is wrong when a
+/// test fails.
 /// @throws UsageError naming the node and both plans.
-std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind);
+inline std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind kind) {
+  const GraphImpl& plan = x.plan.impl();
+  const NodeRef ref = node.ref();
+  const std::uint32_t i = ref.index;
+  if (ref.plan != 0 && (ref.plan == x.origin_id || ref.plan == plan_id(plan) || ref.plan == x.last_template_id) &&
+      i < node_count(plan) && node_kind(plan, i) == kind) {
+    return i;
+  }
+  return exec_index_checked(x, node, kind);
+}
 
 }  // namespace graphdsl::detail

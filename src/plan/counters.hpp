@@ -12,9 +12,11 @@ struct Counters {
   std::atomic<std::int64_t> executables{0};
   std::atomic<std::int64_t> events{0};
   std::atomic<std::int64_t> host_closures{0};
-  std::atomic<std::uint64_t> cuda_calls{0};
 };
 
-Counters& counters() noexcept;
+/// The counters, constant-initialized (usable during static initialization and destruction).
+inline Counters counter_storage;
+/// The process's counters.
+inline Counters& counters() noexcept { return counter_storage; }
 
 }  // namespace graphdsl::detail

@@ -92,15 +92,6 @@ std::string NodeInfo::describe() const {
 
 UsageError::UsageError(const std::string& message) : Error("graphdsl: " + message) {}
 
-namespace detail {
-
-Counters& counters() noexcept {
-  static Counters c;
-  return c;
-}
-
-}  // namespace detail
-
 namespace debug {
 
 LiveCounts live_counts() noexcept {

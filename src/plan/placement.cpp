@@ -68,9 +68,8 @@ void check_body_placement(const GraphImpl& body, const std::string& context) {
   }
 }
 
-int node_device(const GraphImpl& g, std::uint32_t i, int home) {
+int allocation_device(const GraphImpl& g, std::uint32_t i, int home) {
   const NodeData& n = g.nodes[i];
-  if (n.device >= 0) return n.device;
   if (n.kind == NodeKind::mem_alloc && g.allocs[n.payload].device >= 0) return g.allocs[n.payload].device;
   if (n.kind == NodeKind::mem_free && g.frees[n.payload] != ConditionRef::unresolved) {
     return node_device(g, g.frees[n.payload], home);

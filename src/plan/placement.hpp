@@ -17,7 +17,16 @@ void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& con
 /// @throws UsageError naming the node.
 void check_body_placement(const GraphImpl& body, const std::string& context);
 
+/// node_device of a mem_alloc or mem_free node without a placement of its own.
+int allocation_device(const GraphImpl& g, std::uint32_t i, int home);
+
 /// The device a node is created on: its placement, else (a mem_free) its allocation's, else `home`.
-int node_device(const GraphImpl& g, std::uint32_t i, int home);
+/// Inline: the setters ask it for every call.
+inline int node_device(const GraphImpl& g, std::uint32_t i, int home) {
+  const NodeData& n = g.nodes[i];
+  if (n.device >= 0) return n.device;
+  if (n.kind != NodeKind::mem_alloc && n.kind != NodeKind::mem_free) return home;
+  return allocation_device(g, i, home);
+}
 
 }  // namespace graphdsl::detail

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,10 @@ inline const std::vector<PeerCopy>& peer_copies_of(const GraphImpl& g) noexcept 
 inline const Event& event_of(const GraphImpl& g, std::uint32_t i) noexcept { return g.events[g.nodes[i].payload]; }
 /// The number of host nodes of `g` (top level): the host slots of its materialized graph.
 inline std::size_t host_count(const GraphImpl& g) noexcept { return g.hosts.size(); }
+/// The callable of host node k (by its index among the host nodes, as the host slots are indexed).
+inline const std::shared_ptr<HostClosure>& host_closure(const GraphImpl& g, std::size_t k) noexcept {
+  return g.hosts[k];
+}
 
 // ---- graph memory ------------------------------------------------------------------------------
 

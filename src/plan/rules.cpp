@@ -154,16 +154,20 @@ namespace {
 std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context) {
   const auto n = static_cast<std::uint32_t>(g.nodes.size());
   // Kahn's algorithm over a successor table; ready nodes are taken in FIFO order, seeded in index
-  // order, so the order is a deterministic function of the plan.
-  std::vector<std::uint32_t> indegree(n), first(n + 1, 0), succ(g.edge_count);
+  // order, so the order is a deterministic function of the plan. One buffer holds the in-degrees
+  // (n), the successor ranges (n + 2: node p's successors are succ[first[p]] .. succ[first[p + 1]])
+  // and the successors (one per edge).
+  std::vector<std::uint32_t> work(2 * std::size_t{n} + 2 + g.edge_count, 0);
+  std::uint32_t* const indegree = work.data();
+  std::uint32_t* const first = indegree + n;
+  std::uint32_t* const succ = first + n + 2;
   for (std::uint32_t v = 0; v < n; ++v) {
     indegree[v] = static_cast<std::uint32_t>(g.nodes[v].preds.size());
-    for (std::uint32_t p : g.nodes[v].preds) ++first[p + 1];
+    for (std::uint32_t p : g.nodes[v].preds) ++first[p + 2];
   }
-  for (std::uint32_t v = 0; v < n; ++v) first[v + 1] += first[v];
-  std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+  for (std::uint32_t v = 2; v < n + 2; ++v) first[v] += first[v - 1];
   for (std::uint32_t v = 0; v < n; ++v) {
-    for (std::uint32_t p : g.nodes[v].preds) succ[fill[p]++] = v;
+    for (std::uint32_t p : g.nodes[v].preds) succ[first[p + 1]++] = v;  // first[p + 1] ends as p + 1's start
   }
   std::vector<std::uint32_t> order;
   order.reserve(n);
@@ -176,7 +180,7 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
       if (--indegree[succ[e]] == 0) order.push_back(succ[e]);
     }
   }
-  if (order.size() != n) report_cycle(g, indegree, context);
+  if (order.size() != n) report_cycle(g, std::vector<std::uint32_t>(indegree, indegree + n), context);
   return order;
 }
 

@@ -1,6 +1,8 @@
 // tests/gpu/executable_test.cpp — instantiate options reach the driver and the executable still
 // computes the right thing; native_node() maps plan nodes to driver nodes of the right type;
 // moving an Executable.
+#include <thread>
+
 #include "gpu_support.hpp"
 
 using namespace gpu_test;
@@ -275,4 +277,25 @@ TEST_CASE("a moved-to Executable launches; the moved-from one throws UsageError"
   third = std::move(fourth);
   CHECK(gd::debug::live_counts().executables == before.executables);
   p.check(third, s, -1.0f, 9.0f, 1);
+}
+
+TEST_CASE("debug::cuda_calls counts the calling thread's CUDA calls only", "[gpu][instantiate]") {
+  DeviceBuffer<int> d(64);
+  const std::uint64_t here = gd::debug::cuda_calls();
+  std::uint64_t there = 0;
+  cudaError_t synced = cudaErrorUnknown;
+  std::thread worker([&] {  // no Catch2 assertion in this thread: results are checked below
+    const std::uint64_t before = gd::debug::cuda_calls();
+    gd::Graph g("elsewhere");
+    g.add_memset(d.get(), 7, 64).name("fill");
+    gd::Executable exec = g.instantiate();  // graph create, memset node add, instantiation, ...
+    exec.launch(nullptr);
+    there = gd::debug::cuda_calls() - before;
+    synced = cudaStreamSynchronize(nullptr);
+  });
+  worker.join();
+  REQUIRE(synced == cudaSuccess);
+  CHECK(d.download() == std::vector<int>(64, 7));
+  CHECK(there >= 4);
+  CHECK(gd::debug::cuda_calls() == here);  // the worker's calls are not this thread's
 }

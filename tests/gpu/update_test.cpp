@@ -485,6 +485,51 @@ TEST_CASE("set_launch keeps a kernel's GraphBuffer argument; a refused set_launc
   CHECK(run_and_count_ones() == n);
 }
 
+TEST_CASE("set_enabled and enabled take the node's kind from the handle's type, not from the handle's plan",
+          "[gpu][update][setters]") {
+  auto gen = rng(108);
+  Buffers b(gen);
+  Stream s;
+  Knobs k;
+  gd::Executable exec;
+  gd::KernelNode<float*, const float*, float, float, int> k1;
+  gd::MemsetNode fill, not_a_memset;
+  {
+    gd::Graph g = plan(b, k);
+    k1 = gd::KernelNode<float*, const float*, float, float, int>(g.node(0).ref());
+    fill = gd::MemsetNode(g.node(2).ref());
+    not_a_memset = gd::MemsetNode(g.node(0).ref());  // a memset handle on kernel 'k1' (no node_cast)
+    exec = g.instantiate();
+  }
+  // The handles' plan is gone (as for the other setters, the executable's copy is what counts).
+  REQUIRE_FALSE(k1.valid());
+  exec.set_enabled(k1, false);
+  exec.set_enabled(fill, false);
+  CHECK_FALSE(exec.enabled(k1));
+  CHECK_FALSE(exec.enabled(fill));
+  run(exec, b, s);
+  const auto y1 = b.y1.download();
+  const auto z = b.z.download();
+  std::uint32_t bits;
+  std::memcpy(&bits, &y1[0], 4);
+  CHECK(bits == 0xffffffffu);
+  CHECK(z[0] == -1);
+  exec.set_enabled(k1, true);
+  exec.set_enabled(fill, true);
+  CHECK(exec.enabled(k1));
+  run(exec, b, s);
+  check(b, k, "re-enabled");
+
+  // A handle whose type says memset, on a kernel node, is refused before any CUDA call.
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_AS(exec.set_enabled(not_a_memset, false), gd::UsageError);
+  REQUIRE_THROWS_WITH(exec.set_enabled(not_a_memset, false),
+                      has_substr("is not a memset node of this executable's plan"));
+  REQUIRE_THROWS_WITH(exec.enabled(not_a_memset), has_substr("is not a memset node of this executable's plan"));
+  CHECK(gd::debug::cuda_calls() == calls);
+  CHECK(exec.enabled(k1));
+}
+
 TEST_CASE("set_kernel_args and set_launch on a plain kernel patch it directly; a refused call changes nothing",
           "[gpu][update][setters]") {
   auto gen = rng(106);

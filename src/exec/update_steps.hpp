@@ -1,0 +1,36 @@
+// src/exec/update_steps.hpp — the steps of Executable::update (exec/update.cpp) that the prepared
+// update (exec/prepared.cpp) shares: the strategy checks and the one cudaGraphExecUpdate with what
+// the executable takes from the template graph.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "exec/kind_patch.hpp"
+#include "graphdsl/update.hpp"
+#include "native/native.hpp"
+#include "plan/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+/// Notes in `needs` what the changed nodes need beyond per-node setters (the kinds' PatchOps::
+/// update_needs); returns the refusal of a change no update can make.
+std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
+                                         const std::vector<std::uint32_t>& changed, UpdateNeeds& needs);
+
+/// The refusals of the chosen strategy (`whole`: cudaGraphExecUpdate, else per-node setters).
+std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const UpdateNeeds& needs);
+
+/// The refusal of a template whose materialization failed (`e`: materialize's CudaError).
+UpdateResult materialize_refusal(const CudaError& e);
+
+/// One cudaGraphExecUpdate of x with `owned`, the materialized plan `t`: CUDA's refusal (the
+/// executable unchanged), or nullopt with the executable holding its host slots and keep-alives and,
+/// when `conditions` (it or a plan nested in `t` has conditions), its condition handles (`owned`
+/// kept alive with them). The recorded plan's parameters are the caller's to change.
+std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
+                                               const std::shared_ptr<const Materialized>& owned, bool conditions);
+
+}  // namespace graphdsl::detail
