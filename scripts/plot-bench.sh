@@ -6,7 +6,8 @@
 # Writes, with gnuplot (Debian/Ubuntu: apt-get install gnuplot-nox):
 #   bench-update.svg   update cost against the number of changed nodes k at N = 10000 (hupdate rows):
 #                      automatic, per_node, whole_graph, raw cudaGraphExecUpdate (templates prebuilt),
-#                      and the two "template built inside" variants; chain and fork-join side by side
+#                      update(prepared), and the "template built inside" variants (automatic, raw,
+#                      prepared); chain and fork-join side by side
 #   bench-build.svg    plan + instantiate vs raw add + instantiate against N (hbuild rows)
 #   bench-replay.svg   20 launches + synchronize against N (hreplay rows)
 # The CMake target `bench-plots` runs it on the committed CSV. Every plot is log-log; each series
@@ -54,11 +55,15 @@ update_panel() {  # $1 workload, $2 file prefix
   series "$p-raw" hupdate "$1" 10000 "raw cudaGraphExecUpdate" 4
   series "$p-bauto" hupdate "$1" 10000 "graphdsl build+update automatic" 4
   series "$p-braw" hupdate "$1" 10000 "raw build+cudaGraphExecUpdate" 4
+  series "$p-prep" hupdate "$1" 10000 "graphdsl update prepared" 4
+  series "$p-bprep" hupdate "$1" 10000 "graphdsl build+prepare+update prepared" 4
   local clauses
   clauses=$(plotline "$p-auto" "automatic" "lw 2 pt 7"; plotline "$p-per" "per\\_node" "dt 2 pt 5"
     plotline "$p-whole" "whole\\_graph" "dt 2 pt 9"; plotline "$p-raw" "raw cudaGraphExecUpdate" "lw 2 pt 4"
     plotline "$p-bauto" "automatic, template built" "dt 3 pt 6"
-    plotline "$p-braw" "raw, template built" "dt 3 pt 8")
+    plotline "$p-braw" "raw, template built" "dt 3 pt 8"
+    plotline "$p-prep" "update(prepared)" "lw 2 pt 13"
+    plotline "$p-bprep" "prepare + update(prepared), template built" "dt 3 pt 12")
   if [[ -z $clauses ]]; then
     echo "set title '$1, N = 10000: no hupdate rows in the CSV'; unset key; plot [1:10][1:10] NaN notitle"
   else
