@@ -380,8 +380,6 @@ Executable::Executable(Executable&&) noexcept = default;
 Executable& Executable::operator=(Executable&&) noexcept = default;
 Executable::~Executable() = default;
 
-void detail::ExecImplDelete::destroy(ExecImpl* x) noexcept { delete x; }
-
 detail::ExecImpl& Executable::impl() const {
   if (!impl_) throw UsageError("use of an empty or moved-from Executable");
   return *impl_.get();
@@ -423,12 +421,13 @@ void Executable::launch(cudaStream_t stream) {
   if (x.device_updatable && x.upload != detail::ExecImpl::Upload::done) upload(stream);  // CUDA's rule for them
   // The state is written before the launch and restored if it fails: once cudaGraphLaunch has
   // returned, a host node of this launch may already have destroyed this executable (a callback
-  // that deletes its own executable is allowed: tests/gpu/reliability_test.cpp), so x is not
-  // touched after a successful launch.
+  // that deletes its own executable is allowed: tests/gpu/reliability_test.cpp); its deletion waits
+  // for `in_launch` to end, the last access to x (detail::Launching).
   const bool launched = x.launched;
   const detail::ExecImpl::Upload upload_state = x.upload;
   x.launched = true;
   x.upload = detail::ExecImpl::Upload::done;  // a host launch uploads the executable (device_graph())
+  const detail::Launching in_launch(x.launching);
   const cudaError_t rc = detail::cuda_try(cudaGraphLaunch, x.exec.get(), stream);
   if (rc != cudaSuccess) {
     x.launched = launched;

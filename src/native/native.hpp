@@ -189,6 +189,24 @@ struct ExecImpl {
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
   /// (cached_function, not keyed by device), so that repeated setters on one kernel look nothing up.
   KernelLookup setter_kernel;
+  /// Set while launch() is inside cudaGraphLaunch of this executable. A host node of the launch
+  /// may destroy the executable before that call returns (a callback deleting its own
+  /// executable); the release thread then deletes it only once this is clear (ExecImplDelete).
+  std::atomic<bool> launching{false};
+};
+
+/// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,
+/// clearing it on return or when a failure throws. Sequentially consistent: the flag is visible
+/// before the launched work can run a host node that deletes the executable.
+class Launching {
+ public:
+  explicit Launching(std::atomic<bool>& flag) noexcept : flag_(flag) { flag_.store(true, std::memory_order_seq_cst); }
+  ~Launching() { flag_.store(false, std::memory_order_release); }
+  Launching(const Launching&) = delete;
+  Launching& operator=(const Launching&) = delete;
+
+ private:
+  std::atomic<bool>& flag_;
 };
 
 /// Records a host-side change of the executable: a device launch needs it uploaded again. Called

@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "gpu_support.hpp"
+#include "update_buffers.hpp"
 
 using namespace gpu_test;
 
@@ -15,19 +16,7 @@ namespace {
 
 constexpr int N = 4096;
 
-struct Buffers {
-  DeviceBuffer<float> x, y1, y2;
-  DeviceBuffer<int> z;
-  PinnedBuffer<float> out;
-  std::vector<float> hx;
-  explicit Buffers(std::mt19937& gen) : x(random_floats(N, gen)), y1(N), y2(N), z(N), out(N), hx(x.download()) {}
-  void poison() {
-    GPU_REQUIRE(cudaMemset(y1.get(), 0xff, y1.bytes()));
-    GPU_REQUIRE(cudaMemset(y2.get(), 0xff, y2.bytes()));
-    GPU_REQUIRE(cudaMemset(z.get(), 0xff, z.bytes()));
-    GPU_REQUIRE(cudaDeviceSynchronize());  // the tests' streams do not wait for the legacy stream
-  }
-};
+using Buffers = UpdateBuffers<N>;
 
 struct Knobs {
   float a = 2.0f, b = 0.5f, c = -1.5f, d = 4.0f;

@@ -148,11 +148,83 @@ TEST_CASE("executables destroyed inside their own host callback release their gr
   // Before the fix: cudaGraphExecDestroy was refused on the callback thread. The live counters now
   // drop only when CUDA destroyed the object, so they show a refused destroy that was never retried.
   require_counts_back_to(base);
-  gd::trim_graph_memory();
+  // An executable destroyed while its launch was still completing gives its memory back when CUDA
+  // has finished that launch: synchronize, then trim.
   GPU_REQUIRE(cudaDeviceSynchronize());
+  gd::trim_graph_memory();
   std::uint64_t reserved_after = 0;
   GPU_REQUIRE(cudaDeviceGetGraphMemAttribute(device, cudaGraphMemAttrReservedMemCurrent, &reserved_after));
   CHECK(reserved_after <= reserved_before + 3u * 1024u * 1024u);  // 100 executables of 1 MiB each, gone
+}
+
+TEST_CASE("an executable deleted inside its own host callback is destroyed only after the callback returns",
+          "[gpu][reliability][lifetime][host]") {
+  // Raw CUDA crashed (SIGSEGV) when another thread ran cudaGraphExecDestroy while the executable's
+  // own host callback still ran (docs/reliability.md, section 11); graphdsl's release thread did
+  // exactly that, and the case above crashed in 9 of 19 runs of the suite on a loaded CPU.
+  const gd::debug::LiveCounts base = settled_baseline();
+  Stream s;
+  std::atomic<int> destroyed_while_running{0};
+  for (int i = 0; i < 20; ++i) {
+    auto* exec = new gd::Executable;
+    gd::Graph g("deleted_in_callback");
+    g.add_host([exec, &destroyed_while_running, base] {
+      delete exec;
+      // The live counter drops when CUDA has destroyed the executable: watch it while this callback
+      // still runs (20 ms: the release thread woke within microseconds before the fix).
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+      while (std::chrono::steady_clock::now() < until) {
+        if (gd::debug::live_counts().executables <= base.executables) {
+          ++destroyed_while_running;
+          return;
+        }
+        std::this_thread::yield();
+      }
+    });
+    *exec = g.instantiate();
+    exec->launch(s);
+    GPU_REQUIRE(cudaStreamSynchronize(s));
+  }
+  CHECK(destroyed_while_running.load() == 0);
+  require_counts_back_to(base);  // ... and each was destroyed once its callback had returned
+}
+
+TEST_CASE("launch() of an executable that its own host node deletes does not crash on a loaded CPU",
+          "[gpu][reliability][lifetime][host]") {
+  // Before the fix, with every core busy, the host node's deletion reached cudaGraphExecDestroy while
+  // the launching thread was still inside cudaGraphLaunch of the same executable: SIGSEGV in
+  // cuGraphLaunch, in 9 of 19 runs of the suite on an H200 with 15 busy threads beside it
+  // (docs/reliability.md, section 11). Each launch here is left running while the next is made.
+  const gd::debug::LiveCounts base = settled_baseline();
+  struct Hogs {
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> threads;
+    explicit Hogs(unsigned n) {
+      for (unsigned t = 0; t < n; ++t) {
+        threads.emplace_back([this] {
+          while (!stop.load(std::memory_order_relaxed)) {
+          }
+        });
+      }
+    }
+    ~Hogs() {
+      stop = true;
+      for (auto& t : threads) t.join();
+    }
+  };
+  Stream s;
+  {
+    const Hogs hogs(std::max(2u, std::thread::hardware_concurrency()) - 1);
+    for (int i = 0; i < 300; ++i) {
+      auto* exec = new gd::Executable;
+      gd::Graph g("deleted_while_launching");
+      g.add_host([exec] { delete exec; });
+      *exec = g.instantiate();
+      exec->launch(s);  // exec may be gone once this returns
+    }
+    GPU_REQUIRE(cudaStreamSynchronize(s));
+  }
+  require_counts_back_to(base);
 }
 
 TEST_CASE("free_graph_memory frees a never-freed graph buffer, and launch() then allows the relaunch",

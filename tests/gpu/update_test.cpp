@@ -1,6 +1,7 @@
 // GPU tests of Executable::update(), the typed per-node setters and ExecutableCache: results follow
 // an applied update, and a refused one leaves the executable launching its old parameters.
 #include "gpu_support.hpp"
+#include "update_buffers.hpp"
 
 #include <graphdsl/cache.hpp>  // ExecutableCache is not in the umbrella header
 
@@ -14,23 +15,7 @@ namespace {
 
 constexpr int N = 4096;
 
-struct Buffers {
-  DeviceBuffer<float> x, y1, y2;
-  DeviceBuffer<int> z;
-  PinnedBuffer<float> out;
-  std::vector<float> hx;
-  explicit Buffers(std::mt19937& gen)
-      : x(random_floats(N, gen)), y1(N), y2(N), z(N), out(N), hx(x.download()) {}
-  void poison() {
-    GPU_REQUIRE(cudaMemset(y1.get(), 0xff, y1.bytes()));
-    GPU_REQUIRE(cudaMemset(y2.get(), 0xff, y2.bytes()));
-    GPU_REQUIRE(cudaMemset(z.get(), 0xff, z.bytes()));
-    // cudaMemset runs on the legacy default stream, which the tests' non-blocking streams do not
-    // wait for: without this the graph could run before the poison lands (seen once: y2 and z
-    // poisoned after a correct launch).
-    GPU_REQUIRE(cudaDeviceSynchronize());
-  }
-};
+using Buffers = UpdateBuffers<N>;
 
 struct Knobs {
   float a = 2.0f, b = 0.5f, c = -1.5f, d = 4.0f;
