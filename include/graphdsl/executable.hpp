@@ -88,7 +88,9 @@ class Executable {
   /// for launches in flight (CUDA keeps what they need alive until they finish).
   ~Executable();
 
-  /// Launches the executable on `stream` (cudaGraphLaunch). Asynchronous.
+  /// Launches the executable on `stream` (cudaGraphLaunch). Asynchronous. A host node of the launch
+  /// may destroy this executable: it is destroyed once that node has returned and this call has
+  /// left cudaGraphLaunch (docs/node-kinds.md, host callback).
   /// @throws the pending host-callback exception, if any (the launch is then not issued);
   ///         CudaError if cudaGraphLaunch fails.
   void launch(cudaStream_t stream = nullptr);
