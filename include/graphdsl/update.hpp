@@ -96,4 +96,12 @@ class Graph;
 /// applies them through cudaGraphExecUpdate). Makes no CUDA call.
 [[nodiscard]] UpdateResult diff(const Graph& current, const Graph& templ);
 
+/// Whether the diff behind diff() and Executable::update() may share the compare of a plan of
+/// 4,096 nodes or more with one helper thread (started by graphdsl on first use, asleep between
+/// diffs). On by default where std::thread::hardware_concurrency() is 2 or more: the compare reads
+/// every node record of both plans, and two cores read them in about half the time of one. Off,
+/// every diff runs on the calling thread alone. The result of a diff is the same either way.
+void set_diff_helper(bool enabled) noexcept;
+[[nodiscard]] bool diff_helper_enabled() noexcept;
+
 }  // namespace graphdsl

@@ -223,7 +223,8 @@ void driver_floor(Bench& bench, int n) {
                              d.blockDimX = p.blockDim.x, d.blockDimY = p.blockDim.y, d.blockDimZ = p.blockDim.z;
                              d.sharedMemBytes = p.sharedMemBytes;
                              d.kernelParams = p.kernelParams;
-                             if (set(drv.exec, drv.g.nodes[j], &d) != CUDA_SUCCESS) bench.expect(false, "driver setter", "failed");
+                             if (set(drv.exec, drv.g.nodes[j], &d) != CUDA_SUCCESS)
+                               bench.expect(false, "driver setter", "failed");
                            } else {
                              CUDA_CHECK(cudaGraphExecKernelNodeSetParams(raw.exec, raw.g.nodes[j], &p));
                            }
@@ -430,6 +431,7 @@ enum HotVariant {
   h_build_auto,  // plan_of(template values) + exec.update() + plan destroyed, all timed
   h_prep,        // exec.update(prepared template), alternating two prepared templates
   h_build_prep,  // plan_of + exec.prepare_update + exec.update(prepared) + both destroyed, all timed
+  h_one_thread,  // exec.update(prebuilt template), automatic, with gd::set_diff_helper(false)
   h_raw,         // cudaGraphExecUpdate(raw exec, prebuilt raw template)
   h_raw_build,   // raw template built + cudaGraphExecUpdate + cudaGraphDestroy, all timed
   h_count
@@ -440,12 +442,11 @@ const char* const hot_names[h_count] = {"graphdsl update automatic",
                                         "graphdsl build+update automatic",
                                         "graphdsl update prepared",
                                         "graphdsl build+prepare+update prepared",
+                                        "graphdsl update automatic, diff on one thread",
                                         "raw cudaGraphExecUpdate",
                                         "raw build+cudaGraphExecUpdate"};
 /// The baseline each variant's ratio is taken against.
-int hot_baseline(int v) {
-  return v == h_build_auto || v == h_build_prep || v == h_raw_build ? h_raw_build : h_raw;
-}
+int hot_baseline(int v) { return v == h_build_auto || v == h_build_prep || v == h_raw_build ? h_raw_build : h_raw; }
 
 struct HotRow {
   int n = 0, k = 0;
@@ -524,6 +525,7 @@ double hot_one(HotCase& c, HotRow& row, int v, int& bad, std::string& first_bad)
     return us;
   }
   const int t = c.gd_next;
+  const bool helper = gd::diff_helper_enabled();
   const gd::UpdatePolicy policy = v == h_per_node ? gd::UpdatePolicy::per_node
                                   : v == h_whole  ? gd::UpdatePolicy::whole_graph
                                                   : gd::UpdatePolicy::automatic;
@@ -538,12 +540,16 @@ double hot_one(HotCase& c, HotRow& row, int v, int& bad, std::string& first_bad)
     const gd::Graph tmp = plan_of(c.shape, c.n, c.bench.data, &c.vals[t]);
     const gd::PreparedUpdate p = c.exec.prepare_update(tmp);
     r = c.exec.update(p);
+  } else if (v == h_one_thread) {
+    gd::set_diff_helper(false);
+    r = c.exec.update(c.plans[t], policy);
+    gd::set_diff_helper(helper);
   } else {
     r = c.exec.update(c.plans[t], policy);
   }
   const double us = w.us();
   const bool prep = v == h_prep || v == h_build_prep;  // every node goes to cudaGraphExecUpdate
-  const bool path_ok = v == h_per_node ? r.strategy == gd::UpdateStrategy::per_node
+  const bool path_ok = v == h_per_node        ? r.strategy == gd::UpdateStrategy::per_node
                        : v == h_whole || prep ? r.strategy == gd::UpdateStrategy::whole_graph
                                               : true;
   if (!(r && r.patched == static_cast<std::size_t>(prep ? c.n : k) && path_ok) && bad++ == 0) {
@@ -622,8 +628,11 @@ void hot_update_goals(Shape shape, const std::vector<HotRow>& rows) {
     const std::string at = fmt::format("{} N={} k={}", shape_name(shape), r.n, r.k);
     if (r.n == 10000 && r.k == 1) {
       const double x = r.med(h_auto) > 0 ? r.med(h_raw) / r.med(h_auto) : 0.0;
-      fmt::print("  goal {}: raw cudaGraphExecUpdate / update() = {:.1f}x (>= 20x): {}\n", at, x,
-                 x >= 20.0 ? "met" : "MISSED");
+      const double one = r.med(h_one_thread) > 0 ? r.med(h_raw) / r.med(h_one_thread) : 0.0;
+      fmt::print(
+          "  goal {}: raw cudaGraphExecUpdate / update() = {:.1f}x (>= 20x): {} (diff helper {}; with the diff on "
+          "one thread {:.1f}x)\n",
+          at, x, x >= 20.0 ? "met" : "MISSED", gd::diff_helper_enabled() ? "on" : "off", one);
     }
     if (r.k == r.n) {
       fmt::print(
@@ -654,7 +663,8 @@ void hot_update_bench(Bench& bench) {
       "(steady_clock; median of {} reps, {} at N=10000; variants rotated each rep)\n"
       "  auto/per_node/whole: exec.update(prebuilt template[, policy]); bld+auto: plan built + update() + plan "
       "destroyed\n  prep: exec.update(prepared template), two alternating; bld+prep: plan built + prepare_update + "
-      "update(prepared) + both destroyed; p/raw: prep vs raw upd; bp/rb: bld+prep vs raw bld+upd\n  raw upd: cudaGraphExecUpdate(prebuilt raw template); raw bld+upd: raw template built + "
+      "update(prepared) + both destroyed; p/raw: prep vs raw upd; bp/rb: bld+prep vs raw bld+upd\n  raw upd: "
+      "cudaGraphExecUpdate(prebuilt raw template); raw bld+upd: raw template built + "
       "cudaGraphExecUpdate + cudaGraphDestroy\n  a/raw, w/raw: auto, whole vs raw upd; b/rb: bld+auto vs raw "
       "bld+upd; a/best: auto vs the better of per_node and whole; noise: auto and raw upd; alloc: auto's "
       "operator-new allocations per update\n",

@@ -5,15 +5,12 @@
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
+#include "plan/placement.hpp"
 #include "plan/plan_access.hpp"
 
 namespace graphdsl::detail {
 
 namespace {
-[[noreturn]] void refuse(const GraphImpl& g, std::uint32_t i, const std::string& context, const std::string& rule) {
-  throw UsageError(fmt::format("{}{}: {}", context, g.info(i).describe(), rule));
-}
-
 int device_count() {
   int count = 0;
   GRAPHDSL_CHECK(cudaGetDeviceCount, &count);
@@ -49,10 +46,11 @@ void check_pointer_device(const GraphImpl& g, std::uint32_t i, const void* ptr, 
   if (ptr == nullptr) return;  // a graph buffer, or refused by check_node
   const int actual = device_of_pointer(ptr);
   if (actual != device) {
-    refuse(g, i, {},
-           actual < 0 ? fmt::format("the {} of a peer copy named device {} is not device memory", which, device)
-                      : fmt::format("the {} of a peer copy is memory of device {}, not of device {} as named", which,
-                                    actual, device));
+    refuse_placement(g, i, {},
+                     actual < 0
+                         ? fmt::format("the {} of a peer copy named device {} is not device memory", which, device)
+                         : fmt::format("the {} of a peer copy is memory of device {}, not of device {} as named", which,
+                                       actual, device));
   }
 }
 
@@ -60,19 +58,19 @@ void check_in(const GraphImpl& g, int count, int current) {
   for (std::uint32_t i = 0; i < node_count(g); ++i) {
     const NodeKind kind = node_kind(g, i);
     if (const int device = placed_device(g, i); device >= count)
-      refuse(g, i, {}, fmt::format("is placed on device {}, but {}", device, devices_seen(count)));
+      refuse_placement(g, i, {}, fmt::format("is placed on device {}, but {}", device, devices_seen(count)));
     if (kind == NodeKind::mem_alloc) {
       const AllocData& a = alloc_of(g, i);
       const int home = node_device(g, i, current);
       for (int peer : a.peers) {
         if (peer < 0 || peer >= count) {
-          refuse(g, i, {}, fmt::format("gives peer access to device {}, but {}", peer, devices_seen(count)));
+          refuse_placement(g, i, {}, fmt::format("gives peer access to device {}, but {}", peer, devices_seen(count)));
         }
         if (peer != home && !can_access_peer(peer, home)) {
-          refuse(g, i, {},
-                 fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
-                             "to device {} is not available (cudaDeviceCanAccessPeer)",
-                             peer, home, peer, home));
+          refuse_placement(g, i, {},
+                           fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
+                                       "to device {} is not available (cudaDeviceCanAccessPeer)",
+                                       peer, home, peer, home));
         }
       }
     }
@@ -81,16 +79,16 @@ void check_in(const GraphImpl& g, int count, int current) {
   for (const PeerCopy& p : peer_copies_of(g)) {
     for (int d : {p.src_device, p.dst_device}) {
       if (d >= count)
-        refuse(g, p.node, {},
-               fmt::format("copies between device {} and device {}, but {}", p.src_device, p.dst_device,
-                           devices_seen(count)));
+        refuse_placement(g, p.node, {},
+                         fmt::format("copies between device {} and device {}, but {}", p.src_device, p.dst_device,
+                                     devices_seen(count)));
     }
     if (!can_access_peer(p.dst_device, p.src_device) || !can_access_peer(p.src_device, p.dst_device)) {
-      refuse(g, p.node, {},
-             fmt::format("peer access between device {} and device {} is not available "
-                         "(cudaDeviceCanAccessPeer); use add_memcpy, which the driver stages through "
-                         "host memory",
-                         p.src_device, p.dst_device));
+      refuse_placement(g, p.node, {},
+                       fmt::format("peer access between device {} and device {} is not available "
+                                   "(cudaDeviceCanAccessPeer); use add_memcpy, which the driver stages through "
+                                   "host memory",
+                                   p.src_device, p.dst_device));
     }
     const cudaMemcpy3DParms& c = memcpy_of(g, p.node);
     check_pointer_device(g, p.node, c.srcPtr.ptr, p.src_device, "source");

@@ -287,9 +287,10 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
   // any other block, node by node, so that what is reported is what the node-by-node compare finds.
   const auto n = static_cast<std::uint32_t>(a.nodes.size());
   EdgeMarks marks;
+  const std::vector<std::uint8_t> same = shared_block_compare(a, b);  // empty: compared here, block by block
   for (std::uint32_t lo = 0; lo < n; lo += diff_block) {
     const std::uint32_t hi = std::min(n, lo + diff_block);
-    if (same_kernel_block(a, b, lo, hi)) continue;
+    if (same.empty() ? same_kernel_block(a, b, lo, hi) : same[lo / diff_block] != 0) continue;
     for (std::uint32_t i = lo; i < hi; ++i) {
       if (out != nullptr && same_plain_kernel(a, b, i, out)) continue;
       if (auto r = compare_node(a, b, i, ctx, out, marks)) return r;

@@ -50,6 +50,19 @@ inline constexpr std::uint32_t diff_block = 64;
 /// (plan/diff_blocks.cpp).
 bool same_kernel_block(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi) noexcept;
 
+/// Plans of this many nodes or more have their blocks compared by the calling thread and a helper
+/// thread together (plan/diff_helper.cpp; graphdsl::set_diff_helper).
+inline constexpr std::uint32_t shared_diff_nodes = 4096;
+
+/// For a plan of shared_diff_nodes nodes or more, same_kernel_block of every block of diff_block
+/// nodes (element j: block j), computed by the calling thread and the helper thread together.
+/// Empty when the blocks are left to the caller: a smaller plan, the helper disabled, or busy with
+/// another thread's diff.
+std::vector<std::uint8_t> shared_block_compare(const GraphImpl& a, const GraphImpl& b);
+
+/// Shares of blocks the helper thread has compared since the process started (tests).
+std::uint64_t diff_helper_shares() noexcept;
+
 /// The shape check and the lists of changed and renamed nodes, in one pass (diff(), update()).
 UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::uint32_t>* renamed,
                        bool* conditions_changed);

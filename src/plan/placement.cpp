@@ -8,51 +8,49 @@
 
 namespace graphdsl::detail {
 
-namespace {
-[[noreturn]] void refuse(const GraphImpl& g, std::uint32_t i, const std::string& context, const std::string& rule) {
+void refuse_placement(const GraphImpl& g, std::uint32_t i, const std::string& context, const std::string& rule) {
   throw UsageError(fmt::format("{}{}: {}", context, g.info(i).describe(), rule));
 }
-}  // namespace
 
 void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context) {
   const NodeData& n = g.nodes[i];
   if (n.device >= 0) {
     if (const char* why = rule_ops(n.kind).not_placeable) {
-      refuse(g, i, context, fmt::format("cannot be placed on device {}: {}", n.device, why));
+      refuse_placement(g, i, context, fmt::format("cannot be placed on device {}: {}", n.device, why));
     }
   }
   if (n.kind == NodeKind::mem_alloc) {
     const AllocData& a = g.allocs[n.payload];
     if (a.device >= 0 && n.device >= 0 && a.device != n.device) {
-      refuse(g, i, context,
-             fmt::format("is placed on device {} but its MemAllocOptions name device {}; give one device", n.device,
-                         a.device));
+      refuse_placement(g, i, context,
+                       fmt::format("is placed on device {} but its MemAllocOptions name device {}; give one device",
+                                   n.device, a.device));
     }
   }
   if (n.kind == NodeKind::mem_free && n.device >= 0 && g.frees[n.payload] != ConditionRef::unresolved) {
     const int home = node_device(g, g.frees[n.payload], -1);
     if (home >= 0 && home != n.device) {
-      refuse(g, i, context,
-             fmt::format("is placed on device {} but frees memory of device {} ({}); a free runs on "
-                         "its allocation's device (leave it unplaced)",
-                         n.device, home, g.info(g.frees[n.payload]).describe()));
+      refuse_placement(g, i, context,
+                       fmt::format("is placed on device {} but frees memory of device {} ({}); a free runs on "
+                                   "its allocation's device (leave it unplaced)",
+                                   n.device, home, g.info(g.frees[n.payload]).describe()));
     }
   }
   if (const PeerCopy* p = g.peer_copy(i)) {
     if (p->src_device < 0 || p->dst_device < 0) {
-      refuse(g, i, context, "a peer copy names both devices (0, 1, ...); -1 is not allowed here");
+      refuse_placement(g, i, context, "a peer copy names both devices (0, 1, ...); -1 is not allowed here");
     }
     if (p->src_device == p->dst_device) {
-      refuse(g, i, context,
-             fmt::format("a peer copy from device {} to itself; use add_memcpy for a copy within one "
-                         "device",
-                         p->src_device));
+      refuse_placement(g, i, context,
+                       fmt::format("a peer copy from device {} to itself; use add_memcpy for a copy within one "
+                                   "device",
+                                   p->src_device));
     }
     if (n.device != p->dst_device && n.device != p->src_device) {
-      refuse(g, i, context,
-             fmt::format("a peer copy from device {} to device {} is placed on device {}; place it on "
-                         "one of the two",
-                         p->src_device, p->dst_device, n.device));
+      refuse_placement(g, i, context,
+                       fmt::format("a peer copy from device {} to device {} is placed on device {}; place it on "
+                                   "one of the two",
+                                   p->src_device, p->dst_device, n.device));
     }
   }
 }
@@ -60,10 +58,10 @@ void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& con
 void check_body_placement(const GraphImpl& body, const std::string& context) {
   for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
     if (body.nodes[i].device >= 0 || body.peer_copy(i) != nullptr) {
-      refuse(body, i, context,
-             fmt::format("is placed on device {} inside a conditional body; a body's nodes run on "
-                         "the device of its conditional node (place nothing inside bodies)",
-                         body.nodes[i].device));
+      refuse_placement(body, i, context,
+                       fmt::format("is placed on device {} inside a conditional body; a body's nodes run on "
+                                   "the device of its conditional node (place nothing inside bodies)",
+                                   body.nodes[i].device));
     }
   }
 }

@@ -9,6 +9,10 @@
 
 namespace graphdsl::detail {
 
+/// Throws the UsageError of a placement rule node i breaks: "<context><node>: <rule>".
+[[noreturn]] void refuse_placement(const GraphImpl& g, std::uint32_t i, const std::string& context,
+                                   const std::string& rule);
+
 /// The placement rules of node i that need no CUDA call (which kinds can be placed, peer copies,
 /// an allocation's device). Part of check_node. @throws UsageError naming the node.
 void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context);

@@ -1,15 +1,18 @@
 // Plans large enough for the diff's wholesale compare (blocks of kernel nodes, plan/diff_blocks.cpp):
 // what it reports is what the node-by-node compare reports, for changes in the first, a middle
 // and the last block, renamed nodes, edges added in another order, nested plans and plans the
-// wholesale compare does not cover (launch attributes, other node kinds in a block).
+// wholesale compare does not cover (launch attributes, other node kinds in a block); and with the
+// blocks of plans of 4,096 nodes or more shared with the helper thread (plan/diff_helper.cpp).
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include <graphdsl/graphdsl.hpp>
 #include <graphdsl/format.hpp>
+#include <graphdsl/graphdsl.hpp>
 
 #include "catch.hpp"
+#include "plan/diff.hpp"  // diff_helper_shares, shared_diff_nodes (src/, not installed)
 
 namespace gd = graphdsl;
 
@@ -196,6 +199,78 @@ TEST_CASE("node names kept apart from the node records", "[update][diff][blocks]
   CHECK(one.node(0).name().empty());
   REQUIRE(one.find(""));
   CHECK(one.find("")->index() == 0);
+}
+
+TEST_CASE("diff of plans of 4,096 nodes or more: the same result with and without the helper thread",
+          "[update][diff][blocks][helper]") {
+  const bool was = gd::diff_helper_enabled();
+  const int n = static_cast<int>(gd::detail::shared_diff_nodes) + 904;  // 5,000 nodes: 79 blocks, the last partial
+  auto both = [&](const Plan& x, const Plan& y) {
+    const gd::Graph a = plan_of(x), b = plan_of(y);
+    gd::set_diff_helper(false);
+    const gd::UpdateResult alone = gd::diff(a, b);
+    gd::set_diff_helper(true);
+    const gd::UpdateResult shared = gd::diff(a, b);
+    CHECK(shared.status == alone.status);
+    CHECK(shared.changed == alone.changed);
+    CHECK(shared.reason == alone.reason);
+    CHECK(shared.node.has_value() == alone.node.has_value());
+    if (shared.node && alone.node) CHECK(shared.node->index == alone.node->index);
+    return shared;
+  };
+  for (Shape shape : {Shape::chain, Shape::fork_join}) {
+    CAPTURE(static_cast<int>(shape));
+    Plan base;
+    base.shape = shape;
+    base.n = n;
+    CHECK(both(base, base).changed.empty());
+    for (int i : {0, 127, 128, 2500, 4095, 4096, n - 1}) {
+      CAPTURE(i);
+      Plan p = base;
+      p.changed = {i};
+      CHECK(both(base, p).changed == indices({static_cast<std::uint32_t>(i)}));
+    }
+    Plan many = base;
+    many.changed = {1, 700, 701, 3000, n - 2};
+    CHECK(both(base, many).changed.size() == 5);
+    Plan other = base;
+    other.other_function = 3333;
+    other.renamed = 3333;
+    const gd::UpdateResult r = both(base, other);
+    CHECK(r.status == gd::UpdateStatus::function_changed);
+    CHECK(r.reason == "kernel node 'renamed' (#3333) launches a different kernel function in the template");
+    Plan mixed = base;
+    mixed.memset_at = 4500;
+    CHECK(both(base, mixed).status == gd::UpdateStatus::node_type_changed);
+    CHECK(both(mixed, mixed).changed.empty());
+  }
+  Plan cluster;
+  cluster.n = n;
+  cluster.cluster = true;  // launch attributes: no block is shown identical wholesale
+  Plan cluster_changed = cluster;
+  cluster_changed.changed = {5, 4999};
+  CHECK(both(cluster, cluster_changed).changed == indices({5, 4999}));
+
+  // The helper takes blocks when it is on (it wakes within a few diffs on a machine of 2 or more
+  // threads), none when it is off.
+  Plan base;
+  base.n = n;
+  Plan one = base;
+  one.changed = {2500};
+  const gd::Graph a = plan_of(base), b = plan_of(one);
+  gd::set_diff_helper(false);
+  std::uint64_t before = gd::detail::diff_helper_shares();
+  for (int r = 0; r < 20; ++r) CHECK(gd::diff(a, b).changed == indices({2500}));
+  CHECK(gd::detail::diff_helper_shares() == before);
+  if (std::thread::hardware_concurrency() >= 2) {
+    gd::set_diff_helper(true);
+    before = gd::detail::diff_helper_shares();
+    for (int r = 0; r < 2000 && gd::detail::diff_helper_shares() == before; ++r) {
+      CHECK(gd::diff(a, b).changed == indices({2500}));
+    }
+    CHECK(gd::detail::diff_helper_shares() > before);
+  }
+  gd::set_diff_helper(was);
 }
 
 namespace {

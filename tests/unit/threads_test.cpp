@@ -58,8 +58,7 @@ std::string read_all(const gd::Graph& g) {
 
 }  // namespace
 
-TEST_CASE("threads build, copy, validate and diff their own plans while reading shared const plans",
-          "[threads]") {
+TEST_CASE("threads build, copy, validate and diff their own plans while reading shared const plans", "[threads]") {
   constexpr int threads = 8;
   constexpr int iterations = 100;
   unit::Buffers buf;
@@ -128,8 +127,7 @@ TEST_CASE("threads build, copy, validate and diff their own plans while reading 
   CHECK(after.host_closures == live.host_closures);
 }
 
-TEST_CASE("threads copy, drop and check handles of shared plans while making and destroying their own",
-          "[threads]") {
+TEST_CASE("threads copy, drop and check handles of shared plans while making and destroying their own", "[threads]") {
   // Node handles hold no count (src/plan/handles.hpp): copies are plain copies, liveness is a plan
   // table read. Plans made and destroyed in every thread take and give back table slots, reused
   // first-in first-out by other threads, while dead handles' messages read the names kept there.
@@ -175,6 +173,53 @@ TEST_CASE("threads copy, drop and check handles of shared plans while making and
   CHECK(failures.load() == 0);
   CHECK(gd::debug::live_counts().plans == live.plans);
   CHECK(handles.back().name() == "n63");
+}
+
+namespace {
+void step(float*, int, float) {}
+
+/// A chain of n step nodes; node `changed` takes 1.5 instead of 0.5.
+gd::Graph chain_of(int n, int changed) {
+  gd::Graph g("chain");
+  g.reserve(static_cast<std::size_t>(n));
+  float* const d = nullptr;
+  for (int i = 0; i < n; ++i) {
+    const auto k = g.add_kernel(step, gd::Launch{}, d, i, i == changed ? 1.5f : 0.5f);
+    if (i > 0) g.add_edge(g.node(static_cast<std::uint32_t>(i - 1)), k);
+  }
+  return g;
+}
+}  // namespace
+
+TEST_CASE("threads diff plans large enough for the diff's helper thread, all at once", "[threads][diff]") {
+  // Plans of 4,096 nodes or more share their block compare with one helper thread
+  // (src/plan/diff_helper.cpp); a thread that finds it taken by another's diff compares alone. Each
+  // thread diffs its own plans and a shared const one, with the helper switched off and on meanwhile.
+  constexpr int threads = 4;
+  constexpr int iterations = 30;
+  constexpr int n = 5000;
+  const bool was = gd::diff_helper_enabled();
+  gd::set_diff_helper(true);
+  const gd::Graph shared = chain_of(n, -1);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      const int changed = 1000 * t + 7;
+      const gd::Graph mine = chain_of(n, changed);
+      for (int i = 0; i < iterations; ++i) {
+        if (t == 0 && i % 10 == 5) gd::set_diff_helper(i % 20 != 5);
+        const gd::UpdateResult r = gd::diff(shared, mine);
+        if (!r || r.changed != std::vector<std::uint32_t>{static_cast<std::uint32_t>(changed)}) {
+          failures.fetch_add(1, std::memory_order_relaxed);
+        }
+        if (!gd::diff(mine, mine) || !gd::diff(mine, mine).changed.empty()) failures.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  CHECK(failures.load() == 0);
+  gd::set_diff_helper(was);
 }
 
 }  // namespace threads_test
