@@ -122,7 +122,10 @@ class Executable {
 
   /// The cudaGraphExec_t, owned by this executable (do not destroy it). @throws UsageError when empty.
   cudaGraphExec_t native_handle() const;
-  /// The materialized cudaGraph_t (kept alive: per-node setters need its node handles).
+  /// The materialized cudaGraph_t (kept alive: per-node setters need its node handles). A
+  /// whole-graph update of a plan of kernel, memset, memcpy and empty nodes writes the new
+  /// parameters into it before its cudaGraphExecUpdate; per-node setters and updates do not (they
+  /// patch the executable alone), so its parameters may be older than the executable's.
   cudaGraph_t native_graph() const;
   /// The driver's own DOT of native_graph() (cudaGraphDebugDotPrint with `flags`, a combination of
   /// cudaGraphDebugDotFlags; node handles are always included, as they are how the plan's names are

@@ -51,7 +51,10 @@ enum class UpdatePolicy : std::uint8_t {
                ///< cannot make: priorities and launch attributes (sync domain, L2 window), 2-D/3-D
                ///< copies, condition defaults, conditional bodies
   per_node,    ///< always per-node setters
-  whole_graph  ///< always cudaGraphExecUpdate
+  whole_graph  ///< always cudaGraphExecUpdate: from the executable's own graph (native_graph()), patched
+               ///< at the changed nodes, for plans of kernel, memset, memcpy and empty nodes without
+               ///< Condition or GraphBuffer arguments and without a priority or attribute change;
+               ///< else from the template, materialized
 };
 
 /// The status as messages write it: "success", "topology changed", "invalid template", ...

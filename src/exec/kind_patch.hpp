@@ -43,6 +43,12 @@ struct PatchOps {
   /// the kind's setter patches any change.
   std::optional<UpdateResult> (*update_needs)(const GraphImpl& a, const GraphImpl& t, std::uint32_t i,
                                               UpdateNeeds& needs);
+  /// Writes the parameters of node i of plan `from` (a plan of the executable's shape) into node i
+  /// of the executable's own cudaGraph_t (Materialized::graph) with the graph's node setter, for a
+  /// whole-graph update from that graph (exec/update.cpp; called with the node's device current).
+  /// Null: the kind's nodes are not patched there, and plans holding one are updated whole-graph
+  /// from a materialized template.
+  Applied (*patch_graph)(ExecImpl& x, const GraphImpl& from, std::uint32_t i);
 };
 
 /// The PatchOps of `kind`.

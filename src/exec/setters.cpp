@@ -167,7 +167,11 @@ cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cuda
   std::array<void*, max_setter_args> argv;  // not zeroed: kernel_argv fills the layout's count
   void** params = kernel_argv(layout, block, argv.data());
   const DeviceScope device(node_device(g, i, -1));
-  mark_changed(x);
+  if (&g == &x.plan.impl()) {
+    mark_node_changed(x, i);
+  } else {
+    mark_changed(x);  // a node of a nested plan (Executable::set)
+  }
   // exec_kernel_set_params, with the driver's parameters built from the records (no
   // cudaKernelNodeParams in between), and the runtime's only for the runtime call
   if (driver_kernel_set(x, node, k.func, k.launch.grid, k.launch.block, k.launch.shared_bytes, params, nullptr)) {
@@ -178,7 +182,7 @@ cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cuda
 }
 
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
-  mark_changed(x);
+  mark_node_changed(x, i);
   const GraphImpl& g = x.plan.impl();
   const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
   return patch_ops(node_kind(g, i)).apply(x, i);
@@ -390,7 +394,7 @@ void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& no
   try {
     check_node(a, i);
     const DeviceScope device(node_device(a, i, -1));
-    mark_changed(x);
+    mark_node_changed(x, i);
     const cudaError_t rc = set(x, x.native.nodes[i], slot);
     if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
   } catch (...) {

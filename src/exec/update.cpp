@@ -17,6 +17,7 @@
 #include "graphdsl/graph.hpp"
 #include "graphdsl/update.hpp"
 #include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 #include "plan/plan_access.hpp"
@@ -105,23 +106,36 @@ UpdateResult materialize_refusal(const CudaError& e) {
   return r;
 }
 
+namespace {
+
+/// One cudaGraphExecUpdate of x from `graph`, whose top-level nodes are `nodes` (plan `t`'s, for
+/// messages): CUDA's refusal (the executable unchanged), or nullopt.
+std::optional<UpdateResult> exec_update_from(ExecImpl& x, const GraphImpl& t, cudaGraph_t graph,
+                                             const std::vector<cudaGraphNode_t>& nodes) {
+  cudaGraphExecUpdateResultInfo info{};
+  mark_changed(x);  // device launch needs a new upload (conservatively, after a refusal too)
+  const cudaError_t rc = cuda_try(cudaGraphExecUpdate, x.exec.get(), graph, &info);
+  if (rc == cudaSuccess) return std::nullopt;
+  UpdateResult r;
+  r.status = info.result == cudaGraphExecUpdateSuccess ? UpdateStatus::error : from_cuda(info.result);
+  r.cuda_error = rc;
+  r.node = find_native(t, nodes, info.errorNode);
+  r.from_node = find_native(t, nodes, info.errorFromNode);
+  r.reason = fmt::format("cudaGraphExecUpdate refused the template: {} ({})", cudaGetErrorName(rc),
+                         to_string(r.status));
+  if (r.node) r.reason += " at " + r.node->describe();
+  return r;
+}
+
+}  // namespace
+
 std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
                                                const std::shared_ptr<const Materialized>& owned, bool conditions) {
   const Materialized& m = *owned;
-  cudaGraphExecUpdateResultInfo info{};
-  mark_changed(x);  // device launch needs a new upload (conservatively, after a refusal too)
-  const cudaError_t rc = cuda_try(cudaGraphExecUpdate, x.exec.get(), m.graph.get(), &info);
-  if (rc != cudaSuccess) {
-    UpdateResult r;
-    r.status = info.result == cudaGraphExecUpdateSuccess ? UpdateStatus::error : from_cuda(info.result);
-    r.cuda_error = rc;
-    r.node = find_native(t, m.nodes, info.errorNode);
-    r.from_node = find_native(t, m.nodes, info.errorFromNode);
-    r.reason = fmt::format("cudaGraphExecUpdate refused the template: {} ({})", cudaGetErrorName(rc),
-                           to_string(r.status));
-    if (r.node) r.reason += " at " + r.node->describe();
-    return r;
-  }
+  if (auto r = exec_update_from(x, t, m.graph.get(), m.nodes)) return r;
+  // Every node of the executable now has the template graph's parameters, which its own graph
+  // (native.graph) may not have: an update from that graph patches them all there first.
+  mark_graph_behind(x);
   x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
   // ... and the references of the template graph's user object (cudaGraphExecUpdate replaces
   // the executable's with them): events given to setters from now on go to that one.
@@ -153,6 +167,54 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
   if (auto r = exec_update_native(x, t, m, !m->handles.empty() || has_nested_conditions(t))) return r;
   for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
   take_condition_defaults(a, t);
+  return std::nullopt;
+}
+
+/// Whether whole-graph updates of x from plan `t` can go through the executable's own cudaGraph_t
+/// (update_in_place): every kind of node the plan holds has PatchOps::patch_graph (kernel,
+/// memset, memcpy and empty nodes: no host, event, child, conditional, captured or memory node,
+/// whose native parameters a template's materialization replaces), no Condition or GraphBuffer
+/// argument in either plan, and no change of priority or launch attributes (which patch_graph does
+/// not write).
+bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t, const UpdateNeeds& needs) {
+  if (needs.priority_changed || needs.nested_change || x.device_updatable || !a.conditions.empty() ||
+      !a.placeholders.empty() || !t.placeholders.empty() || x.graph_behind.size() != (node_count(a) + 63) / 64) {
+    return false;
+  }
+  for (std::uint32_t bits = a.held_kinds; bits != 0; bits &= bits - 1) {
+    const auto kind = static_cast<NodeKind>(__builtin_ctz(bits));
+    if (patch_ops(kind).patch_graph == nullptr) return false;
+  }
+  return true;
+}
+
+/// The whole-graph update from the executable's own cudaGraph_t: the changed nodes, and those where
+/// that graph is behind the executable, get the template's parameters there (PatchOps::
+/// patch_graph; the template agrees with the recorded plan everywhere but the changed nodes), then
+/// one cudaGraphExecUpdate from it. No template is materialized. On a refusal the executable is
+/// unchanged and the nodes patched stay marked behind; on success the recorded plan takes the
+/// template's parameters and the graph is behind nowhere.
+std::optional<UpdateResult> update_in_place(ExecImpl& x, const GraphImpl& t,
+                                            const std::vector<std::uint32_t>& changed) {
+  GraphImpl& a = x.plan.impl();
+  for (std::uint32_t i : changed) x.graph_behind[i / 64] |= std::uint64_t{1} << (i % 64);
+  for (std::size_t w = 0; w < x.graph_behind.size(); ++w) {
+    for (std::uint64_t bits = x.graph_behind[w]; bits != 0; bits &= bits - 1) {
+      const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
+      const DeviceScope device(node_device(t, i, -1));
+      const Applied applied = patch_ops(node_kind(t, i)).patch_graph(x, t, i);
+      if (applied.rc == cudaSuccess) continue;
+      UpdateResult r = refusal(UpdateStatus::parameters_changed, t.info(i),
+                               fmt::format("{} refused the new parameters of {}: {} ({})", applied.api,
+                                           t.info(i).describe(), cudaGetErrorName(applied.rc),
+                                           cudaGetErrorString(applied.rc)));
+      r.cuda_error = applied.rc;
+      return r;
+    }
+  }
+  if (auto r = exec_update_from(x, t, x.native.graph.get(), x.native.nodes)) return r;
+  std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0);
+  for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
   return std::nullopt;
 }
 
@@ -218,14 +280,18 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
 
   if (!changed.empty() || conditions_changed) {
     // The automatic policy goes whole-graph only for changes per-node setters cannot make. There is
-    // no threshold on the number of changed nodes: measured on an H200 (docs/performance.md, the
-    // per_node / whole_graph crossover), per-node setters were cheaper than materializing the
-    // template plus cudaGraphExecUpdate at every k <= N for N = 100, 1000 and 10000.
+    // no threshold on the number of changed nodes: measured on an H200 and an H100
+    // (docs/performance.md, the per_node / whole_graph crossover), per-node setters were cheaper than
+    // a whole-graph update at every k <= N for N = 100, 1,000 and 10,000, whether the template is
+    // materialized or (in_place) the executable's own graph is patched.
     const bool whole = policy == UpdatePolicy::whole_graph ||
                        (policy == UpdatePolicy::automatic &&
                         (needs.priority_changed || needs.multi_dim_copy || needs.nested_change));
+    const bool in_place = whole && detail::in_place_possible(x, a, t, needs);
     if (auto r = detail::check_strategy(a, whole, needs)) return std::move(*r);
-    if (auto r = whole ? detail::update_whole_graph(x, t, changed) : detail::update_per_node(x, t, changed)) {
+    if (auto r = !whole     ? detail::update_per_node(x, t, changed)
+                 : in_place ? detail::update_in_place(x, t, changed)
+                            : detail::update_whole_graph(x, t, changed)) {
       return std::move(*r);
     }
     result.strategy = whole ? UpdateStrategy::whole_graph : UpdateStrategy::per_node;

@@ -250,7 +250,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, nullptr};
+const PatchOps patch{patch_fns::apply, nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end patch ====

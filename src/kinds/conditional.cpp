@@ -377,7 +377,7 @@ std::optional<UpdateResult> update_needs(const GraphImpl&, const GraphImpl&, std
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, patch_fns::update_needs};
+const PatchOps patch{patch_fns::apply, patch_fns::update_needs, nullptr};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end patch ====

@@ -85,10 +85,11 @@ namespace patch_fns {  // this section's functions (a namespace of their own: se
 
 /// Nothing to patch.
 Applied apply(ExecImpl&, std::uint32_t) { return {}; }
+Applied patch_graph(ExecImpl&, const GraphImpl&, std::uint32_t) { return {}; }
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, nullptr};
+const PatchOps patch{patch_fns::apply, nullptr, patch_fns::patch_graph};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end patch ====

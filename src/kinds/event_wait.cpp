@@ -82,7 +82,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
 
 }  // namespace
 
-const PatchOps patch{&apply, nullptr};
+const PatchOps patch{&apply, nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end patch ====

@@ -508,6 +508,7 @@ const BuildOps build{&building::add, false};
 #include <fmt/format.h>
 
 #include "exec/patch.hpp"
+#include "native/cuda_call.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 
@@ -521,6 +522,14 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   const cudaKernelNodeParams p = detail::kernel_params(g, g.nodes[i].payload, HandleScopes{x.native.handles},
                                                        x.native.dptrs, block, argv);
   return {exec_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphExecKernelNodeSetParams"};
+}
+
+Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
+  std::vector<void*> argv;
+  std::vector<unsigned char> block;
+  const cudaKernelNodeParams p = detail::kernel_params(from, from.nodes[i].payload, HandleScopes{x.native.handles},
+                                                       x.native.dptrs, block, argv);
+  return {cuda_try(cudaGraphKernelNodeSetParams, x.native.nodes[i], &p), "cudaGraphKernelNodeSetParams"};
 }
 
 /// A kernel's priority and launch attributes are not patched per node; its cluster shape and
@@ -542,7 +551,7 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, patch_fns::update_needs};
+const PatchOps patch{patch_fns::apply, patch_fns::update_needs, patch_fns::patch_graph};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end patch ====

@@ -216,7 +216,7 @@ Applied apply(ExecImpl&, std::uint32_t) { return {}; }
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, nullptr};
+const PatchOps patch{patch_fns::apply, nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end patch ====

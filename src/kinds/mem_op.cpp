@@ -435,7 +435,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, nullptr};
+const PatchOps patch{patch_fns::apply, nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::mem_op
 
 // ==== end patch ====

@@ -375,6 +375,14 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   return {exec_memcpy_set_params(x, x.native.nodes[i], p), "cudaGraphExecMemcpyNodeSetParams"};
 }
 
+Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
+  cudaMemcpy3DParms p{};
+  if (const cudaError_t rc = detail::memcpy_params(from, i, x.native.dptrs, p); rc != cudaSuccess) {
+    return {rc, "cudaGetSymbolAddress"};
+  }
+  return {cuda_try(cudaGraphMemcpyNodeSetParams, x.native.nodes[i], &p), "cudaGraphMemcpyNodeSetParams"};
+}
+
 /// cudaGraphExecMemcpyNodeSetParams takes 1-D operands only.
 std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t, std::uint32_t i, UpdateNeeds& needs) {
   for (const cudaMemcpy3DParms* p : {&std::as_const(a.memcpys[a.nodes[i].payload]), &t.memcpys[t.nodes[i].payload]}) {
@@ -385,7 +393,7 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, patch_fns::update_needs};
+const PatchOps patch{patch_fns::apply, patch_fns::update_needs, patch_fns::patch_graph};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end patch ====

@@ -222,9 +222,14 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   return {exec_memset_set_params(x, x.native.nodes[i], p), "cudaGraphExecMemsetNodeSetParams"};
 }
 
+Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
+  const cudaMemsetParams p = detail::memset_params(from, i, x.native.dptrs);
+  return {cuda_try(cudaGraphMemsetNodeSetParams, x.native.nodes[i], &p), "cudaGraphMemsetNodeSetParams"};
+}
+
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, nullptr};
+const PatchOps patch{patch_fns::apply, nullptr, patch_fns::patch_graph};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end patch ====

@@ -105,7 +105,7 @@ const BuildOps build{&semaphore_node::add<Traits>, false};
 // ==== patch (exec/kind_patch.hpp) ====
 
 namespace graphdsl::detail::kinds::semaphore_signal {
-const PatchOps patch{&semaphore_node::apply<Traits>, nullptr};
+const PatchOps patch{&semaphore_node::apply<Traits>, nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::semaphore_signal
 
 // ==== end patch ====

@@ -107,7 +107,7 @@ const BuildOps build{&semaphore_node::add<Traits>, false};
 // ==== patch (exec/kind_patch.hpp) ====
 
 namespace graphdsl::detail::kinds::semaphore_wait {
-const PatchOps patch{&semaphore_node::apply<Traits>, nullptr};
+const PatchOps patch{&semaphore_node::apply<Traits>, nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::semaphore_wait
 
 // ==== end patch ====

@@ -1,6 +1,7 @@
 // src/native/native.hpp — owners of the native CUDA objects graphdsl creates, and the executable's state.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -193,6 +194,11 @@ struct ExecImpl {
   /// may destroy the executable before that call returns (a callback deleting its own
   /// executable); the release thread then deletes it only once this is clear (ExecImplDelete).
   std::atomic<bool> launching{false};
+  /// Bit i: top-level node i of `native.graph` may hold other parameters than the executable (a
+  /// per-node setter or per-node update patched the executable alone, or a whole-graph update came
+  /// from another cudaGraph_t). A whole-graph update from native.graph patches these nodes there
+  /// first (exec/update.cpp). One bit per node, sized when the executable is compiled.
+  std::vector<std::uint64_t> graph_behind;
 };
 
 /// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,
@@ -213,6 +219,20 @@ class Launching {
 /// once per operation that changes it, before its driver call (exec/patch.hpp says which).
 inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
+}
+
+/// mark_changed, for a change of top-level node i that leaves native.graph behind the executable.
+inline void mark_node_changed(ExecImpl& x, std::uint32_t i) noexcept {
+  mark_changed(x);
+  if (i / 64 < x.graph_behind.size()) x.graph_behind[i / 64] |= std::uint64_t{1} << (i % 64);
+}
+
+/// Marks every top-level node of x behind in native.graph (after an update from another graph).
+inline void mark_graph_behind(ExecImpl& x) noexcept {
+  const std::size_t n = x.native.nodes.size();
+  if (x.graph_behind.size() != (n + 63) / 64) return;
+  std::fill(x.graph_behind.begin(), x.graph_behind.end(), ~std::uint64_t{0});
+  if (n % 64 != 0) x.graph_behind.back() = (std::uint64_t{1} << (n % 64)) - 1;
 }
 
 /// exec_index's checks, each with its message: what exec_index calls when its inline test fails.

@@ -1,0 +1,207 @@
+// GPU tests of the whole-graph update in place (exec/update.cpp, update_in_place): a plan of kernel,
+// memset and memcpy nodes is updated whole-graph by patching the executable's own cudaGraph_t and
+// one cudaGraphExecUpdate from it, with no template materialized. What setters, per-node updates and
+// prepared updates changed since must survive it, and a refused one leaves the executable as it was.
+#include <string>
+#include <vector>
+
+#include "gpu_support.hpp"
+
+using namespace gpu_test;
+
+// A namespace of its own: CI compiles the suite's files in unity batches (tests/CMakeLists.txt).
+namespace update_in_place_test {
+
+namespace {
+
+constexpr int M = 64;   // kernel nodes
+constexpr int S = 256;  // elements per kernel node
+
+/// Kernel j: y[j*S ..] = a[j] * x[j*S ..] + b; 'fill' z = fill; 'download' out <- y after every kernel.
+struct Values {
+  std::vector<float> a = std::vector<float>(M, 2.0f);
+  float b = 0.5f;
+  int fill = 7;
+};
+
+struct Bank {
+  DeviceBuffer<float> x, y;
+  DeviceBuffer<int> z;
+  PinnedBuffer<float> out;
+  std::vector<float> hx;
+  explicit Bank(std::mt19937& gen) : x(random_floats(M * S, gen)), y(M * S), z(S), out(M * S), hx(x.download()) {}
+
+  gd::Graph plan(const Values& v) {
+    gd::Graph g("bank");
+    std::vector<gd::Node> kernels;
+    for (int j = 0; j < M; ++j) {
+      kernels.push_back(g.add_kernel(axpb, gd::cover(S), y.get() + j * S, x.get() + j * S, v.a[j], v.b, S)
+                            .name("k" + std::to_string(j)));
+    }
+    g.add_memset(z.get(), v.fill, S).name("fill");
+    g.add_memcpy(out.data(), y.get(), M * S).name("download").after(kernels);
+    return g;
+  }
+
+  /// Launches with the outputs poisoned and checks every output against `v`.
+  void check(gd::Executable& exec, cudaStream_t s, const Values& v, const char* what) {
+    INFO(what);
+    GPU_REQUIRE(cudaMemset(z.get(), 0xff, z.bytes()));
+    GPU_REQUIRE(cudaDeviceSynchronize());
+    std::fill(out.data(), out.data() + M * S, -1.0f);
+    exec.launch(s);
+    exec.synchronize(s);
+    const auto hz = z.download();
+    for (int i = 0; i < M * S; ++i) {
+      const float want = v.a[i / S] * hx[i] + v.b;
+      if (out[i] != want) FAIL("element " << i << " (kernel k" << i / S << "): " << out[i] << ", want " << want);
+    }
+    for (int i = 0; i < S; ++i) {
+      if (hz[i] != v.fill) FAIL("z[" << i << "] = " << hz[i] << ", want " << v.fill);
+    }
+    SUCCEED(what);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("whole-graph updates patch the executable's own graph; automatic stays per node", "[gpu][update][in-place]") {
+  auto gen = rng(131);
+  Bank bank(gen);
+  Stream s;
+  Values v;
+  gd::Executable exec = bank.plan(v).instantiate();
+  bank.check(exec, s, v, "compiled");
+
+  for (int j = 0; j < M; ++j) v.a[j] = 3.0f + static_cast<float>(j);
+  gd::UpdateResult r = exec.update(bank.plan(v), gd::UpdatePolicy::whole_graph);
+  INFO(r.to_string());
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK(r.patched == M);
+  bank.check(exec, s, v, "every kernel changed, whole graph");
+
+  // Automatic: per node at every k (measured cheaper than either whole-graph form, docs/performance.md).
+  for (int j = 0; j < M; ++j) v.a[j] = -static_cast<float>(j);
+  r = exec.update(bank.plan(v));
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  CHECK(r.patched == M);
+  bank.check(exec, s, v, "every kernel changed, automatic");
+
+  for (int j = 0; j < 10; ++j) v.a[j * 5] = -1.0f;
+  r = exec.update(bank.plan(v));
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  CHECK(r.patched == 10);
+  bank.check(exec, s, v, "10 of 66 changed: per node");
+
+  // Forced whole-graph with one node changed: setters on the executable's graph (for the nodes it is
+  // behind on) and one cudaGraphExecUpdate, no template of 66 nodes made.
+  v.a[17] = 0.125f;
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  r = exec.update(bank.plan(v), gd::UpdatePolicy::whole_graph);
+  const std::uint64_t made = gd::debug::cuda_calls() - calls;
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK(made == M + 1);  // every kernel changed per node since: patched into the graph first, then the update
+  bank.check(exec, s, v, "one node, whole graph");
+  const std::uint64_t again = gd::debug::cuda_calls();
+  v.a[18] = 0.25f;
+  r = exec.update(bank.plan(v), gd::UpdatePolicy::whole_graph);
+  REQUIRE(r);
+  CHECK(gd::debug::cuda_calls() - again == 2);  // the graph is behind nowhere: 'k18' and the update
+  bank.check(exec, s, v, "the next one");
+}
+
+TEST_CASE("a whole-graph update in place keeps what setters, per-node and prepared updates changed since",
+          "[gpu][update][in-place]") {
+  auto gen = rng(132);
+  Bank bank(gen);
+  Stream s;
+  Values v;
+  gd::Graph base = bank.plan(v);
+  auto k3 = gd::KernelNode<float*, const float*, float, float, int>(base.node(3).ref());
+  auto fill = gd::MemsetNode(base.node(M).ref());
+  gd::Executable exec = base.instantiate();
+
+  v.a[3] = 9.0f;  // a typed setter on the executable alone
+  exec.set_kernel_args(k3, bank.y.get() + 3 * S, bank.x.get() + 3 * S, 9.0f, v.b, S);
+  v.fill = 21;
+  exec.set_memset(fill, bank.z.get(), 21, S);
+  v.a[5] = 5.5f;  // a per-node update
+  REQUIRE(exec.update(bank.plan(v), gd::UpdatePolicy::per_node).strategy == gd::UpdateStrategy::per_node);
+  v.a[7] = 7.5f;  // a prepared update (cudaGraphExecUpdate from the prepared template's graph)
+  const gd::PreparedUpdate prepared = exec.prepare_update(bank.plan(v));
+  REQUIRE(exec.update(prepared));
+  bank.check(exec, s, v, "before the update in place");
+
+  // Only 'k0' differs from the recorded plan; 'k3', 'k5', 'k7' and 'fill' must keep their values.
+  v.a[0] = -2.0f;
+  gd::UpdateResult r = exec.update(bank.plan(v), gd::UpdatePolicy::whole_graph);
+  INFO(r.to_string());
+  REQUIRE(r);
+  CHECK(r.changed == std::vector<std::uint32_t>{0});
+  bank.check(exec, s, v, "after the update in place");
+
+  // Then a setter again and a whole-graph update of every kernel.
+  v.a[40] = 4.0f;
+  auto k40 = gd::KernelNode<float*, const float*, float, float, int>(base.node(40).ref());
+  exec.set_kernel_args(k40, bank.y.get() + 40 * S, bank.x.get() + 40 * S, 4.0f, v.b, S);
+  v.b = 1.5f;
+  r = exec.update(bank.plan(v), gd::UpdatePolicy::whole_graph);
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  bank.check(exec, s, v, "every kernel's b changed");
+}
+
+TEST_CASE("a whole-graph update in place that CUDA refuses leaves the executable as it was",
+          "[gpu][update][in-place]") {
+  // cudaGraphExecUpdate refuses a 2-D copy's new destination (CUDA 13, H200: update_test.cpp). The
+  // refused update patched the executable's graph; the next update must put it back.
+  constexpr int N = 4096;
+  auto gen = rng(133);
+  DeviceBuffer<float> x(random_floats(N, gen)), y(N);
+  const auto hx = x.download();
+  const std::size_t width = 64 * sizeof(float), rows = N / 64;
+  PitchedBuffer dst_a(width, rows), dst_b(width, rows);
+  Stream s;
+  auto build = [&](float a, const PitchedBuffer& dst) {
+    gd::Graph g("refused");
+    auto k = g.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("k");
+    g.add_memcpy_2d(dst.get(), dst.pitch(), y.get(), width, width, rows).name("rows").after(k);
+    return g;
+  };
+  gd::Executable exec = build(2.0f, dst_a).instantiate();
+  auto run_expect = [&](float a, const char* what) {
+    INFO(what);
+    GPU_REQUIRE(cudaMemset2D(dst_a.get(), dst_a.pitch(), 0, width, rows));
+    GPU_REQUIRE(cudaMemset2D(dst_b.get(), dst_b.pitch(), 0, width, rows));
+    GPU_REQUIRE(cudaDeviceSynchronize());
+    exec.launch(s);
+    exec.synchronize(s);
+    std::vector<float> got(N), other(N);
+    GPU_REQUIRE(cudaMemcpy2D(got.data(), width, dst_a.get(), dst_a.pitch(), width, rows, cudaMemcpyDeviceToHost));
+    GPU_REQUIRE(cudaMemcpy2D(other.data(), width, dst_b.get(), dst_b.pitch(), width, rows, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < N; ++i) {
+      REQUIRE(got[i] == a * hx[i] + 1.0f);
+      REQUIRE(other[i] == 0.0f);
+    }
+  };
+
+  gd::UpdateResult r = exec.update(build(5.0f, dst_b), gd::UpdatePolicy::whole_graph);
+  CAPTURE(r.to_string());
+  CHECK_FALSE(r);
+  CHECK(r.status == gd::UpdateStatus::parameters_changed);
+  REQUIRE(r.node);
+  CHECK(r.node->name == "rows");
+  run_expect(2.0f, "old parameters after the refused update");
+
+  r = exec.update(build(3.0f, dst_a), gd::UpdatePolicy::whole_graph);
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK(r.changed == std::vector<std::uint32_t>{0});
+  run_expect(3.0f, "the next update, whole graph, copies to the old destination");
+}
+
+}  // namespace update_in_place_test
