@@ -177,11 +177,11 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
 /// argument in either plan, and no change of priority or launch attributes (which patch_graph does
 /// not write).
 bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t, const UpdateNeeds& needs) {
-  if (needs.priority_changed || needs.nested_change || x.device_updatable || !a.conditions.empty() ||
-      !a.placeholders.empty() || !t.placeholders.empty() || x.graph_behind.size() != (node_count(a) + 63) / 64) {
+  if (needs.priority_changed || needs.nested_change || x.device_updatable || condition_count(a) != 0 ||
+      has_placeholders(a) || has_placeholders(t) || x.graph_behind.size() != (node_count(a) + 63) / 64) {
     return false;
   }
-  for (std::uint32_t bits = a.held_kinds; bits != 0; bits &= bits - 1) {
+  for (std::uint32_t bits = held_kinds(a); bits != 0; bits &= bits - 1) {
     const auto kind = static_cast<NodeKind>(__builtin_ctz(bits));
     if (patch_ops(kind).patch_graph == nullptr) return false;
   }

@@ -42,6 +42,10 @@ inline const SmallVec& predecessors(const GraphImpl& g, std::uint32_t i) noexcep
 /// Whether `g` has edges that are not full ones (programmatic, launch completion): without them
 /// every edge_kind is full.
 inline bool has_kinded_edges(const GraphImpl& g) noexcept { return !g.edge_kinds.empty(); }
+/// Bit k: the plan (or a child plan) holds a node of NodeKind k (GraphImpl::held_kinds).
+inline std::uint32_t held_kinds(const GraphImpl& g) noexcept { return g.held_kinds; }
+/// Whether a kernel of the plan takes a Condition or GraphBuffer argument.
+inline bool has_placeholders(const GraphImpl& g) noexcept { return !g.placeholders.empty(); }
 
 // ---- kernel nodes ------------------------------------------------------------------------------
 
