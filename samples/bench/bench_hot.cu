@@ -442,7 +442,7 @@ const char* const hot_names[h_count] = {"graphdsl update automatic",
                                         "graphdsl build+update automatic",
                                         "graphdsl update prepared",
                                         "graphdsl build+prepare+update prepared",
-                                        "graphdsl update automatic, diff on one thread",
+                                        "graphdsl update automatic (diff on one thread)",
                                         "raw cudaGraphExecUpdate",
                                         "raw build+cudaGraphExecUpdate"};
 /// The baseline each variant's ratio is taken against.
