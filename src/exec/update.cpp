@@ -170,6 +170,16 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
   return std::nullopt;
 }
 
+/// The refusal of a setter (`applied`) that CUDA refused for node i of template `t`.
+UpdateResult setter_refusal(const GraphImpl& t, std::uint32_t i, const Applied& applied) {
+  UpdateResult r = refusal(UpdateStatus::parameters_changed, t.info(i),
+                           fmt::format("{} refused the new parameters of {}: {} ({})", applied.api,
+                                       t.info(i).describe(), cudaGetErrorName(applied.rc),
+                                       cudaGetErrorString(applied.rc)));
+  r.cuda_error = applied.rc;
+  return r;
+}
+
 /// Whether whole-graph updates of x from plan `t` can go through the executable's own cudaGraph_t
 /// (update_in_place): every kind of node the plan holds has PatchOps::patch_graph (kernel,
 /// memset, memcpy and empty nodes: no host, event, child, conditional, captured or memory node,
@@ -203,13 +213,7 @@ std::optional<UpdateResult> update_in_place(ExecImpl& x, const GraphImpl& t,
       const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
       const DeviceScope device(node_device(t, i, -1));
       const Applied applied = patch_ops(node_kind(t, i)).patch_graph(x, t, i);
-      if (applied.rc == cudaSuccess) continue;
-      UpdateResult r = refusal(UpdateStatus::parameters_changed, t.info(i),
-                               fmt::format("{} refused the new parameters of {}: {} ({})", applied.api,
-                                           t.info(i).describe(), cudaGetErrorName(applied.rc),
-                                           cudaGetErrorString(applied.rc)));
-      r.cuda_error = applied.rc;
-      return r;
+      if (applied.rc != cudaSuccess) return setter_refusal(t, i, applied);
     }
   }
   if (auto r = exec_update_from(x, t, x.native.graph.get(), x.native.nodes)) return r;
@@ -249,12 +253,7 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
     }
     if (applied.rc == cudaSuccess) continue;
     roll_back(k);
-    UpdateResult r = refusal(UpdateStatus::parameters_changed, t.info(i),
-                             fmt::format("{} refused the new parameters of {}: {} ({})", applied.api,
-                                         t.info(i).describe(), cudaGetErrorName(applied.rc),
-                                         cudaGetErrorString(applied.rc)));
-    r.cuda_error = applied.rc;
-    return r;
+    return setter_refusal(t, i, applied);
   }
   return std::nullopt;
 }

@@ -159,12 +159,16 @@ TEST_CASE("prepared updates of a while loop and an if node with a changed condit
     const auto when = g.add_condition(if_default);
     auto reset = g.add_memset(counter.get(), 0u, 1).name("reset");
     auto clear = g.add_memset(marker.get(), 0, 1).name("clear");
-    g.add_while(more, [&](gd::Graph& body) {
-       body.add_kernel(step_and_check, gd::Launch{1, 1}, counter.get(), limit, more).name("step");
-     })
+    g.add_while(more,
+                [&](gd::Graph& body) {
+                  body.add_kernel(step_and_check, gd::Launch{1, 1}, counter.get(), limit, more).name("step");
+                })
         .name("loop")
         .after(reset);
-    g.add_if(when, [&](gd::Graph& then) { then.add_kernel(write_marker, gd::Launch{1, 1}, marker.get(), marker_value); })
+    g.add_if(when,
+             [&](gd::Graph& then) {
+               then.add_kernel(write_marker, gd::Launch{1, 1}, marker.get(), marker_value);
+             })
         .name("if")
         .after(clear);
     return g;
@@ -275,7 +279,9 @@ TEST_CASE("a refused template is carried by the prepared update and returned wit
     gd::Graph g("mem");
     auto [alloc, tmp] = g.add_mem_alloc<float>(N);
     alloc.name("tmp");
-    auto k = g.add_kernel(axpb, gd::cover(N), tmp, static_cast<const float*>(b.x.get()), a, 1.0f, N).name("axpb").after(alloc);
+    auto k = g.add_kernel(axpb, gd::cover(N), tmp, static_cast<const float*>(b.x.get()), a, 1.0f, N)
+                 .name("axpb")
+                 .after(alloc);
     auto dl = g.add_memcpy(out.data(), tmp, N).name("download").after(k);
     g.add_mem_free(tmp).name("free").after(dl);
     return g;
@@ -296,22 +302,12 @@ TEST_CASE("a refused template is carried by the prepared update and returned wit
 }
 
 TEST_CASE("a prepared template CUDA refuses leaves the executable as it was", "[gpu][update][prepared][refusal]") {
-  // cudaGraphExecUpdate refuses a 2-D copy's new destination (CUDA 13, H200: update_test.cpp).
   auto gen = rng(305);
-  DeviceBuffer<float> x(random_floats(N, gen)), y(N);
-  const auto hx = x.download();
-  const std::size_t width = 64 * sizeof(float), rows = N / 64;
-  PitchedBuffer dst_a(width, rows), dst_b(width, rows);
+  RowsCopy<N> c(gen);
   Stream s;
-  auto build = [&](float a, const PitchedBuffer& dst) {
-    gd::Graph g("rollback");
-    auto k = g.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("k");
-    g.add_memcpy_2d(dst.get(), dst.pitch(), y.get(), width, width, rows).name("rows").after(k);
-    return g;
-  };
-  gd::Executable exec = build(2.0f, dst_a).instantiate();
+  gd::Executable exec = c.plan("rollback", 2.0f, c.dst_a).instantiate();
   const std::string dump = exec.plan().dump();
-  const gd::PreparedUpdate p = exec.prepare_update(build(5.0f, dst_b));
+  const gd::PreparedUpdate p = exec.prepare_update(c.plan("rollback", 5.0f, c.dst_b));
   REQUIRE(p.ok());  // the host-side checks pass: only CUDA can tell
   const gd::UpdateResult r = exec.update(p);
   INFO(r.to_string());
@@ -320,25 +316,23 @@ TEST_CASE("a prepared template CUDA refuses leaves the executable as it was", "[
   CHECK(r.cuda_error == cudaErrorGraphExecUpdateFailure);
   REQUIRE(r.node);
   CHECK(r.node->name == "rows");
-  CHECK(r.reason == "cudaGraphExecUpdate refused the template: cudaErrorGraphExecUpdateFailure (parameters changed) at "
-                    "memcpy node 'rows' (#1)");
+  CHECK(r.reason ==
+        "cudaGraphExecUpdate refused the template: cudaErrorGraphExecUpdateFailure (parameters changed) at "
+        "memcpy node 'rows' (#1)");
   CHECK(cudaGetLastError() == cudaSuccess);
   CHECK(exec.plan().dump() == dump);  // the recorded plan did not move
-  GPU_REQUIRE(cudaMemset2D(dst_a.get(), dst_a.pitch(), 0, width, rows));
+  c.clear(c.dst_a);
   exec.launch(s);
   exec.synchronize(s);
-  std::vector<float> got(N);
-  GPU_REQUIRE(cudaMemcpy2D(got.data(), width, dst_a.get(), dst_a.pitch(), width, rows, cudaMemcpyDeviceToHost));
-  for (int i = 0; i < N; ++i) REQUIRE(got[i] == 2.0f * hx[i] + 1.0f);
+  c.expect(c.dst_a, 2.0f);
 
   // A template CUDA takes afterwards still applies (same destination, new factor).
-  const gd::PreparedUpdate fine = exec.prepare_update(build(5.0f, dst_a));
+  const gd::PreparedUpdate fine = exec.prepare_update(c.plan("rollback", 5.0f, c.dst_a));
   REQUIRE(exec.update(fine));
-  GPU_REQUIRE(cudaMemset2D(dst_a.get(), dst_a.pitch(), 0, width, rows));
+  c.clear(c.dst_a);
   exec.launch(s);
   exec.synchronize(s);
-  GPU_REQUIRE(cudaMemcpy2D(got.data(), width, dst_a.get(), dst_a.pitch(), width, rows, cudaMemcpyDeviceToHost));
-  for (int i = 0; i < N; ++i) REQUIRE(got[i] == 5.0f * hx[i] + 1.0f);
+  c.expect(c.dst_a, 5.0f);
 }
 
 }  // namespace prepared_update_test

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
+#include "update_buffers.hpp"
 
 using namespace gpu_test;
 
@@ -159,37 +160,21 @@ TEST_CASE("a whole-graph update in place that CUDA refuses leaves the executable
           "[gpu][update][in-place]") {
   // cudaGraphExecUpdate refuses a 2-D copy's new destination (CUDA 13, H200: update_test.cpp). The
   // refused update patched the executable's graph; the next update must put it back.
-  constexpr int N = 4096;
   auto gen = rng(133);
-  DeviceBuffer<float> x(random_floats(N, gen)), y(N);
-  const auto hx = x.download();
-  const std::size_t width = 64 * sizeof(float), rows = N / 64;
-  PitchedBuffer dst_a(width, rows), dst_b(width, rows);
+  RowsCopy<4096> c(gen);
   Stream s;
-  auto build = [&](float a, const PitchedBuffer& dst) {
-    gd::Graph g("refused");
-    auto k = g.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("k");
-    g.add_memcpy_2d(dst.get(), dst.pitch(), y.get(), width, width, rows).name("rows").after(k);
-    return g;
-  };
-  gd::Executable exec = build(2.0f, dst_a).instantiate();
+  gd::Executable exec = c.plan("refused", 2.0f, c.dst_a).instantiate();
   auto run_expect = [&](float a, const char* what) {
     INFO(what);
-    GPU_REQUIRE(cudaMemset2D(dst_a.get(), dst_a.pitch(), 0, width, rows));
-    GPU_REQUIRE(cudaMemset2D(dst_b.get(), dst_b.pitch(), 0, width, rows));
-    GPU_REQUIRE(cudaDeviceSynchronize());
+    c.clear(c.dst_a);
+    c.clear(c.dst_b);
     exec.launch(s);
     exec.synchronize(s);
-    std::vector<float> got(N), other(N);
-    GPU_REQUIRE(cudaMemcpy2D(got.data(), width, dst_a.get(), dst_a.pitch(), width, rows, cudaMemcpyDeviceToHost));
-    GPU_REQUIRE(cudaMemcpy2D(other.data(), width, dst_b.get(), dst_b.pitch(), width, rows, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < N; ++i) {
-      REQUIRE(got[i] == a * hx[i] + 1.0f);
-      REQUIRE(other[i] == 0.0f);
-    }
+    c.expect(c.dst_a, a);
+    for (float v : c.read(c.dst_b)) REQUIRE(v == 0.0f);
   };
 
-  gd::UpdateResult r = exec.update(build(5.0f, dst_b), gd::UpdatePolicy::whole_graph);
+  gd::UpdateResult r = exec.update(c.plan("refused", 5.0f, c.dst_b), gd::UpdatePolicy::whole_graph);
   CAPTURE(r.to_string());
   CHECK_FALSE(r);
   CHECK(r.status == gd::UpdateStatus::parameters_changed);
@@ -197,7 +182,7 @@ TEST_CASE("a whole-graph update in place that CUDA refuses leaves the executable
   CHECK(r.node->name == "rows");
   run_expect(2.0f, "old parameters after the refused update");
 
-  r = exec.update(build(3.0f, dst_a), gd::UpdatePolicy::whole_graph);
+  r = exec.update(c.plan("refused", 3.0f, c.dst_a), gd::UpdatePolicy::whole_graph);
   REQUIRE(r);
   CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
   CHECK(r.changed == std::vector<std::uint32_t>{0});

@@ -170,27 +170,17 @@ TEST_CASE("a change CUDA refuses is rolled back; automatic asks cudaGraphExecUpd
   // cudaGraphExecMemcpyNodeSetParams takes 1-D operands only (cuda_runtime_api.h: "Returns
   // cudaErrorInvalidValue if ... either the original or new memory operands are multidimensional").
   auto gen = rng(104);
-  DeviceBuffer<float> x(random_floats(N, gen)), y(N);
-  const auto hx = x.download();
-  const std::size_t width = 64 * sizeof(float), rows = N / 64;
-  PitchedBuffer dst_a(width, rows), dst_b(width, rows);
+  RowsCopy<N> c(gen);
   Stream s;
-  auto build = [&](float a, const PitchedBuffer& dst) {
-    gd::Graph g("rollback");
-    auto k = g.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("k");
-    g.add_memcpy_2d(dst.get(), dst.pitch(), y.get(), width, width, rows).name("rows").after(k);
-    return g;
-  };
+  auto build = [&](float a, const PitchedBuffer& dst) { return c.plan("rollback", a, dst); };
   auto expect = [&](float a, const PitchedBuffer& dst, const char* what) {
     INFO(what);
-    std::vector<float> got(N);
-    GPU_REQUIRE(cudaMemcpy2D(got.data(), width, dst.get(), dst.pitch(), width, rows, cudaMemcpyDeviceToHost));
-    for (int i = 0; i < N; ++i) REQUIRE(got[i] == a * hx[i] + 1.0f);
+    c.expect(dst, a);
   };
-  gd::Executable exec = build(2.0f, dst_a).instantiate();
+  gd::Executable exec = build(2.0f, c.dst_a).instantiate();
 
   // Forced per node: 'k' is patched first, then CUDA refuses 'rows'; 'k' is rolled back.
-  gd::UpdateResult r = exec.update(build(5.0f, dst_b), gd::UpdatePolicy::per_node);
+  gd::UpdateResult r = exec.update(build(5.0f, c.dst_b), gd::UpdatePolicy::per_node);
   CAPTURE(r.to_string());
   CHECK_FALSE(r);
   CHECK(r.status == gd::UpdateStatus::parameters_changed);
@@ -199,34 +189,35 @@ TEST_CASE("a change CUDA refuses is rolled back; automatic asks cudaGraphExecUpd
   CHECK(r.node->name == "rows");
   CHECK(r.reason.find("cudaGraphExecMemcpyNodeSetParams refused the new parameters of memcpy node 'rows' (#1)") == 0);
   CHECK(cudaGetLastError() == cudaSuccess);
-  GPU_REQUIRE(cudaMemset2D(dst_a.get(), dst_a.pitch(), 0, width, rows));
+  c.clear(c.dst_a);
   exec.launch(s);
   exec.synchronize(s);
-  expect(2.0f, dst_a, "old parameters after the rolled-back update");
+  expect(2.0f, c.dst_a, "old parameters after the rolled-back update");
 
   // Automatic: a multi-dimensional copy changed, so the whole template goes to cudaGraphExecUpdate,
   // which (CUDA 13, measured on an H200) refuses a 2-D copy's new destination as well.
-  r = exec.update(build(5.0f, dst_b));
+  r = exec.update(build(5.0f, c.dst_b));
   UNSCOPED_INFO("automatic update: " << r.to_string());
   CHECK_FALSE(r);
   CHECK(r.status == gd::UpdateStatus::parameters_changed);
   CHECK(r.cuda_error == cudaErrorGraphExecUpdateFailure);
   REQUIRE(r.node);
   CHECK(r.node->name == "rows");
-  CHECK(r.reason == "cudaGraphExecUpdate refused the template: cudaErrorGraphExecUpdateFailure (parameters changed) at "
-                    "memcpy node 'rows' (#1)");
-  GPU_REQUIRE(cudaMemset2D(dst_a.get(), dst_a.pitch(), 0, width, rows));
+  CHECK(r.reason ==
+        "cudaGraphExecUpdate refused the template: cudaErrorGraphExecUpdateFailure (parameters changed) at "
+        "memcpy node 'rows' (#1)");
+  c.clear(c.dst_a);
   exec.launch(s);
   exec.synchronize(s);
-  expect(2.0f, dst_a, "old parameters after the refused whole-graph update");
+  expect(2.0f, c.dst_a, "old parameters after the refused whole-graph update");
 
   // A 1-D change of the same kernel still goes through per node.
-  r = exec.update(build(5.0f, dst_a));
+  r = exec.update(build(5.0f, c.dst_a));
   REQUIRE(r);
   CHECK(r.strategy == gd::UpdateStrategy::per_node);
   exec.launch(s);
   exec.synchronize(s);
-  expect(5.0f, dst_a, "new parameters after the per-node update");
+  expect(5.0f, c.dst_a, "new parameters after the per-node update");
 }
 
 TEST_CASE("a copy whose destination moves between device and host memory: the result matches the behaviour",
@@ -246,10 +237,11 @@ TEST_CASE("a copy whose destination moves between device and host memory: the re
     moved.download_to = nullptr;  // pinned host memory (Buffers::out)
     const gd::UpdateResult r = exec.update(plan(b, moved), policy);
     INFO(r.to_string());
-    WARN("memory-type change, policy " << (policy == gd::UpdatePolicy::per_node ? "per_node" : "whole_graph")
-                                       << ": " << r.to_string());
+    WARN("memory-type change, policy " << (policy == gd::UpdatePolicy::per_node ? "per_node" : "whole_graph") << ": "
+                                       << r.to_string());
     GPU_REQUIRE(cudaMemset(device_dst.get(), 0, device_dst.bytes()));
-    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
+    GPU_REQUIRE(cudaStreamSynchronize(
+        cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     std::fill(b.out.data(), b.out.data() + N, 0.0f);
     run(exec, b, s);
     const auto copied = device_dst.download();
@@ -566,8 +558,8 @@ TEST_CASE("set_memcpy patches a copy between raw pointers; a refused one changes
 
   // Refused before any CUDA call, naming the node and the rule; the node keeps its copy.
   const std::uint64_t calls = gd::debug::cuda_calls();
-  REQUIRE_THROWS_MATCHES(exec.set_memcpy(download, b.out.data(), static_cast<const float*>(nullptr), N),
-                         gd::UsageError, message_is("graphdsl: memcpy node 'download' (#3): the source pointer is null"));
+  REQUIRE_THROWS_MATCHES(exec.set_memcpy(download, b.out.data(), static_cast<const float*>(nullptr), N), gd::UsageError,
+                         message_is("graphdsl: memcpy node 'download' (#3): the source pointer is null"));
   CHECK(gd::debug::cuda_calls() == calls);
   std::fill(other.data(), other.data() + N, -1.0f);
   run(exec, b, s);
