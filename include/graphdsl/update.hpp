@@ -47,9 +47,10 @@ enum class UpdateStrategy : std::uint8_t {
 
 /// Which strategy update() may use.
 enum class UpdatePolicy : std::uint8_t {
-  automatic,   ///< per-node setters (measured cheaper at every k <= N), whole-graph only for changes they
-               ///< cannot make: priorities and launch attributes (sync domain, L2 window), 2-D/3-D
-               ///< copies, condition defaults, conditional bodies
+  automatic,   ///< per-node setters, whole-graph for changes they cannot make (priorities and launch
+               ///< attributes (sync domain, L2 window), 2-D/3-D copies, condition defaults, conditional
+               ///< bodies) and, where whole_graph goes in place, for half of the nodes or more (at least
+               ///< 32): measured cheaper there than per-node setters
   per_node,    ///< always per-node setters
   whole_graph  ///< always cudaGraphExecUpdate: from the executable's own graph (native_graph()), patched
                ///< at the changed nodes, for plans of kernel, memset, memcpy and empty nodes without

@@ -22,6 +22,10 @@ namespace graphdsl::detail {
 /// driver's entry point where it can (see exec/setters.cpp).
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p);
 
+/// cudaGraphKernelNodeSetParams on a node of the executable's own graph (the whole-graph update in
+/// place, PatchOps::patch_graph), the same way: the driver's entry point first, then the runtime.
+cudaError_t graph_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p);
+
 /// cudaGraphExecMemsetNodeSetParams and cudaGraphExecMemcpyNodeSetParams for the setters, per-node
 /// updates and Executable::set: the driver's entry point with the current context first (a memcpy
 /// between pointers; arrays go to the runtime), then, on any failure, the runtime call, whose error

@@ -180,6 +180,10 @@ UpdateResult setter_refusal(const GraphImpl& t, std::uint32_t i, const Applied& 
   return r;
 }
 
+/// The automatic policy's update in place: at least this many changed nodes (and half of the
+/// plan's); below, per-node setters cost about as much and leave the executable's graph as it is.
+constexpr std::size_t in_place_min_changed = 32;
+
 /// Whether whole-graph updates of x from plan `t` can go through the executable's own cudaGraph_t
 /// (update_in_place): every kind of node the plan holds has PatchOps::patch_graph (kernel,
 /// memset, memcpy and empty nodes: no host, event, child, conditional, captured or memory node,
@@ -278,15 +282,17 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   if (auto r = detail::update_needs(a, t, changed, needs)) return std::move(*r);
 
   if (!changed.empty() || conditions_changed) {
-    // The automatic policy goes whole-graph only for changes per-node setters cannot make. There is
-    // no threshold on the number of changed nodes: measured on an H200 and an H100
-    // (docs/performance.md, the per_node / whole_graph crossover), per-node setters were cheaper than
-    // a whole-graph update at every k <= N for N = 100, 1,000 and 10,000, whether the template is
-    // materialized or (in_place) the executable's own graph is patched.
-    const bool whole = policy == UpdatePolicy::whole_graph ||
-                       (policy == UpdatePolicy::automatic &&
-                        (needs.priority_changed || needs.multi_dim_copy || needs.nested_change));
-    const bool in_place = whole && detail::in_place_possible(x, a, t, needs);
+    // The automatic policy goes whole-graph for changes per-node setters cannot make and, when the
+    // executable's own graph can be patched (in place), for half of the plan's nodes or more (and
+    // 32 or more). Measured on an H200 (docs/performance.md, the per_node / whole_graph crossover):
+    // the update in place was cheaper than per-node setters from k/N = 0.13-0.18 at N = 100,
+    // 0.24-0.37 at N = 1,000 and 0.42-0.77 at N = 10,000; materializing a template never was.
+    const bool in_place = policy != UpdatePolicy::per_node && detail::in_place_possible(x, a, t, needs);
+    const bool whole =
+        policy == UpdatePolicy::whole_graph ||
+        (policy == UpdatePolicy::automatic &&
+         (needs.priority_changed || needs.multi_dim_copy || needs.nested_change ||
+          (in_place && changed.size() >= detail::in_place_min_changed && 2 * changed.size() >= detail::node_count(a))));
     if (auto r = detail::check_strategy(a, whole, needs)) return std::move(*r);
     if (auto r = !whole     ? detail::update_per_node(x, t, changed)
                  : in_place ? detail::update_in_place(x, t, changed)

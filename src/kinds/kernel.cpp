@@ -525,11 +525,12 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
 }
 
 Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
-  std::vector<void*> argv;
-  std::vector<unsigned char> block;
+  // Called once per changed node of a whole-graph update: the buffers are the thread's, kept.
+  thread_local std::vector<void*> argv;
+  thread_local std::vector<unsigned char> block;
   const cudaKernelNodeParams p = detail::kernel_params(from, from.nodes[i].payload, HandleScopes{x.native.handles},
                                                        x.native.dptrs, block, argv);
-  return {cuda_try(cudaGraphKernelNodeSetParams, x.native.nodes[i], &p), "cudaGraphKernelNodeSetParams"};
+  return {graph_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphKernelNodeSetParams"};
 }
 
 /// A kernel's priority and launch attributes are not patched per node; its cluster shape and
