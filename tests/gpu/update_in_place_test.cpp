@@ -2,6 +2,7 @@
 // memset and memcpy nodes is updated whole-graph by patching the executable's own cudaGraph_t and
 // one cudaGraphExecUpdate from it, with no template materialized. What setters, per-node updates and
 // prepared updates changed since must survive it, and a refused one leaves the executable as it was.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,8 @@ struct Bank {
   std::vector<float> hx;
   explicit Bank(std::mt19937& gen) : x(random_floats(M * S, gen)), y(M * S), z(S), out(M * S), hx(x.download()) {}
 
-  gd::Graph plan(const Values& v) {
+  /// With `hits`, a host node after the copy adds `add` to it (a kind the update in place does not cover).
+  gd::Graph plan(const Values& v, std::atomic<int>* hits = nullptr, int add = 0) {
     gd::Graph g("bank");
     std::vector<gd::Node> kernels;
     for (int j = 0; j < M; ++j) {
@@ -40,7 +42,8 @@ struct Bank {
                             .name("k" + std::to_string(j)));
     }
     g.add_memset(z.get(), v.fill, S).name("fill");
-    g.add_memcpy(out.data(), y.get(), M * S).name("download").after(kernels);
+    auto download = g.add_memcpy(out.data(), y.get(), M * S).name("download").after(kernels);
+    if (hits != nullptr) g.add_host([hits, add] { *hits += add; }).name("count").after(download);
     return g;
   }
 
@@ -156,6 +159,28 @@ TEST_CASE("a whole-graph update in place keeps what setters, per-node and prepar
   REQUIRE(r);
   CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
   bank.check(exec, s, v, "every kernel's b changed");
+}
+
+TEST_CASE("a plan with a host node is updated whole-graph from a materialized template", "[gpu][update][in-place]") {
+  auto gen = rng(134);
+  Bank bank(gen);
+  Stream s;
+  Values v;
+  std::atomic<int> hits{0};
+  gd::Executable exec = bank.plan(v, &hits, 1).instantiate();
+  bank.check(exec, s, v, "compiled");
+  CHECK(hits.load() == 1);
+
+  v.a[9] = 6.0f;
+  const std::uint64_t calls = gd::debug::cuda_calls();
+  const gd::UpdateResult r = exec.update(bank.plan(v, &hits, 10), gd::UpdatePolicy::whole_graph);
+  INFO(r.to_string());
+  REQUIRE(r);
+  CHECK(r.strategy == gd::UpdateStrategy::whole_graph);
+  CHECK(r.changed == std::vector<std::uint32_t>{9, M + 2});                // 'k9' and the host node's new callable
+  CHECK(gd::debug::cuda_calls() - calls > static_cast<std::uint64_t>(M));  // a template of 67 nodes made
+  bank.check(exec, s, v, "after the materialized update");
+  CHECK(hits.load() == 11);
 }
 
 TEST_CASE("a whole-graph update in place that CUDA refuses leaves the executable as it was",
