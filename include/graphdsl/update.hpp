@@ -106,6 +106,7 @@ class Graph;
 /// every node record of both plans, and two cores read them in about half the time of one. Off,
 /// every diff runs on the calling thread alone. The result of a diff is the same either way.
 void set_diff_helper(bool enabled) noexcept;
+/// Whether the diff may use its helper thread (set_diff_helper).
 [[nodiscard]] bool diff_helper_enabled() noexcept;
 
 }  // namespace graphdsl
