@@ -1,6 +1,7 @@
 // src/native/materialize.cpp — plan -> cudaGraph_t: the one place that creates graph nodes (the
 // Builder: order, edges, condition handles; what each kind creates is its BuildOps::add, in the
 // build section of src/kinds/<kind>.cpp).
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -194,6 +195,29 @@ void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const s
 
 // ---- node creation -----------------------------------------------------------------------------
 
+namespace {
+
+/// Whether the conditional nodes of `g` (this level, not nested plans) are built one after another.
+/// With driver 580.159.04 on H100 hosts, a WHILE node that could run at the same time as another
+/// conditional node of its graph faulted within a few hundred launches (cudaErrorLaunchFailure,
+/// Xid 13 "SKEDCHECK22_INVALIDATE_ACTIVE_QMD"), in raw CUDA too; with the two ordered by an edge it
+/// did not (docs/reliability.md, section 12). So in a plan with a WHILE node and another conditional
+/// node, the native graph orders each conditional node after the one built before it; the plan keeps
+/// its own edges.
+bool serial_conditionals(const GraphImpl& g) {
+  if (!g.holds(NodeKind::conditional)) return false;
+  std::uint32_t conditionals = 0;
+  bool loop = false;
+  for (std::uint32_t i = 0; i < node_count(g); ++i) {
+    if (node_kind(g, i) != NodeKind::conditional) continue;
+    ++conditionals;
+    loop |= conditional_of(g, i).type == ConditionalType::while_loop;
+  }
+  return loop && conditionals >= 2;
+}
+
+}  // namespace
+
 void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
                     std::vector<cudaGraphNode_t>& out) {
   std::vector<cudaGraphConditionalHandle> handles(condition_count(g));
@@ -216,6 +240,8 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
   out.assign(node_count(g), nullptr);
   std::vector<cudaGraphNode_t> deps;
   std::vector<std::uint32_t> kinded;  // predecessors over edges that are not full ones
+  const bool serial = serial_conditionals(g);
+  std::uint32_t last_conditional = ConditionRef::unresolved;
   for (std::uint32_t i : order) {
     deps.clear();
     kinded.clear();
@@ -226,7 +252,13 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
         deps.push_back(out[p]);
       }
     }
+    const bool conditional = serial && node_kind(g, i) == NodeKind::conditional;
+    if (conditional && last_conditional != ConditionRef::unresolved &&
+        std::find(deps.begin(), deps.end(), out[last_conditional]) == deps.end()) {
+      deps.push_back(out[last_conditional]);  // after the previous conditional node (serial_conditionals)
+    }
     out[i] = add(g, i, graph, deps);
+    if (conditional) last_conditional = i;
     for (std::uint32_t p : kinded) add_kinded_edge(g, p, i, graph, out[p], out[i]);
   }
   scopes_.pop_back();

@@ -1,5 +1,7 @@
 // GPU tests of conditional nodes: loop counts, branches taken and skipped, switch out of range,
 // nesting, the add_set_condition helper, conditions set upstream, and updates.
+#include <algorithm>
+
 #include "gpu_support.hpp"
 
 using namespace gpu_test;
@@ -195,4 +197,52 @@ TEST_CASE("a top-level kernel's Condition argument survives per-node and whole-g
   REQUIRE(r);
   CHECK(r.strategy == gd::UpdateStrategy::per_node);
   CHECK(launch_marker() == 9);
+}
+
+TEST_CASE("a while loop beside another conditional node is ordered after it in the native graph",
+          "[gpu][conditional][while][reliability]") {
+  // Driver 580.159.04 on H100 hosts: a WHILE node that can run at the same time as another
+  // conditional node faulted (cudaErrorLaunchFailure, Xid 13) within a few hundred launches, in raw
+  // CUDA too (docs/reliability.md, section 12). graphdsl orders the conditional nodes of such a plan
+  // one after another in the native graph; the plan's own edges stay as written.
+  Cells c;
+  Stream s;
+  auto build = [&](unsigned limit, int marker_value) {
+    gd::Graph g("side by side");
+    const auto more = g.add_condition(1);
+    const auto when = g.add_condition(1);
+    auto reset = g.add_memset(c.counter.get(), 0u, 1).name("reset");
+    auto clear = g.add_memset(c.marker.get(), 0, 1).name("clear");
+    g.add_while(more, [&](gd::Graph& body) {
+       body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), limit, more).name("step");
+     })
+        .name("loop")
+        .after(reset);
+    g.add_if(when, [&](gd::Graph& then) { then.add_kernel(write_marker, gd::Launch{1, 1}, c.marker.get(), marker_value); })
+        .name("if")
+        .after(clear);
+    return g;
+  };
+  const gd::Graph plan = build(7, 5);
+  CHECK(plan.predecessors(*plan.find("if")).size() == 1);  // the plan: 'clear' only
+  gd::Executable exec = plan.instantiate();
+  cudaGraphNode_t deps[4] = {};
+  std::size_t count = 4;
+  GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*plan.find("if")), deps, nullptr, &count));
+  REQUIRE(count == 2);
+  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("loop"))) == 1);
+  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("clear"))) == 1);
+
+  // What faulted in raw CUDA on an affected host: such graphs built, launched 9 times and destroyed, 300 times.
+  for (int round = 0; round < 300; ++round) {
+    gd::Executable e = build(7 + static_cast<unsigned>(round % 5), round).instantiate();
+    for (int launch = 0; launch < 9; ++launch) {
+      e.launch(s);
+      e.synchronize(s);
+    }
+    if (c.read_counter() != 7 + static_cast<unsigned>(round % 5) || c.read_marker() != round) {
+      FAIL("round " << round << ": counter " << c.read_counter() << ", marker " << c.read_marker());
+    }
+  }
+  SUCCEED("300 executables, 2,700 launches");
 }
