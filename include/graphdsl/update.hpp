@@ -102,7 +102,7 @@ class Graph;
 
 /// Whether the diff behind diff() and Executable::update() may share the compare of a plan of
 /// 4,096 nodes or more with one helper thread (started by graphdsl on first use, asleep between
-/// diffs). On by default where std::thread::hardware_concurrency() is 2 or more: the compare reads
+/// diffs). On by default where std::thread::hardware_concurrency() is 4 or more: the compare reads
 /// every node record of both plans, and two cores read them in about half the time of one. Off,
 /// every diff runs on the calling thread alone. The result of a diff is the same either way.
 void set_diff_helper(bool enabled) noexcept;

@@ -24,7 +24,9 @@ namespace {
 /// increment per share (the counter moves between the two cores).
 constexpr std::uint32_t blocks_per_share = 2;
 
-std::atomic<bool> helper_allowed{std::thread::hardware_concurrency() >= 2};
+// On by default with 4 hardware threads or more: on a 2-core virtual machine, waking the helper
+// cost the caller ~30 µs, more than it saved on a diff of 10,000 nodes (docs/performance.md).
+std::atomic<bool> helper_allowed{std::thread::hardware_concurrency() >= 4};
 std::atomic<bool> helper_gone{false};         // set at exit: diffs then run on the calling thread alone
 std::atomic<std::uint64_t> helper_shares{0};  // shares the helper thread compared (diff_helper_shares)
 
