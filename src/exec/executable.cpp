@@ -337,7 +337,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   detail::GraphImpl& own = x->plan.impl();
   detail::seal_as_recorded(own);  // handles of a moved-in plan must not change it behind the executable
   x->native = detail::materialize(own, order, x->sink);
-  x->graph_behind.assign((x->native.nodes.size() + 63) / 64, 0);
+  x->graph_behind.assign(detail::graph_behind_words(x->native.nodes.size()), 0);
 
   cudaGraphInstantiateParams params{};
   params.flags = options.flags();

@@ -192,7 +192,7 @@ constexpr std::size_t in_place_min_changed = 32;
 /// not write).
 bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t, const UpdateNeeds& needs) {
   if (needs.priority_changed || needs.nested_change || x.device_updatable || condition_count(a) != 0 ||
-      has_placeholders(a) || has_placeholders(t) || x.graph_behind.size() != (node_count(a) + 63) / 64) {
+      has_placeholders(a) || has_placeholders(t) || !has_graph_behind(x)) {
     return false;
   }
   for (std::uint32_t bits = held_kinds(a); bits != 0; bits &= bits - 1) {
@@ -211,7 +211,7 @@ bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t
 std::optional<UpdateResult> update_in_place(ExecImpl& x, const GraphImpl& t,
                                             const std::vector<std::uint32_t>& changed) {
   GraphImpl& a = x.plan.impl();
-  for (std::uint32_t i : changed) x.graph_behind[i / 64] |= std::uint64_t{1} << (i % 64);
+  for (std::uint32_t i : changed) mark_node_behind(x, i);
   for (std::size_t w = 0; w < x.graph_behind.size(); ++w) {
     for (std::uint64_t bits = x.graph_behind[w]; bits != 0; bits &= bits - 1) {
       const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));

@@ -221,16 +221,29 @@ inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
 }
 
+/// Words of ExecImpl::graph_behind for an executable of n top-level nodes.
+inline std::size_t graph_behind_words(std::size_t n) noexcept { return (n + 63) / 64; }
+
+/// Whether x's graph_behind has one bit per top-level node (sized when it was compiled).
+inline bool has_graph_behind(const ExecImpl& x) noexcept {
+  return x.graph_behind.size() == graph_behind_words(x.native.nodes.size());
+}
+
+/// Marks top-level node i of native.graph behind the executable.
+inline void mark_node_behind(ExecImpl& x, std::uint32_t i) noexcept {
+  if (i / 64 < x.graph_behind.size()) x.graph_behind[i / 64] |= std::uint64_t{1} << (i % 64);
+}
+
 /// mark_changed, for a change of top-level node i that leaves native.graph behind the executable.
 inline void mark_node_changed(ExecImpl& x, std::uint32_t i) noexcept {
   mark_changed(x);
-  if (i / 64 < x.graph_behind.size()) x.graph_behind[i / 64] |= std::uint64_t{1} << (i % 64);
+  mark_node_behind(x, i);
 }
 
 /// Marks every top-level node of x behind in native.graph (after an update from another graph).
 inline void mark_graph_behind(ExecImpl& x) noexcept {
+  if (!has_graph_behind(x)) return;
   const std::size_t n = x.native.nodes.size();
-  if (x.graph_behind.size() != (n + 63) / 64) return;
   std::fill(x.graph_behind.begin(), x.graph_behind.end(), ~std::uint64_t{0});
   if (n % 64 != 0) x.graph_behind.back() = (std::uint64_t{1} << (n % 64)) - 1;
 }
