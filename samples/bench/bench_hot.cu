@@ -186,14 +186,26 @@ struct StepState {
   }
 };
 
-/// cuGraphExecKernelNodeSetParams, reached through the runtime's driver entry point (no libcuda
-/// link): the floor under any kernel setter built on CUDA, the runtime's own work taken away.
-using DriverKernelSet = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
-DriverKernelSet driver_kernel_set() {
+/// A driver function through the runtime's entry point (no libcuda link), as type F; null (and a
+/// line saying which row is left out) when the driver lacks it. The floor rows below call these:
+/// the floor under any setter built on CUDA, the runtime's own work taken away.
+template <class F>
+F driver_fn(const char* symbol, unsigned version, const char* row) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuGraphExecKernelNodeSetParams", &fn, 12000, cudaEnableDefault, &found));
-  return found == cudaDriverEntryPointSuccess ? reinterpret_cast<DriverKernelSet>(fn) : nullptr;
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &fn, version, cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess) fmt::print("  {}: {} not found, row left out\n", row, symbol);
+  return found == cudaDriverEntryPointSuccess ? reinterpret_cast<F>(fn) : nullptr;
+}
+
+/// The current context, which the driver's memset and memcpy setters take (graphdsl passes the
+/// context its executable's nodes were made in, known at compile).
+CUcontext bench_context() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  const auto get = driver_fn<GetCurrent>("cuCtxGetCurrent", 4000, "memset and memcpy floors");
+  CUcontext ctx = nullptr;
+  if (get != nullptr && get(&ctx) != CUDA_SUCCESS) ctx = nullptr;
+  return ctx;
 }
 
 /// The floor of the kernel setters: the driver's cuGraphExecKernelNodeSetParams (side 0, on one raw
@@ -201,11 +213,9 @@ DriverKernelSet driver_kernel_set() {
 /// calls as the "kernel args" rows. graphdsl's setter makes the driver call (src/exec/setters.cpp), so
 /// this ratio is as low as its ratio to the runtime can go without skipping the driver's work.
 void driver_floor(Bench& bench, int n) {
-  const DriverKernelSet set = driver_kernel_set();
-  if (set == nullptr) {
-    fmt::print("  kernel args floor: cuGraphExecKernelNodeSetParams not found, row left out\n");
-    return;
-  }
+  using DriverKernelSet = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
+  const auto set = driver_fn<DriverKernelSet>("cuGraphExecKernelNodeSetParams", 12000, "kernel args floor");
+  if (set == nullptr) return;
   RawExec drv(Shape::chain, n, bench.data);
   RawExec raw(Shape::chain, n, bench.data);
   cudaFunction_t step_fn = nullptr;
@@ -235,6 +245,26 @@ void driver_floor(Bench& bench, int n) {
                            bench.check_b(what + " runtime", st[1].expected(), [&] { raw.launch(bench.s); });
                          }};
   run_setter_kind(bench, n, "chain step", floor, 0);
+  using DriverEnable = CUresult (*)(CUgraphExec, CUgraphNode, unsigned int);
+  const auto enable = driver_fn<DriverEnable>("cuGraphNodeSetEnabled", 11060, "enable floor");
+  if (enable == nullptr) return;
+  const SetterKind enable_floor{"enable floor", "raw driver cuGraphNodeSetEnabled", "raw cudaGraphNodeSetEnabled",
+                                [&](int side, int j, int gen) {
+                                  if (side == 0) {
+                                    if (enable(drv.exec, drv.g.nodes[j], gen == 2 ? 1u : 0u) != CUDA_SUCCESS)
+                                      bench.expect(false, "driver enable", "failed");
+                                  } else {
+                                    CUDA_CHECK(cudaGraphNodeSetEnabled(raw.exec, raw.g.nodes[j], gen == 2 ? 1u : 0u));
+                                  }
+                                  st[side].on[j] = gen == 2;
+                                },
+                                floor.check};
+  run_setter_kind(bench, n, "chain step", enable_floor, 0);
+  for (int side = 0; side < 2; ++side) std::fill(st[side].on.begin(), st[side].on.end(), 1);
+  for (int j = 0; j < n; ++j) {  // leave both executables enabled for whatever launches them next
+    (void)enable(drv.exec, drv.g.nodes[j], 1u);
+    CUDA_CHECK(cudaGraphNodeSetEnabled(raw.exec, raw.g.nodes[j], 1u));
+  }
 }
 
 /// set_kernel_args, set_launch and set_enabled on a chain of N step nodes.
@@ -362,6 +392,41 @@ void memset_setters(Bench& bench, SetterBuffers& buf, int n) {
                                      [&] { CUDA_CHECK(cudaGraphLaunch(rx, bench.s)); });
                         }};
   run_setter_kind(bench, n, "chain memset", kind);
+  // The floor: the driver's setter (the node's context known) on a second executable of the raw graph.
+  using DriverMemset = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*, CUcontext);
+  const auto set = driver_fn<DriverMemset>("cuGraphExecMemsetNodeSetParams", 12000, "memset floor");
+  const CUcontext ctx = bench_context();
+  if (set != nullptr && ctx != nullptr) {
+    const cudaGraphExec_t dx = raw_instantiate(rg.graph);
+    for (int j = 0; j < n; ++j) st[0][j] = memset_value(j, 0);  // dx is new; st[1] stays rx's
+    const SetterKind floor{"memset floor", "raw driver cuGraphExecMemsetNodeSetParams",
+                           "raw cudaGraphExecMemsetNodeSetParams",
+                           [&](int side, int j, int gen) {
+                             const unsigned v = memset_value(j, gen);
+                             const cudaMemsetParams p = memset_params(buf.slots + j, v);
+                             if (side == 0) {
+                               CUDA_MEMSET_NODE_PARAMS d{};
+                               d.dst = reinterpret_cast<CUdeviceptr>(p.dst);
+                               d.value = p.value;
+                               d.elementSize = p.elementSize;
+                               d.width = p.width;
+                               d.height = p.height;
+                               if (set(dx, rg.nodes[j], &d, ctx) != CUDA_SUCCESS)
+                                 bench.expect(false, "driver memset setter", "failed");
+                             } else {
+                               CUDA_CHECK(cudaGraphExecMemsetNodeSetParams(rx, rg.nodes[j], &p));
+                             }
+                             st[side][j] = v;
+                           },
+                           [&](const std::string& what) {
+                             check_bits(bench, what + " driver", buf.slots, st[0],
+                                        [&] { CUDA_CHECK(cudaGraphLaunch(dx, bench.s)); });
+                             check_bits(bench, what + " runtime", buf.slots, st[1],
+                                        [&] { CUDA_CHECK(cudaGraphLaunch(rx, bench.s)); });
+                           }};
+    run_setter_kind(bench, n, "chain memset", floor, 0);
+    CUDA_CHECK(cudaGraphExecDestroy(dx));
+  }
   CUDA_CHECK(cudaGraphExecDestroy(rx));
 }
 
@@ -397,6 +462,37 @@ void memcpy_setters(Bench& bench, SetterBuffers& buf, int n) {
         check_bits(bench, what + " raw", buf.dst, st[1], [&] { CUDA_CHECK(cudaGraphLaunch(rx, bench.s)); });
       }};
   run_setter_kind(bench, n, "chain memcpy", kind);
+  // The floor: the driver's setter (the node's context known) on a second executable of the raw graph.
+  using DriverMemcpy = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMCPY3D*, CUcontext);
+  const auto set = driver_fn<DriverMemcpy>("cuGraphExecMemcpyNodeSetParams", 12000, "memcpy floor");
+  const CUcontext ctx = bench_context();
+  if (set != nullptr && ctx != nullptr) {
+    const cudaGraphExec_t dx = raw_instantiate(rg.graph);
+    st[0].assign(buf.hsrc[0].begin(), buf.hsrc[0].begin() + n);  // dx is new; st[1] stays rx's
+    const SetterKind floor{
+        "memcpy floor", "raw driver cuGraphExecMemcpyNodeSetParams", "raw cudaGraphExecMemcpyNodeSetParams1D",
+        [&](int side, int j, int gen) {
+          const float* from = buf.src[gen] + j;
+          if (side == 0) {
+            CUDA_MEMCPY3D d{};
+            d.srcMemoryType = d.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+            d.srcDevice = reinterpret_cast<CUdeviceptr>(from);
+            d.dstDevice = reinterpret_cast<CUdeviceptr>(buf.dst + j);
+            d.WidthInBytes = sizeof(float);
+            d.Height = d.Depth = 1;
+            if (set(dx, rg.nodes[j], &d, ctx) != CUDA_SUCCESS) bench.expect(false, "driver memcpy setter", "failed");
+          } else {
+            CUDA_CHECK(cudaGraphExecMemcpyNodeSetParams1D(rx, rg.nodes[j], buf.dst + j, from, sizeof(float), d2d));
+          }
+          st[side][j] = buf.hsrc[gen][j];
+        },
+        [&](const std::string& what) {
+          check_bits(bench, what + " driver", buf.dst, st[0], [&] { CUDA_CHECK(cudaGraphLaunch(dx, bench.s)); });
+          check_bits(bench, what + " runtime", buf.dst, st[1], [&] { CUDA_CHECK(cudaGraphLaunch(rx, bench.s)); });
+        }};
+    run_setter_kind(bench, n, "chain memcpy", floor, 0);
+    CUDA_CHECK(cudaGraphExecDestroy(dx));
+  }
   CUDA_CHECK(cudaGraphExecDestroy(rx));
 }
 

@@ -23,6 +23,21 @@
 //      GPU (copies and kernel) and the all-reduce called from the host (ncclGroupStart, one
 //      ncclAllReduce per rank on its stream, ncclGroupEnd) over the same communicators. Last, the
 //      kernels' weights are changed on both GPUs with set_kernel_args and the result checked again.
+//   3. A breakdown of what the plan costs, printed after that table: variants of the work, each timed
+//      in the same rounds as the two above (every round times every variant, in one order on even
+//      rounds and the reverse on odd ones; medians, with a noise figure), each variant's results
+//      checked in every round. Pairs, per size:
+//        whole launch      the plan vs the streams (as above); a raw CUDA graph of the same work (the
+//                          streams' calls, NCCL's included, stream-captured into one cudaGraph_t on
+//                          stream 0, the other GPU's stream forked in and joined back, instantiated and
+//                          launched with no graphdsl) vs the streams: what one CUDA graph over two GPUs
+//                          costs; and the plan vs the raw graph: what graphdsl adds to it.
+//        no collective     the plan without its all_reduce node (each gatherD copies GPU D's own
+//                          w_D * x_D^2) vs the streams without the NCCL call: the cross-device plan
+//                          without NCCL; two plans, one per GPU, each launched on its GPU's stream, vs
+//                          the same streams, and the single plan vs the two: whether one graph over two
+//                          devices costs more than two single-device graphs.
+//        all-reduce alone  a plan holding only the all_reduce node vs the host-called all-reduce alone.
 // Exit status: 0 when the checks pass, and when the sample is skipped (fewer than two GPUs, or NCCL
 // cannot be loaded); 1 otherwise.
 #include <dlfcn.h>
@@ -35,6 +50,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -84,10 +100,23 @@ using Shards = std::array<Shard, gpus>;
 
 using SquareNode = gd::KernelNode<const float*, float*, float, int>;
 
+/// Which of the plan's nodes a variant holds: the scatter, square and gather of GPUs [first, last),
+/// and the all-reduce of both GPUs' y between the squares and the gathers. Without the all-reduce,
+/// gatherD copies GPU D's own y_D = w_D * x_D^2.
+struct Parts {
+  int first = 0;
+  int last = gpus;
+  bool all_reduce = true;
+};
+constexpr Parts whole{0, gpus, true};           // the sample's plan
+constexpr Parts no_collective{0, gpus, false};  // scatter, square and gather on both GPUs
+constexpr Parts collective_only{0, 0, true};    // the all-reduce alone (no host result)
+constexpr Parts one_gpu(int d) { return Parts{d, d + 1, false}; }
+
 /// The plan and the handles the update step needs.
 struct Plan {
-  gd::Graph graph{"multi_gpu"};
-  std::array<SquareNode, gpus> square;
+  gd::Graph graph;
+  std::array<SquareNode, gpus> square;  ///< empty for a GPU the plan leaves out
 };
 
 /// Adds the all-reduce node: the real collective, or the host-only stand-in.
@@ -97,25 +126,36 @@ std::string count_label(std::size_t count) {
   return count >= (1u << 20) ? fmt::format("{} Mi", count >> 20) : fmt::format("{} Ki", count >> 10);
 }
 
-/// The plan for `count` floats per GPU. Building it makes no CUDA call: pointers are only recorded,
-/// so the buffers must outlive every executable compiled from it.
-Plan build_plan(const Shards& s, std::size_t count, const Weights& w, const AddAllReduce& add_all_reduce) {
-  Plan p;
+/// The plan named `name` for `count` floats per GPU, holding `parts` (the whole plan by default).
+/// Building it makes no CUDA call: pointers are only recorded, so the buffers must outlive every
+/// executable compiled from it.
+Plan build_plan(const Shards& s, std::size_t count, const Weights& w, const AddAllReduce& add_all_reduce,
+                const Parts& parts = whole, const std::string& name = "multi_gpu") {
+  Plan p{gd::Graph(name), {}};
   gd::Graph& g = p.graph;
   const gd::Launch grid = gd::cover(count);
   const int n = static_cast<int>(count);
-  for (int d = 0; d < gpus; ++d) {
+  std::vector<gd::Node> squares;
+  for (int d = parts.first; d < parts.last; ++d) {
     g.set_default_device(d);  // nodes added from here on run on GPU d
     auto scatter = g.add_memcpy(s[d].d_in, s[d].h_in, count).name(fmt::format("scatter{}", d));
     p.square[d] = g.add_kernel(weigh_square, grid, s[d].d_in, s[d].d_y, w[d], n)
                       .name(fmt::format("square{}", d))
                       .after(scatter);
+    squares.push_back(p.square[d]);
   }
   // Not placed: a collective issues each rank's call on a stream of that rank's GPU itself.
   g.set_default_device(-1);
-  const gd::CapturedNode sum = add_all_reduce(g).name("all_reduce").after(p.square);
-  for (int d = 0; d < gpus; ++d) {
-    g.add_memcpy(s[d].h_out, s[d].d_y, count).name(fmt::format("gather{}", d)).on_device(d).after(sum);
+  std::optional<gd::CapturedNode> sum;
+  if (parts.all_reduce) {
+    sum = add_all_reduce(g).name("all_reduce");
+    if (!squares.empty()) sum->after(squares);
+  }
+  for (int d = parts.first; d < parts.last; ++d) {
+    g.add_memcpy(s[d].h_out, s[d].d_y, count)
+        .name(fmt::format("gather{}", d))
+        .on_device(d)
+        .after(sum ? gd::Node(*sum) : gd::Node(p.square[d]));
   }
   return p;
 }
@@ -155,46 +195,122 @@ class Streams {
   template <class Issue>
   double us_per_launch(int launches, Issue&& issue) {
     timer_.start(streams_[0]);
+    fork();
+    for (int i = 0; i < launches; ++i) issue();
+    join();
+    return timer_.stop_us(streams_[0]) / launches;
+  }
+
+  /// One CUDA graph of what `issue()` enqueues on the streams, by plain stream capture (no graphdsl):
+  /// stream 0 begins the capture, the other streams join it through an event and are joined back
+  /// before it ends. Relaxed mode: no call of this thread is refused during the capture (graphdsl
+  /// captures its collective in thread-local mode; the mode changes nothing in the graph made).
+  /// @throws std::runtime_error naming the failed call (the capture is ended first).
+  template <class Issue>
+  cudaGraph_t capture(Issue&& issue) {
+    CUDA_CHECK(cudaSetDevice(0));
+    throw_on_error(cudaStreamBeginCapture(streams_[0], cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+    cudaGraph_t graph = nullptr;
+    try {
+      fork();
+      issue();
+      join();
+    } catch (...) {
+      if (cudaStreamEndCapture(streams_[0], &graph) == cudaSuccess && graph != nullptr) (void)cudaGraphDestroy(graph);
+      (void)cudaGetLastError();
+      throw;
+    }
+    throw_on_error(cudaStreamEndCapture(streams_[0], &graph), "cudaStreamEndCapture");
+    return graph;
+  }
+
+  /// Throws std::runtime_error naming `call` unless `rc` is cudaSuccess (and clears the error).
+  static void throw_on_error(cudaError_t rc, const char* call) {
+    if (rc == cudaSuccess) return;
+    (void)cudaGetLastError();
+    throw std::runtime_error(fmt::format("{} failed: {} ({})", call, cudaGetErrorName(rc), cudaGetErrorString(rc)));
+  }
+
+ private:
+  /// The other streams wait for what stream 0 has enqueued so far.
+  void fork() {
     CUDA_CHECK(cudaEventRecord(marks_[0], streams_[0]));
     for (int d = 1; d < gpus; ++d) CUDA_CHECK(cudaStreamWaitEvent(streams_[d], marks_[0], 0));
-    for (int i = 0; i < launches; ++i) issue();
+  }
+  /// Stream 0 waits for what the other streams have enqueued so far.
+  void join() {
     for (int d = 1; d < gpus; ++d) {
       CUDA_CHECK(cudaEventRecord(marks_[d], streams_[d]));
       CUDA_CHECK(cudaStreamWaitEvent(streams_[0], marks_[d], 0));
     }
-    return timer_.stop_us(streams_[0]) / launches;
   }
 
- private:
   std::array<cudaStream_t, gpus> streams_{};
   std::array<cudaEvent_t, gpus> marks_{};  ///< mark d is recorded on stream d
   sample::EventTimer timer_;               // created on device 0, recorded on stream 0
 };
 
-/// The plan's work without a graph: on each GPU's stream the scatter copy and the kernel, then the
-/// all-reduce called from the host over the same communicators, then the gather copies.
+/// The work of `parts` without a graph (the whole plan's by default): on each GPU's stream the
+/// scatter copy and the kernel, then the all-reduce called from the host over the same
+/// communicators, then the gather copies.
 void issue_on_streams(const Shards& s, std::size_t count, const Streams& streams, const gd::nccl::Communicators& comms,
-                      const sample::HostNccl& nccl) {
+                      const sample::HostNccl& nccl, const Parts& parts = whole) {
   const gd::Launch grid = gd::cover(count);
   const std::size_t bytes = count * sizeof(float);
-  for (int d = 0; d < gpus; ++d) {
+  for (int d = parts.first; d < parts.last; ++d) {
     CUDA_CHECK(cudaSetDevice(d));
     CUDA_CHECK(cudaMemcpyAsync(s[d].d_in, s[d].h_in, bytes, cudaMemcpyHostToDevice, streams[d]));
     weigh_square<<<grid.grid, grid.block, 0, streams[d]>>>(s[d].d_in, s[d].d_y, weights[d], static_cast<int>(count));
     CUDA_CHECK(cudaGetLastError());
   }
-  nccl.check(nccl.group_start(), "ncclGroupStart");
-  for (int d = 0; d < gpus; ++d) {
-    const auto comm = static_cast<ncclComm_t>(comms.native_handle(static_cast<std::size_t>(d)));
-    nccl.check(nccl.all_reduce(s[d].d_y, s[d].d_y, count, ncclFloat32, ncclSum, comm, streams[d]), "ncclAllReduce");
+  if (parts.all_reduce) {
+    nccl.check(nccl.group_start(), "ncclGroupStart");
+    for (int d = 0; d < gpus; ++d) {
+      const auto comm = static_cast<ncclComm_t>(comms.native_handle(static_cast<std::size_t>(d)));
+      nccl.check(nccl.all_reduce(s[d].d_y, s[d].d_y, count, ncclFloat32, ncclSum, comm, streams[d]), "ncclAllReduce");
+    }
+    nccl.check(nccl.group_end(), "ncclGroupEnd");
   }
-  nccl.check(nccl.group_end(), "ncclGroupEnd");
-  for (int d = 0; d < gpus; ++d) {
+  for (int d = parts.first; d < parts.last; ++d) {
     CUDA_CHECK(cudaSetDevice(d));
     CUDA_CHECK(cudaMemcpyAsync(s[d].h_out, s[d].d_y, bytes, cudaMemcpyDeviceToHost, streams[d]));
   }
   CUDA_CHECK(cudaSetDevice(0));
 }
+
+/// A CUDA graph of the streams' work made by Streams::capture and instantiated (cudaGraphInstantiate)
+/// with no graphdsl: the raw-CUDA-graph variant of the breakdown. A failed capture or instantiation
+/// leaves it empty, with the reason in error(): the sample reports it and goes on without it.
+class RawGraph {
+ public:
+  template <class Issue>
+  RawGraph(Streams& streams, Issue&& issue) {
+    try {
+      graph_ = streams.capture(issue);
+      Streams::throw_on_error(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
+    } catch (const std::exception& e) {
+      error_ = e.what();
+      exec_ = nullptr;
+    }
+  }
+  ~RawGraph() {
+    if (exec_ != nullptr) (void)cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  }
+  RawGraph(const RawGraph&) = delete;
+  RawGraph& operator=(const RawGraph&) = delete;
+
+  explicit operator bool() const { return exec_ != nullptr; }
+  /// Why the graph could not be made (empty when it was).
+  const std::string& error() const { return error_; }
+  /// cudaGraphLaunch on `stream` (a stream of device 0, the current device).
+  void launch(cudaStream_t stream) const { CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  std::string error_;
+};
 
 // ---- memory and checks -------------------------------------------------------------------------
 
@@ -229,13 +345,21 @@ struct Memory {
   Memory& operator=(const Memory&) = delete;
 };
 
-/// sum over D of w_D * x_D^2, in float64: what every GPU must end with.
-std::vector<double> reference(const Shards& s, std::size_t count, const Weights& w) {
-  std::vector<double> ref(count, 0.0);
+/// What each GPU's result must be, in float64.
+struct Reference {
+  std::array<std::vector<double>, gpus> own;  ///< w_D * x_D^2: GPU D's result without the all-reduce
+  std::vector<double> sum;                    ///< the sum over D of own[D]: every GPU's after the all-reduce
+};
+
+Reference reference(const Shards& s, std::size_t count, const Weights& w) {
+  Reference ref;
+  ref.sum.assign(count, 0.0);
   for (int d = 0; d < gpus; ++d) {
+    ref.own[d].resize(count);
     for (std::size_t i = 0; i < count; ++i) {
       const double x = s[d].h_in[i];
-      ref[i] += w[d] * x * x;
+      ref.own[d][i] = w[d] * x * x;
+      ref.sum[i] += ref.own[d][i];
     }
   }
   return ref;
@@ -246,12 +370,19 @@ void poison(const Shards& s, std::size_t count) {
   for (const Shard& x : s) std::fill(x.h_out, x.h_out + count, std::numeric_limits<float>::quiet_NaN());
 }
 
-/// The largest |result - ref| over both GPUs' results (NaN counts as infinitely wrong).
-double worst_error(const Shards& s, const std::vector<double>& ref) {
+/// Copies both GPUs' y into their host results (for the all-reduce alone, which has no gather).
+void fetch_y(const Shards& s, std::size_t count) {
+  for (const Shard& x : s) CUDA_CHECK(cudaMemcpy(x.h_out, x.d_y, count * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+/// The largest |result - expected| over the host results of the GPUs `parts` gathers: the sum when
+/// it holds the all-reduce, else each GPU's own w_D * x_D^2 (NaN counts as infinitely wrong).
+double worst_error(const Shards& s, const Parts& parts, const Reference& ref) {
   double worst = 0.0;
-  for (const Shard& x : s) {
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-      const double e = std::fabs(static_cast<double>(x.h_out[i]) - ref[i]);
+  for (int d = parts.first; d < parts.last; ++d) {
+    const std::vector<double>& want = parts.all_reduce ? ref.sum : ref.own[d];
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const double e = std::fabs(static_cast<double>(s[d].h_out[i]) - want[i]);
       worst = std::isnan(e) ? std::numeric_limits<double>::infinity() : std::max(worst, e);
     }
   }
@@ -260,12 +391,61 @@ double worst_error(const Shards& s, const std::vector<double>& ref) {
 
 // ---- one size ----------------------------------------------------------------------------------
 
+/// The variants every round times, in the order of the even rounds (the odd rounds run them in
+/// reverse); the two of each pair the breakdown compares are neighbours.
+enum Variant : int {
+  plan_whole,             // the sample's plan, launched on stream 0
+  streams_whole,          // its work on the streams, the all-reduce called from the host
+  raw_graph_whole,        // streams_whole stream-captured into one CUDA graph, launched on stream 0
+  plan_no_collective,     // the plan without the all_reduce node
+  streams_no_collective,  // streams_whole without the NCCL call
+  plans_per_gpu,          // two plans, GPU D's scatter, square and gather each, on stream D
+  plan_all_reduce,        // a plan holding only the all_reduce node
+  host_all_reduce,        // the host-called all-reduce alone
+  variant_count
+};
+
+/// A variant's name in the breakdown and the nodes its work holds.
+struct VariantInfo {
+  const char* label;
+  Parts parts;
+};
+constexpr VariantInfo variant_info[variant_count] = {
+    {"graphdsl plan", whole},           {"streams + host NCCL", whole}, {"raw CUDA graph", whole},
+    {"graphdsl plan", no_collective},   {"streams", no_collective},     {"one plan per GPU", no_collective},
+    {"graphdsl plan", collective_only}, {"host NCCL", collective_only},
+};
+
+/// The breakdown's name for the work of `parts`.
+const char* work_name(const Parts& parts) {
+  if (parts.first == parts.last) return "all-reduce alone";
+  return parts.all_reduce ? "whole launch" : "no collective";
+}
+
+/// A row of the breakdown: variant a's time per launch against variant b's (the same work).
+struct Pair {
+  Variant a, b;
+};
+constexpr Pair breakdown_pairs[] = {
+    {plan_whole, streams_whole},
+    {raw_graph_whole, streams_whole},
+    {plan_whole, raw_graph_whole},
+    {plan_no_collective, streams_no_collective},
+    {plans_per_gpu, streams_no_collective},
+    {plan_no_collective, plans_per_gpu},
+    {plan_all_reduce, host_all_reduce},
+};
+
 struct Figures {
   std::size_t count = 0;
   int launches = 0;
-  std::vector<double> graph_us, streams_us;  ///< per launch, one entry per round
-  double worst = 0.0;                        ///< over every checked round of both variants
+  std::array<std::vector<double>, variant_count> us;  ///< per launch, one entry per round (empty: not measured)
+  std::array<double, variant_count> worst{};          ///< over every checked round of the variant
   double worst_after_update = 0.0;
+  std::string raw_graph_error;  ///< why the raw CUDA graph was not measured (empty: it was)
+
+  /// The worst error over every variant.
+  double worst_of_all() const { return *std::max_element(worst.begin(), worst.end()); }
 };
 
 Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& comms, Streams& streams,
@@ -274,45 +454,129 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
   f.count = size.count;
   f.launches = size.launches;
   const Shards& s = mem.s;
-  const Plan plan = build_plan(s, size.count, weights, [&comms, &s, count = size.count](gd::Graph& g) {
+  const std::size_t count = size.count;
+  const AddAllReduce all_reduce = [&comms, &s, count](gd::Graph& g) {
     return gd::nccl::add_all_reduce<float>(g, comms, {{s[0].d_y, s[0].d_y}, {s[1].d_y, s[1].d_y}}, count);
-  });
+  };
+  const Plan plan = build_plan(s, count, weights, all_reduce);
   if (print_plan) fmt::print("--- the plan with its NCCL collective, Graph::dump() ---\n{}\n", plan.graph.dump());
   gd::Executable exec = plan.graph.instantiate();  // checks the devices, captures the collective
 
-  auto graph_round = [&] { exec.launch(streams[0]); };
-  auto stream_round = [&] { issue_on_streams(s, size.count, streams, comms, nccl); };
-  const std::vector<double> ref = reference(s, size.count, weights);
-  auto timed = [&](auto&& issue, std::vector<double>& us) {
-    poison(s, size.count);
-    us.push_back(streams.us_per_launch(size.launches, issue));  // returns when both GPUs are done
-    f.worst = std::max(f.worst, worst_error(s, ref));
+  // The breakdown's variants: the same plan builder with fewer parts, and the same stream calls.
+  gd::Executable exec_no_collective =
+      build_plan(s, count, weights, all_reduce, no_collective, "multi_gpu.no_collective").graph.instantiate();
+  gd::Executable exec_all_reduce =
+      build_plan(s, count, weights, all_reduce, collective_only, "multi_gpu.all_reduce").graph.instantiate();
+  std::array<gd::Executable, gpus> exec_per_gpu;
+  for (int d = 0; d < gpus; ++d) {
+    CUDA_CHECK(cudaSetDevice(d));  // compiled and launched with its own GPU current
+    exec_per_gpu[d] =
+        build_plan(s, count, weights, all_reduce, one_gpu(d), fmt::format("multi_gpu.gpu{}", d)).graph.instantiate();
+  }
+  CUDA_CHECK(cudaSetDevice(0));
+  auto on_streams = [&](const Parts& parts) {
+    return [&, parts] { issue_on_streams(s, count, streams, comms, nccl, parts); };
+  };
+  const RawGraph raw(streams, on_streams(whole));
+  f.raw_graph_error = raw.error();
+
+  std::array<std::function<void()>, variant_count> issue;  // one launch of each variant
+  issue[plan_whole] = [&] { exec.launch(streams[0]); };
+  issue[streams_whole] = on_streams(whole);
+  issue[raw_graph_whole] = [&] { raw.launch(streams[0]); };
+  issue[plan_no_collective] = [&] { exec_no_collective.launch(streams[0]); };
+  issue[streams_no_collective] = on_streams(no_collective);
+  issue[plans_per_gpu] = [&] {
+    for (int d = 0; d < gpus; ++d) {
+      CUDA_CHECK(cudaSetDevice(d));
+      exec_per_gpu[d].launch(streams[d]);
+    }
+    CUDA_CHECK(cudaSetDevice(0));
+  };
+  issue[plan_all_reduce] = [&] { exec_all_reduce.launch(streams[0]); };
+  issue[host_all_reduce] = on_streams(collective_only);
+
+  const Reference ref = reference(s, count, weights);
+  auto timed = [&](Variant v) {
+    const Parts& parts = variant_info[v].parts;
+    poison(s, count);
+    f.us[v].push_back(streams.us_per_launch(size.launches, issue[v]));  // returns when both GPUs are done
+    if (parts.first == parts.last) {
+      // The all-reduce alone has no gather, and each of its timed launches doubled y in place (up
+      // to +-inf: the time does not depend on the values): run it once more on fresh squares.
+      issue_on_streams(s, count, streams, comms, nccl, no_collective);  // y_D = w_D * x_D^2
+      streams.synchronize();
+      poison(s, count);
+      (void)streams.us_per_launch(1, issue[v]);
+      fetch_y(s, count);
+    }
+    f.worst[v] = std::max(f.worst[v], worst_error(s, parts.first == parts.last ? whole : parts, ref));
   };
 
-  // The two variants use the same buffers and communicators: one never runs while the other does.
-  for (int i = 0; i < warmup; ++i) graph_round();
-  streams.synchronize();
-  for (int i = 0; i < warmup; ++i) stream_round();
-  streams.synchronize();
-  for (int r = 0; r < rounds; ++r) {  // interleaved: G S, S G, G S, ...
+  // The variants use the same buffers and communicators: one never runs while another does.
+  std::vector<Variant> order;
+  for (int v = 0; v < variant_count; ++v) {
+    if (v != raw_graph_whole || raw) order.push_back(static_cast<Variant>(v));
+  }
+  for (Variant v : order) {
+    for (int i = 0; i < warmup; ++i) issue[v]();
+    streams.synchronize();
+  }
+  for (int r = 0; r < rounds; ++r) {  // interleaved: G S R ..., ... R S G, G S R ...
     if (r % 2 == 0) {
-      timed(graph_round, f.graph_us);
-      timed(stream_round, f.streams_us);
+      std::for_each(order.begin(), order.end(), timed);
     } else {
-      timed(stream_round, f.streams_us);
-      timed(graph_round, f.graph_us);
+      std::for_each(order.rbegin(), order.rend(), timed);
     }
   }
 
   // New weights on both GPUs: each setter patches its node in the context of the node's device.
   for (int d = 0; d < gpus; ++d) {
-    exec.set_kernel_args(plan.square[d], s[d].d_in, s[d].d_y, updated[d], static_cast<int>(size.count));
+    exec.set_kernel_args(plan.square[d], s[d].d_in, s[d].d_y, updated[d], static_cast<int>(count));
   }
-  poison(s, size.count);
+  poison(s, count);
   exec.launch(streams[0]);
   exec.synchronize(streams[0]);
-  f.worst_after_update = worst_error(s, reference(s, size.count, updated));
+  f.worst_after_update = worst_error(s, whole, reference(s, count, updated));
   return f;
+}
+
+/// Prints the breakdown: for each size, each pair's medians, their ratio and the noise.
+void report_breakdown(const std::vector<Figures>& all) {
+  fmt::print("\nbreakdown (the same rounds as above: each round times every variant, in one order on even rounds "
+             "and the reverse on odd ones;\n"
+             "  median us per launch of A and B, A/B, noise = the larger half-spread of the two):\n");
+  fmt::print("  {:>10}  {:<16}  {:<19}  {:>10}  {:<19}  {:>10}  {:>7}  {:>7}\n", "floats/GPU", "work", "A", "A us",
+             "B", "B us", "A/B", "noise");
+  for (const Figures& f : all) {
+    for (const Pair& p : breakdown_pairs) {
+      const char* const work = work_name(variant_info[p.a].parts);
+      const std::vector<double>& a = f.us[p.a];
+      const std::vector<double>& b = f.us[p.b];
+      const char* const a_label = variant_info[p.a].label;
+      const char* const b_label = variant_info[p.b].label;
+      if (a.empty() || b.empty()) {
+        fmt::print("  {:>10}  {:<16}  {:<19}  {:>10}  {:<19}  {:>10}  {:>7}  {:>7}\n", count_label(f.count), work,
+                   a_label, a.empty() ? "n/a" : fmt::format("{:.2f}", sample::median(a)), b_label,
+                   b.empty() ? "n/a" : fmt::format("{:.2f}", sample::median(b)), "n/a", "n/a");
+        continue;
+      }
+      const double ma = sample::median(a);
+      const double mb = sample::median(b);
+      const double noise = std::max(sample::half_spread(a), sample::half_spread(b));
+      fmt::print("  {:>10}  {:<16}  {:<19}  {:>10.2f}  {:<19}  {:>10.2f}  {:>7.3f}  {:>6.1f}%\n", count_label(f.count),
+                 work, a_label, ma, b_label, mb, mb > 0.0 ? ma / mb : 0.0, 100.0 * noise);
+    }
+  }
+  fmt::print("  whole launch: scatter to both GPUs, a kernel on each, all-reduce, gather from both. raw CUDA graph: "
+             "the streams' calls\n"
+             "    (NCCL's included) stream-captured into one CUDA graph and launched on stream 0, no graphdsl.\n"
+             "  no collective: scatter, kernel and gather on both GPUs, no all-reduce. one plan per GPU: two graphdsl "
+             "plans,\n"
+             "    one per GPU, each launched on its own GPU's stream.\n"
+             "  all-reduce alone: the in-place all-reduce of both GPUs' y, nothing else (a graphdsl plan of the "
+             "all_reduce node\n"
+             "    vs ncclGroupStart, ncclAllReduce per rank, ncclGroupEnd from the host).\n");
 }
 
 bool report(const std::vector<Figures>& all) {
@@ -321,13 +585,21 @@ bool report(const std::vector<Figures>& all) {
              "before each round):\n",
              tolerance);
   for (const Figures& f : all) {
-    const bool timed_ok = f.worst <= tolerance;
+    const double worst = f.worst_of_all();
+    const bool timed_ok = worst <= tolerance;
     const bool update_ok = f.worst_after_update <= tolerance;
-    ok = ok && timed_ok && update_ok;
+    ok = ok && timed_ok && update_ok;  // a raw graph CUDA would not make is reported, not failed
     fmt::print("  {:>5} floats per GPU: {} rounds x {} launches per variant: worst {:.3g} {}; after set_kernel_args "
                "on square0 and square1: worst {:.3g} {}\n",
-               count_label(f.count), rounds, f.launches, f.worst, timed_ok ? "ok" : "FAILED", f.worst_after_update,
+               count_label(f.count), rounds, f.launches, worst, timed_ok ? "ok" : "FAILED", f.worst_after_update,
                update_ok ? "ok" : "FAILED");
+    for (int v = 0; v < variant_count; ++v) {
+      if (f.worst[v] > tolerance) {
+        fmt::print("    FAILED: {} ({}): worst {:.3g}\n", variant_info[v].label, work_name(variant_info[v].parts),
+                   f.worst[v]);
+      }
+    }
+    if (!f.raw_graph_error.empty()) fmt::print("    raw CUDA graph not measured (CUDA did not make it): {}\n", f.raw_graph_error);
   }
   fmt::print("\ntime per launch (cudaEvent on device 0's stream, the other GPU's stream joined; median of {} rounds, "
              "order alternated, after {} warm-up launches each;\n"
@@ -336,12 +608,13 @@ bool report(const std::vector<Figures>& all) {
   fmt::print("  {:>10}  {:>8}  {:>12}  {:>15}  {:>13}  {:>7}\n", "floats/GPU", "launches", "graph us", "streams+NCCL us",
              "graph/streams", "noise");
   for (const Figures& f : all) {
-    const double g = sample::median(f.graph_us);
-    const double st = sample::median(f.streams_us);
-    const double noise = std::max(sample::half_spread(f.graph_us), sample::half_spread(f.streams_us));
+    const double g = sample::median(f.us[plan_whole]);
+    const double st = sample::median(f.us[streams_whole]);
+    const double noise = std::max(sample::half_spread(f.us[plan_whole]), sample::half_spread(f.us[streams_whole]));
     fmt::print("  {:>10}  {:>8}  {:>12.2f}  {:>15.2f}  {:>13.3f}  {:>6.1f}%\n", count_label(f.count), f.launches, g, st,
                st > 0.0 ? g / st : 0.0, 100.0 * noise);
   }
+  report_breakdown(all);
   return ok;
 }
 

@@ -17,6 +17,7 @@
 #include "exec/device_update.hpp"
 #include "graphdsl/executable.hpp"
 #include "native/cuda_call.hpp"
+#include "native/driver_params.hpp"
 #include "native/native.hpp"
 #include "plan/counters.hpp"
 #include "plan/plan_access.hpp"
@@ -338,6 +339,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   detail::seal_as_recorded(own);  // handles of a moved-in plan must not change it behind the executable
   x->native = detail::materialize(own, order, x->sink);
   x->graph_behind.assign(detail::graph_behind_words(x->native.nodes.size()), 0);
+  if (!detail::uses_devices(own)) x->context = detail::current_context();  // the nodes' context (setters)
 
   cudaGraphInstantiateParams params{};
   params.flags = options.flags();

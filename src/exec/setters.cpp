@@ -70,10 +70,6 @@ cudaError_t graph_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cud
   return cuda_try(cudaGraphKernelNodeSetParams, node, &p);
 }
 
-namespace {
-
-/// The current CUcontext through the driver's entry point (what the runtime's memset and memcpy
-/// setters use), or null without the entry point or a current context.
 CUcontext current_context() noexcept {
   using GetCurrent = CUresult (*)(CUcontext*);
   static const auto get = reinterpret_cast<GetCurrent>(driver_entry("cuCtxGetCurrent", 4000));
@@ -81,6 +77,13 @@ CUcontext current_context() noexcept {
   if (get == nullptr || get(&ctx) != CUDA_SUCCESS) return nullptr;
   return ctx;
 }
+
+namespace {
+
+/// The context of the executable's nodes for the driver's memset and memcpy setters: the one they
+/// were created in (ExecImpl::context) when the plan places no node, else the current one (the
+/// caller has made the node's device current: DeviceScope).
+CUcontext node_context(const ExecImpl& x) noexcept { return x.context != nullptr ? x.context : current_context(); }
 
 /// The driver's memory type of one end of a copy in `direction` (`source`: the source end): what the
 /// runtime converts cudaMemcpyKind to.
@@ -128,7 +131,7 @@ cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_MEMSET_NODE_PARAMS*, CUcontext);
   static const auto driver = reinterpret_cast<SetParams>(driver_entry("cuGraphExecMemsetNodeSetParams", 12000));
   if (driver != nullptr) {
-    if (CUcontext ctx = current_context()) {
+    if (CUcontext ctx = node_context(x)) {
       CUDA_MEMSET_NODE_PARAMS d{};
       d.dst = reinterpret_cast<CUdeviceptr>(p.dst);
       d.pitch = p.pitch;
@@ -149,7 +152,7 @@ cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
   const bool pointers = p.srcArray == nullptr && p.dstArray == nullptr && p.srcPos.x == 0 && p.srcPos.y == 0 &&
                         p.srcPos.z == 0 && p.dstPos.x == 0 && p.dstPos.y == 0 && p.dstPos.z == 0;
   if (driver != nullptr && pointers) {
-    if (CUcontext ctx = current_context()) {
+    if (CUcontext ctx = node_context(x)) {
       CUDA_MEMCPY3D d;  // every field written below
       driver_end(p.srcPtr, memory_type(p.kind, true), false, d);
       driver_end(p.dstPtr, memory_type(p.kind, false), true, d);

@@ -1,6 +1,6 @@
 // src/native/driver_params.hpp — a kernel node's parameters in the driver's form, for the hot paths
 // that call the driver through its entry points (native/cuda_call.hpp, driver_entry): adding kernel
-// nodes (native/launch_attributes.cpp) and the kernel setter (exec/setters.cpp).
+// nodes (native/launch_attributes.cpp), the kernel setter (exec/setters.cpp), and the current context.
 #pragma once
 
 #include <cuda.h>
@@ -37,5 +37,9 @@ inline CUDA_KERNEL_NODE_PARAMS driver_kernel_params(cudaFunction_t function, con
 inline CUDA_KERNEL_NODE_PARAMS driver_kernel_params(const cudaKernelNodeParams& p, cudaFunction_t function) noexcept {
   return driver_kernel_params(function, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams, p.extra);
 }
+
+/// The current CUcontext through the driver's entry point (what the runtime's memset and memcpy
+/// setters use), or null without the entry point or a current context (exec/setters.cpp).
+CUcontext current_context() noexcept;
 
 }  // namespace graphdsl::detail

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "graphdsl/detail/unique_handle.hpp"
@@ -199,6 +200,10 @@ struct ExecImpl {
   /// from another cudaGraph_t). A whole-graph update from native.graph patches these nodes there
   /// first (exec/update.cpp). One bit per node, sized when the executable is compiled.
   std::vector<std::uint64_t> graph_behind;
+  /// The CUDA context every node of the executable was created in, when the plan places no node on
+  /// a device (compile: the context current then); null otherwise. The driver's memset and memcpy
+  /// setters take the node's context: this one spares them a cuCtxGetCurrent per call (exec/setters.cpp).
+  CUctx_st* context = nullptr;
 };
 
 /// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,
