@@ -197,23 +197,52 @@ void retain_on_graph(cudaGraph_t root, std::shared_ptr<const void> keep, const s
 
 namespace {
 
-/// Whether the conditional nodes of `g` (this level, not nested plans) are built one after another.
-/// With driver 580.159.04 on H100 hosts, a WHILE node that could run at the same time as another
-/// conditional node of its graph faulted within a few hundred launches (cudaErrorLaunchFailure,
-/// Xid 13 "SKEDCHECK22_INVALIDATE_ACTIVE_QMD"), in raw CUDA too; with the two ordered by an edge it
-/// did not (docs/reliability.md, section 12). So in a plan with a WHILE node and another conditional
-/// node, the native graph orders each conditional node after the one built before it; the plan keeps
-/// its own edges.
+/// What node i of `g` holds of conditional nodes, itself and its bodies at any depth (child plans
+/// hold none: rules.cpp refuses them there): none, conditional nodes but no WHILE, or a WHILE.
+enum class HeldConditionals : std::uint8_t { none, some, loop };
+
+HeldConditionals held_conditionals(const GraphImpl& g, std::uint32_t i);
+
+/// The same over every node of `g`.
+HeldConditionals held_conditionals(const GraphImpl& g) {
+  HeldConditionals most = HeldConditionals::none;
+  if (!g.holds(NodeKind::conditional)) return most;
+  for (std::uint32_t i = 0; i < node_count(g) && most != HeldConditionals::loop; ++i) {
+    most = std::max(most, held_conditionals(g, i));
+  }
+  return most;
+}
+
+HeldConditionals held_conditionals(const GraphImpl& g, std::uint32_t i) {
+  if (node_kind(g, i) != NodeKind::conditional) return HeldConditionals::none;
+  const ConditionalData& c = conditional_of(g, i);
+  HeldConditionals most = c.type == ConditionalType::while_loop ? HeldConditionals::loop : HeldConditionals::some;
+  for (const auto& body : c.bodies) {
+    if (most != HeldConditionals::loop) most = std::max(most, held_conditionals(*body));
+  }
+  return most;
+}
+
+/// Whether the nodes of `g` (this level) that hold conditional nodes (held_conditionals) are built
+/// one after another. With driver 580.159.04 on H100 hosts, a WHILE node that could run at the same
+/// time as another conditional node of its graph faulted within a few hundred launches
+/// (cudaErrorLaunchFailure, Xid 13 "SKEDCHECK22_INVALIDATE_ACTIVE_QMD"), in raw CUDA too; with the
+/// two ordered by an edge it did not (docs/reliability.md, section 12). So when two or more nodes of
+/// a level hold conditional nodes and one of them holds a WHILE (itself or in a body, at any depth),
+/// the native graph orders each of them after the one built before it; the plan keeps its own
+/// edges. A WHILE nested in a body thus never runs beside a conditional node of another branch
+/// either.
 bool serial_conditionals(const GraphImpl& g) {
   if (!g.holds(NodeKind::conditional)) return false;
-  std::uint32_t conditionals = 0;
+  std::uint32_t holders = 0;
   bool loop = false;
   for (std::uint32_t i = 0; i < node_count(g); ++i) {
-    if (node_kind(g, i) != NodeKind::conditional) continue;
-    ++conditionals;
-    loop |= conditional_of(g, i).type == ConditionalType::while_loop;
+    const HeldConditionals h = held_conditionals(g, i);
+    if (h == HeldConditionals::none) continue;
+    ++holders;
+    loop |= h == HeldConditionals::loop;
   }
-  return loop && conditionals >= 2;
+  return loop && holders >= 2;
 }
 
 }  // namespace
@@ -252,10 +281,10 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
         deps.push_back(out[p]);
       }
     }
-    const bool conditional = serial && node_kind(g, i) == NodeKind::conditional;
+    const bool conditional = serial && held_conditionals(g, i) != HeldConditionals::none;
     if (conditional && last_conditional != ConditionRef::unresolved &&
         std::find(deps.begin(), deps.end(), out[last_conditional]) == deps.end()) {
-      deps.push_back(out[last_conditional]);  // after the previous conditional node (serial_conditionals)
+      deps.push_back(out[last_conditional]);  // after the previous holder of conditionals (serial_conditionals)
     }
     out[i] = add(g, i, graph, deps);
     if (conditional) last_conditional = i;

@@ -246,3 +246,79 @@ TEST_CASE("a while loop beside another conditional node is ordered after it in t
   }
   SUCCEED("300 executables, 2,700 launches");
 }
+
+TEST_CASE("a while loop inside a body is ordered with the conditional nodes beside that body's node",
+          "[gpu][conditional][while][reliability]") {
+  // The same fault across levels: a WHILE nested in the body of an IF could run beside another IF of
+  // the enclosing plan. Nodes that hold a WHILE at any depth count like a WHILE (fails without the
+  // change: the second IF had one dependency).
+  Cells c;
+  Stream s;
+  auto build = [&](unsigned limit, int marker_value) {
+    gd::Graph g("nested loop beside an if");
+    const auto go = g.add_condition(1);
+    const auto when = g.add_condition(1);
+    auto reset = g.add_memset(c.counter.get(), 0u, 1).name("reset");
+    auto clear = g.add_memset(c.marker.get(), 0, 1).name("clear");
+    g.add_if(go, [&](gd::Graph& then) {
+       const auto more = then.add_condition(1);  // declared in the graph that holds the WHILE node
+       then.add_while(more, [&](gd::Graph& body) {
+         body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), limit, more).name("step");
+       });
+     })
+        .name("outer if")
+        .after(reset);
+    g.add_if(when, [&](gd::Graph& then) { then.add_kernel(write_marker, gd::Launch{1, 1}, c.marker.get(), marker_value); })
+        .name("if")
+        .after(clear);
+    return g;
+  };
+  const gd::Graph plan = build(6, 3);
+  gd::Executable exec = plan.instantiate();
+  cudaGraphNode_t deps[4] = {};
+  std::size_t count = 4;
+  GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*plan.find("if")), deps, nullptr, &count));
+  REQUIRE(count == 2);
+  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("outer if"))) == 1);
+  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("clear"))) == 1);
+  for (int round = 0; round < 20; ++round) {
+    gd::Executable e = build(4 + static_cast<unsigned>(round % 5), round).instantiate();
+    for (int launch = 0; launch < 3; ++launch) {
+      e.launch(s);
+      e.synchronize(s);
+    }
+    if (c.read_counter() != 4 + static_cast<unsigned>(round % 5) || c.read_marker() != round) {
+      FAIL("round " << round << ": counter " << c.read_counter() << ", marker " << c.read_marker());
+    }
+  }
+}
+
+TEST_CASE("conditional nodes with no while loop at any depth keep their concurrency in the native graph",
+          "[gpu][conditional][reliability]") {
+  // The ordering is for WHILE loops only: two IFs side by side, one with an IF nested in its body,
+  // keep the plan's edges alone.
+  Cells c;
+  Stream s;
+  gd::Graph g("two ifs");
+  const auto a = g.add_condition(1);
+  const auto b = g.add_condition(1);
+  auto clear = g.add_memset(c.marker.get(), 0, 1).name("clear");
+  auto reset = g.add_memset(c.counter.get(), 0u, 1).name("reset");
+  g.add_if(a, [&](gd::Graph& then) {
+     const auto inner = then.add_condition(1);
+     then.add_if(inner, [&](gd::Graph& t2) { t2.add_kernel(write_marker, gd::Launch{1, 1}, c.marker.get(), 9); });
+   })
+      .name("first")
+      .after(clear);
+  g.add_if(b, [&](gd::Graph& then) { then.add_memset(c.counter.get(), 4u, 1); }).name("second").after(reset);
+  gd::Executable exec = g.instantiate();
+  std::size_t count = 4;
+  cudaGraphNode_t deps[4] = {};
+  GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*g.find("second")), deps, nullptr, &count));
+  CHECK(count == 1);
+  CHECK(deps[0] == exec.native_node(*g.find("reset")));
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(c.read_marker() == 9);
+  CHECK(c.read_counter() == 4u);
+}
