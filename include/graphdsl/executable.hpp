@@ -122,15 +122,19 @@ class Executable {
 
   /// The cudaGraphExec_t, owned by this executable (do not destroy it). @throws UsageError when empty.
   cudaGraphExec_t native_handle() const;
-  /// The materialized cudaGraph_t (kept alive: per-node setters need its node handles). A
-  /// whole-graph update of a plan of kernel, memset, memcpy and empty nodes writes the new
-  /// parameters into it before its cudaGraphExecUpdate; per-node setters and updates do not (they
-  /// patch the executable alone), so its parameters may be older than the executable's.
+  /// The materialized cudaGraph_t (kept alive: per-node setters need its node handles). Setters and
+  /// updates patch the executable; for a plan of kernel, memset, memcpy and empty nodes with no
+  /// Condition or GraphBuffer, this call first writes the parameters the executable now has into the
+  /// nodes they changed, so the graph shows what the executable launches (and cloning or
+  /// instantiating it gives the same work). For other plans the nodes a setter or update changed may
+  /// still hold their older parameters there. Like the setters, not to be called concurrently with
+  /// other calls on this executable. @throws CudaError naming the node CUDA refused to patch.
   cudaGraph_t native_graph() const;
   /// The driver's own DOT of native_graph() (cudaGraphDebugDotPrint with `flags`, a combination of
   /// cudaGraphDebugDotFlags; node handles are always included, as they are how the plan's names are
   /// matched): each top-level node's label starts with its plan name, e.g. `'scale' (#0)`. Next to
-  /// Graph::to_dot(), it shows what CUDA made of the plan (kernel names, attributes, parameters).
+  /// Graph::to_dot(), it shows what CUDA made of the plan (kernel names, attributes, parameters: the
+  /// executable's current ones where native_graph() brings them in step).
   /// @throws Error when no temporary file can be made (in $TMPDIR, else /tmp); CudaError.
   std::string native_dot(unsigned int flags = cudaGraphDebugDotFlagsVerbose) const;
   /// The cudaGraphNode_t that top-level plan node `node` became.

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "exec/device_update.hpp"
+#include "exec/update_steps.hpp"
 #include "graphdsl/executable.hpp"
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
@@ -472,7 +473,11 @@ void Executable::synchronize(cudaStream_t stream) {
 const Graph& Executable::plan() const { return impl().plan; }
 unsigned long long Executable::flags() const { return impl().flags; }
 cudaGraphExec_t Executable::native_handle() const { return impl().exec.get(); }
-cudaGraph_t Executable::native_graph() const { return impl().native.graph.get(); }
+cudaGraph_t Executable::native_graph() const {
+  detail::ExecImpl& x = impl();
+  detail::sync_native_graph(x);  // setters and per-node updates patched the executable alone
+  return x.native.graph.get();
+}
 
 cudaGraphNode_t Executable::native_node(const Node& node) const {
   const detail::ExecImpl& x = impl();
@@ -529,7 +534,8 @@ std::string name_native_nodes(std::string dot, const detail::GraphImpl& g, const
 }  // namespace
 
 std::string Executable::native_dot(unsigned int flags) const {
-  const detail::ExecImpl& x = impl();
+  detail::ExecImpl& x = impl();
+  detail::sync_native_graph(x);  // the parameters the executable launches with, where they can be written
   const char* dir = std::getenv("TMPDIR");
   std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/graphdsl-dot-XXXXXX";
   const int fd = mkstemp(path.data());

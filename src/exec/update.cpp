@@ -184,17 +184,10 @@ UpdateResult setter_refusal(const GraphImpl& t, std::uint32_t i, const Applied& 
 /// plan's); below, per-node setters cost about as much and leave the executable's graph as it is.
 constexpr std::size_t in_place_min_changed = 32;
 
-/// Whether whole-graph updates of x from plan `t` can go through the executable's own cudaGraph_t
-/// (update_in_place): every kind of node the plan holds has PatchOps::patch_graph (kernel,
-/// memset, memcpy and empty nodes: no host, event, child, conditional, captured or memory node,
-/// whose native parameters a template's materialization replaces), no Condition or GraphBuffer
-/// argument in either plan, and no change of priority or launch attributes (which patch_graph does
-/// not write).
-bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t, const UpdateNeeds& needs) {
-  if (needs.priority_changed || needs.nested_change || x.device_updatable || condition_count(a) != 0 ||
-      has_placeholders(a) || has_placeholders(t) || !has_graph_behind(x)) {
-    return false;
-  }
+}  // namespace
+
+bool graph_patchable(const ExecImpl& x, const GraphImpl& a) {
+  if (x.device_updatable || condition_count(a) != 0 || has_placeholders(a) || !has_graph_behind(x)) return false;
   for (std::uint32_t bits = held_kinds(a); bits != 0; bits &= bits - 1) {
     const auto kind = static_cast<NodeKind>(__builtin_ctz(bits));
     if (patch_ops(kind).patch_graph == nullptr) return false;
@@ -202,24 +195,49 @@ bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t
   return true;
 }
 
+std::optional<GraphRefusal> write_graph_behind(ExecImpl& x, const GraphImpl& from) {
+  for (std::size_t w = 0; w < x.graph_behind.size(); ++w) {
+    for (std::uint64_t bits = x.graph_behind[w]; bits != 0; bits &= bits - 1) {
+      const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
+      const DeviceScope device(node_device(from, i, -1));
+      const Applied applied = patch_ops(node_kind(from, i)).patch_graph(x, from, i);
+      if (applied.rc != cudaSuccess) return GraphRefusal{i, applied};
+    }
+  }
+  return std::nullopt;
+}
+
+void sync_native_graph(ExecImpl& x) {
+  const GraphImpl& a = x.plan.impl();
+  if (!graph_patchable(x, a)) return;
+  if (std::all_of(x.graph_behind.begin(), x.graph_behind.end(), [](std::uint64_t w) { return w == 0; })) return;
+  if (const auto r = write_graph_behind(x, a)) {
+    throw_cuda(r->applied.rc, r->applied.api, a.info(r->node), "bringing the executable's cudaGraph_t in step");
+  }
+  std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0);
+}
+
+namespace {
+
+/// Whether whole-graph updates of x from plan `t` can go through the executable's own cudaGraph_t
+/// (update_in_place): the graph can be patched node by node (graph_patchable: kernel, memset, memcpy
+/// and empty nodes only, no condition or placeholder), `t` has no Condition or GraphBuffer argument
+/// either, and no change of priority or launch attributes (which patch_graph does not write).
+bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t, const UpdateNeeds& needs) {
+  return !needs.priority_changed && !needs.nested_change && !has_placeholders(t) && graph_patchable(x, a);
+}
+
 /// The whole-graph update from the executable's own cudaGraph_t: the changed nodes, and those where
-/// that graph is behind the executable, get the template's parameters there (PatchOps::
-/// patch_graph; the template agrees with the recorded plan everywhere but the changed nodes), then
-/// one cudaGraphExecUpdate from it. No template is materialized. On a refusal the executable is
+/// that graph is behind the executable, get the template's parameters there (write_graph_behind; the
+/// template agrees with the recorded plan everywhere but the changed nodes), then one
+/// cudaGraphExecUpdate from it. No template is materialized. On a refusal the executable is
 /// unchanged and the nodes patched stay marked behind; on success the recorded plan takes the
 /// template's parameters and the graph is behind nowhere.
 std::optional<UpdateResult> update_in_place(ExecImpl& x, const GraphImpl& t,
                                             const std::vector<std::uint32_t>& changed) {
   GraphImpl& a = x.plan.impl();
   for (std::uint32_t i : changed) mark_node_behind(x, i);
-  for (std::size_t w = 0; w < x.graph_behind.size(); ++w) {
-    for (std::uint64_t bits = x.graph_behind[w]; bits != 0; bits &= bits - 1) {
-      const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
-      const DeviceScope device(node_device(t, i, -1));
-      const Applied applied = patch_ops(node_kind(t, i)).patch_graph(x, t, i);
-      if (applied.rc != cudaSuccess) return setter_refusal(t, i, applied);
-    }
-  }
+  if (const auto r = write_graph_behind(x, t)) return setter_refusal(t, r->node, r->applied);
   if (auto r = exec_update_from(x, t, x.native.graph.get(), x.native.nodes)) return r;
   std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0);
   for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);

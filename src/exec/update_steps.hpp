@@ -33,4 +33,26 @@ UpdateResult materialize_refusal(const CudaError& e);
 std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
                                                const std::shared_ptr<const Materialized>& owned, bool conditions);
 
+/// Whether x's own cudaGraph_t (native.graph) can be brought in step with the executable node by
+/// node (PatchOps::patch_graph), the recorded plan being `a`: every kind of node it holds has
+/// patch_graph (kernel, memset, memcpy and empty nodes), it declares no condition and no kernel takes
+/// a Condition or GraphBuffer, no node is device-updatable, and the executable tracks its graph.
+bool graph_patchable(const ExecImpl& x, const GraphImpl& a);
+
+/// A node of native.graph that CUDA refused to patch (write_graph_behind).
+struct GraphRefusal {
+  std::uint32_t node;
+  Applied applied;
+};
+
+/// Writes the parameters of plan `from` (the recorded plan, or a template that agrees with it except
+/// on nodes marked behind) into every node marked behind in native.graph (ExecImpl::graph_behind)
+/// with PatchOps::patch_graph; the first refusal, or nullopt. The marks stay: the caller clears them.
+std::optional<GraphRefusal> write_graph_behind(ExecImpl& x, const GraphImpl& from);
+
+/// Brings native.graph in step with the executable where graph_patchable allows (Executable::
+/// native_graph, native_dot): the nodes marked behind take the recorded plan's parameters and the
+/// marks are cleared. Nothing happens for other plans. @throws CudaError naming the node CUDA refused.
+void sync_native_graph(ExecImpl& x);
+
 }  // namespace graphdsl::detail

@@ -216,4 +216,54 @@ TEST_CASE("a whole-graph update in place that CUDA refuses leaves the executable
   run_expect(3.0f, "the next update, whole graph, copies to the old destination");
 }
 
+TEST_CASE("native_graph() holds the parameters setters and per-node updates gave the executable",
+          "[gpu][update][in-place][native]") {
+  // Setters and per-node updates patch the executable alone; native_graph() writes what they changed
+  // into the graph first, so the graph (its DOT, a clone, an instantiation of it) does the same work
+  // as the executable. Fails without that step: k3's 'a' read 2 from the graph.
+  auto gen = rng(133);
+  Bank bank(gen);
+  Stream s;
+  Values v;
+  gd::Graph base = bank.plan(v);
+  auto k3 = gd::KernelNode<float*, const float*, float, float, int>(base.node(3).ref());
+  auto fill = gd::MemsetNode(base.node(M).ref());
+  gd::Executable exec = base.instantiate();
+  v.a[3] = 9.0f;
+  exec.set_kernel_args(k3, bank.y.get() + 3 * S, bank.x.get() + 3 * S, 9.0f, v.b, S);
+  v.fill = 21;
+  exec.set_memset(fill, bank.z.get(), 21, S);
+  v.a[5] = 5.5f;
+  REQUIRE(exec.update(bank.plan(v), gd::UpdatePolicy::per_node).strategy == gd::UpdateStrategy::per_node);
+
+  const cudaGraph_t graph = exec.native_graph();
+  auto graph_a = [&](int j) {
+    cudaKernelNodeParams p{};
+    GPU_REQUIRE(cudaGraphKernelNodeGetParams(exec.native_node(base.node(static_cast<std::uint32_t>(j))), &p));
+    return *static_cast<const float*>(p.kernelParams[2]);
+  };
+  CHECK(graph_a(3) == 9.0f);
+  CHECK(graph_a(5) == 5.5f);
+  CHECK(graph_a(4) == 2.0f);
+  cudaMemsetParams m{};
+  GPU_REQUIRE(cudaGraphMemsetNodeGetParams(exec.native_node(fill), &m));
+  CHECK(m.value == 21u);
+
+  // An executable instantiated from the graph computes what this one does.
+  cudaGraphExec_t raw = nullptr;
+  GPU_REQUIRE(cudaGraphInstantiate(&raw, graph, 0));
+  GPU_REQUIRE(cudaMemset(bank.z.get(), 0xff, bank.z.bytes()));
+  GPU_REQUIRE(cudaDeviceSynchronize());
+  std::fill(bank.out.data(), bank.out.data() + M * S, -1.0f);
+  GPU_REQUIRE(cudaGraphLaunch(raw, s));
+  GPU_REQUIRE(cudaStreamSynchronize(s));
+  GPU_REQUIRE(cudaGraphExecDestroy(raw));
+  const auto hz = bank.z.download();
+  int wrong = 0;
+  for (int i = 0; i < M * S; ++i) wrong += bank.out[i] != v.a[i / S] * bank.hx[i] + v.b;
+  for (int i = 0; i < S; ++i) wrong += hz[i] != v.fill;
+  CHECK(wrong == 0);
+  bank.check(exec, s, v, "the executable itself, after native_graph()");
+}
+
 }  // namespace update_in_place_test
