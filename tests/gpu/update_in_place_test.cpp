@@ -47,6 +47,18 @@ struct Bank {
     return g;
   }
 
+  /// Changes three nodes of `exec` (compiled from `base`) in the executable alone: typed setters on
+  /// 'k3' and 'fill', and a per-node update of 'k5'; `v` follows.
+  void change_by_setters(gd::Executable& exec, const gd::Graph& base, Values& v) {
+    v.a[3] = 9.0f;
+    exec.set_kernel_args(gd::KernelNode<float*, const float*, float, float, int>(base.node(3).ref()),
+                         y.get() + 3 * S, x.get() + 3 * S, 9.0f, v.b, S);
+    v.fill = 21;
+    exec.set_memset(gd::MemsetNode(base.node(M).ref()), z.get(), 21, S);
+    v.a[5] = 5.5f;
+    REQUIRE(exec.update(plan(v), gd::UpdatePolicy::per_node).strategy == gd::UpdateStrategy::per_node);
+  }
+
   /// Launches with the outputs poisoned and checks every output against `v`.
   void check(gd::Executable& exec, cudaStream_t s, const Values& v, const char* what) {
     INFO(what);
@@ -126,17 +138,9 @@ TEST_CASE("a whole-graph update in place keeps what setters, per-node and prepar
   Bank bank(gen);
   Stream s;
   Values v;
-  gd::Graph base = bank.plan(v);
-  auto k3 = gd::KernelNode<float*, const float*, float, float, int>(base.node(3).ref());
-  auto fill = gd::MemsetNode(base.node(M).ref());
+  const gd::Graph base = bank.plan(v);
   gd::Executable exec = base.instantiate();
-
-  v.a[3] = 9.0f;  // a typed setter on the executable alone
-  exec.set_kernel_args(k3, bank.y.get() + 3 * S, bank.x.get() + 3 * S, 9.0f, v.b, S);
-  v.fill = 21;
-  exec.set_memset(fill, bank.z.get(), 21, S);
-  v.a[5] = 5.5f;  // a per-node update
-  REQUIRE(exec.update(bank.plan(v), gd::UpdatePolicy::per_node).strategy == gd::UpdateStrategy::per_node);
+  bank.change_by_setters(exec, base, v);
   v.a[7] = 7.5f;  // a prepared update (cudaGraphExecUpdate from the prepared template's graph)
   const gd::PreparedUpdate prepared = exec.prepare_update(bank.plan(v));
   REQUIRE(exec.update(prepared));
@@ -225,16 +229,9 @@ TEST_CASE("native_graph() holds the parameters setters and per-node updates gave
   Bank bank(gen);
   Stream s;
   Values v;
-  gd::Graph base = bank.plan(v);
-  auto k3 = gd::KernelNode<float*, const float*, float, float, int>(base.node(3).ref());
-  auto fill = gd::MemsetNode(base.node(M).ref());
+  const gd::Graph base = bank.plan(v);
   gd::Executable exec = base.instantiate();
-  v.a[3] = 9.0f;
-  exec.set_kernel_args(k3, bank.y.get() + 3 * S, bank.x.get() + 3 * S, 9.0f, v.b, S);
-  v.fill = 21;
-  exec.set_memset(fill, bank.z.get(), 21, S);
-  v.a[5] = 5.5f;
-  REQUIRE(exec.update(bank.plan(v), gd::UpdatePolicy::per_node).strategy == gd::UpdateStrategy::per_node);
+  bank.change_by_setters(exec, base, v);
 
   const cudaGraph_t graph = exec.native_graph();
   auto graph_a = [&](int j) {
@@ -246,7 +243,7 @@ TEST_CASE("native_graph() holds the parameters setters and per-node updates gave
   CHECK(graph_a(5) == 5.5f);
   CHECK(graph_a(4) == 2.0f);
   cudaMemsetParams m{};
-  GPU_REQUIRE(cudaGraphMemsetNodeGetParams(exec.native_node(fill), &m));
+  GPU_REQUIRE(cudaGraphMemsetNodeGetParams(exec.native_node(base.node(M)), &m));
   CHECK(m.value == 21u);
 
   // An executable instantiated from the graph computes what this one does.
