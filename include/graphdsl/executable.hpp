@@ -246,14 +246,16 @@ class Executable {
   /// empty executable (before any CUDA call); CudaError naming the node CUDA refused.
   template <class T, class V>
   ParameterSet set(const Parameter<T>& param, const V& value);
-  /// A new host callable. No CUDA call: the executable's slot for the node takes the callable.
+  /// A new host callable. No CUDA call and no plan built: the executable's slot for the node takes
+  /// the callable (the callable's own allocation is the only one).
   template <class F>
   void set_host(const HostNode& node, F&& fn);
   /// A new child plan of the same shape.
   void set_child(const ChildNode& node, const Graph& child);
-  /// A new event to record.
+  /// A new event to record (one CUDA setter; no plan built, and nothing allocated for an Event
+  /// this executable was given before).
   void set_event(const EventRecordNode& node, const Event& event);
-  /// A new event to wait for.
+  /// A new event to wait for (as above).
   void set_event(const EventWaitNode& node, const Event& event);
   /// Enables or disables a kernel, memset or memcpy node (cudaGraphNodeSetEnabled); only these
   /// kinds have the overload, as only they can be disabled.
@@ -312,6 +314,12 @@ class Executable {
   void set_memset_raw(const Node& node, void* dst, unsigned int value, unsigned int element_size, std::size_t count,
                       detail::ScalarType type);
   void set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
+  /// set_host: takes ownership of `closure` (made with `new`) at once, also when it throws; the
+  /// executable's slot for the node takes it (no plan built, no CUDA call).
+  void set_host_closure(const Node& node, detail::HostClosure* closure);
+  /// set_event: the node's Event replaced in the recorded plan and patched with one CUDA call (no
+  /// plan built; nothing allocated for an Event the executable was given before).
+  void set_event_node(const Node& node, NodeKind kind, const Event& event);
   /// set_enabled and enabled: `kind` is the handle's (its type says it: the handle's own plan,
   /// possibly destroyed or cold in cache, is not read).
   void set_enabled_node(const Node& node, NodeKind kind, bool on);
@@ -412,9 +420,7 @@ ParameterSet Executable::set(const Parameter<T>& param, const V& value) {
 
 template <class F>
 void Executable::set_host(const HostNode& node, F&& fn) {
-  Graph one("setter");
-  one.add_host(std::forward<F>(fn));
-  replace_node(node, one);
+  set_host_closure(node, detail::new_host_closure(std::forward<F>(fn)));
 }
 
 }  // namespace graphdsl

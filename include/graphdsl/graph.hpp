@@ -364,13 +364,7 @@ class Graph {
   /// empty std::function is reported by validate(). `fn` must not call CUDA.
   template <class F>
   HostNode add_host(F&& fn) {
-    using Fn = std::decay_t<F>;
-    static_assert(std::is_invocable_v<Fn&>, "graphdsl add_host: the callable must be invocable with no arguments");
-    bool empty = false;
-    if constexpr (std::is_constructible_v<bool, const Fn&>) empty = !static_cast<bool>(fn);
-    auto* closure = new detail::HostClosureOf<Fn>(Fn(std::forward<F>(fn)));
-    closure->empty = empty;
-    return add_host_node(closure);
+    return add_host_node(detail::new_host_closure(std::forward<F>(fn)));
   }
 
   /// Adds a child-graph node embedding a copy of `child` (taken now; later changes to `child` do

@@ -4,7 +4,10 @@
 //            and on every node (one sweep of N calls) vs the raw exec setter: set_kernel_args and
 //            set_launch vs cudaGraphExecKernelNodeSetParams, set_memset vs
 //            cudaGraphExecMemsetNodeSetParams, set_memcpy vs cudaGraphExecMemcpyNodeSetParams1D,
-//            set_enabled vs cudaGraphNodeSetEnabled; µs per call and operator-new allocations per call
+//            set_enabled vs cudaGraphNodeSetEnabled; and at N = 100 and 1,000 set_event (record, wait),
+//            set_host vs cudaGraphExecHostNodeSetParams, set_child vs cudaGraphExecChildGraphNodeSetParams
+//            (a prebuilt child graph, and one built and destroyed per call); "floor" rows: the driver's
+//            own setter vs the runtime's; µs per call and operator-new allocations per call
 //   hupdate  update(plan): automatic, per_node, whole_graph with the template prebuilt, automatic with
 //            the template built inside the timing; update(prepared) alternating two prepared templates,
 //            and plan + prepare_update + update(prepared) built inside the timing; raw
@@ -26,6 +29,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda.h>  // CUDA_KERNEL_NODE_PARAMS for the driver floor (no libcuda link: an entry point)
@@ -496,6 +500,182 @@ void memcpy_setters(Bench& bench, SetterBuffers& buf, int n) {
   CUDA_CHECK(cudaGraphExecDestroy(rx));
 }
 
+/// Launches the graphdsl side and the raw side once each and checks that both ran without error
+/// (event nodes have no output to compare: which event a node records or waits for is the setter's
+/// whole effect; the GPU tests check it).
+void check_runs(Bench& bench, const std::string& what, gd::Executable& exec, cudaGraphExec_t raw) {
+  exec.launch(bench.s);
+  CUDA_CHECK(cudaGraphLaunch(raw, bench.s));
+  bench.expect(cudaStreamSynchronize(bench.s) == cudaSuccess, what, "a launch failed");
+}
+
+/// set_event on chains of N event record nodes and of N event wait nodes; generation g of node j
+/// is event ev[g][j] (created before timing: a setter given an event whose cudaEvent_t exists makes
+/// one CUDA call).
+void event_setters(Bench& bench, int n) {
+  std::vector<gd::Event> ev[3];
+  for (auto& gen : ev) {
+    for (int j = 0; j < n; ++j) (void)gen.emplace_back(gd::Event::create()).native_handle();
+  }
+  auto run_kind = [&](auto handle, const char* name, const char* gd_variant, const char* raw_variant) {
+    using H = decltype(handle);  // EventRecordNode or EventWaitNode
+    constexpr bool record = std::is_same_v<H, gd::EventRecordNode>;
+    std::vector<H> h;
+    const gd::Graph plan = gd_chain(n, h, [&](gd::Graph& g, int j) {
+      if constexpr (record) {
+        return g.add_event_record(ev[0][j]);
+      } else {
+        return g.add_event_wait(ev[0][j]);
+      }
+    });
+    gd::Executable exec = plan.instantiate();
+    RawGraph rg = raw_chain(n, [&](cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t nd, int j) {
+      cudaGraphNode_t node = nullptr;
+      const cudaEvent_t e = ev[0][j].native_handle();
+      CUDA_CHECK(record ? cudaGraphAddEventRecordNode(&node, g, deps, nd, e) : cudaGraphAddEventWaitNode(&node, g, deps, nd, e));
+      return node;
+    });
+    const cudaGraphExec_t rx = raw_instantiate(rg.graph);
+    const SetterKind kind{name, gd_variant, raw_variant,
+                          [&](int side, int j, int gen) {
+                            if (side == 0) {
+                              exec.set_event(h[j], ev[gen][j]);
+                            } else {
+                              const cudaEvent_t e = ev[gen][j].native_handle();
+                              CUDA_CHECK(record ? cudaGraphExecEventRecordNodeSetEvent(rx, rg.nodes[j], e)
+                                                : cudaGraphExecEventWaitNodeSetEvent(rx, rg.nodes[j], e));
+                            }
+                          },
+                          [&](const std::string& what) { check_runs(bench, what, exec, rx); }};
+    run_setter_kind(bench, n, record ? "chain event record" : "chain event wait", kind);
+    CUDA_CHECK(cudaGraphExecDestroy(rx));
+  };
+  run_kind(gd::EventRecordNode(), "event record", "graphdsl set_event", "raw cudaGraphExecEventRecordNodeSetEvent");
+  run_kind(gd::EventWaitNode(), "event wait", "graphdsl set_event", "raw cudaGraphExecEventWaitNodeSetEvent");
+}
+
+/// What a raw host node of generation g writes: *slot = g.
+struct RawHostArgs {
+  int* slot;
+  int gen;
+};
+void CUDART_CB raw_host_write(void* p) {
+  const auto* a = static_cast<const RawHostArgs*>(p);
+  *a->slot = a->gen;
+}
+
+/// set_host on a chain of N host nodes: generation g of node j writes g into slot j (graphdsl: a
+/// lambda, stored by the executable; raw: a function pointer and prebuilt arguments).
+void host_setters(Bench& bench, int n) {
+  std::vector<int> slots[2] = {std::vector<int>(n, -1), std::vector<int>(n, -1)};
+  std::vector<int> st[2] = {std::vector<int>(n, 0), std::vector<int>(n, 0)};
+  std::vector<RawHostArgs> args[3];
+  for (int g = 0; g < 3; ++g) {
+    for (int j = 0; j < n; ++j) args[g].push_back(RawHostArgs{&slots[1][j], g});
+  }
+  std::vector<gd::HostNode> h;
+  const gd::Graph plan = gd_chain(n, h, [&](gd::Graph& g, int j) {
+    return g.add_host([slot = &slots[0][j]] { *slot = 0; });
+  });
+  gd::Executable exec = plan.instantiate();
+  RawGraph rg = raw_chain(n, [&](cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t nd, int j) {
+    cudaGraphNode_t node = nullptr;
+    const cudaHostNodeParams p{&raw_host_write, &args[0][j]};
+    CUDA_CHECK(cudaGraphAddHostNode(&node, g, deps, nd, &p));
+    return node;
+  });
+  const cudaGraphExec_t rx = raw_instantiate(rg.graph);
+  const SetterKind kind{"host", "graphdsl set_host", "raw cudaGraphExecHostNodeSetParams",
+                        [&](int side, int j, int gen) {
+                          if (side == 0) {
+                            exec.set_host(h[j], [slot = &slots[0][j], gen] { *slot = gen; });
+                          } else {
+                            const cudaHostNodeParams p{&raw_host_write, &args[gen][j]};
+                            CUDA_CHECK(cudaGraphExecHostNodeSetParams(rx, rg.nodes[j], &p));
+                          }
+                          st[side][j] = gen;
+                        },
+                        [&](const std::string& what) {
+                          for (auto& s : slots) std::fill(s.begin(), s.end(), -1);
+                          check_runs(bench, what, exec, rx);
+                          bench.expect(slots[0] == st[0], what + " graphdsl", "a host node wrote another generation");
+                          bench.expect(slots[1] == st[1], what + " raw", "a host node wrote another generation");
+                        }};
+  run_setter_kind(bench, n, "chain host", kind);
+  CUDA_CHECK(cudaGraphExecDestroy(rx));
+}
+
+/// set_child on a chain of N child nodes, each a one-memset plan writing memset_value(j, g) into slot
+/// j. Two raw sides: child graphs prebuilt for every generation (the setter call alone), and the
+/// child graph built, set and destroyed per call (what set_child does with a plan).
+void child_setters(Bench& bench, SetterBuffers& buf, int n) {
+  std::vector<gd::Graph> plans[3];
+  std::vector<cudaGraph_t> graphs[3];
+  auto raw_child = [&](int j, int gen) {
+    cudaGraph_t c = nullptr;
+    CUDA_CHECK(cudaGraphCreate(&c, 0));
+    cudaGraphNode_t node = nullptr;
+    const cudaMemsetParams p = memset_params(buf.slots + j, memset_value(j, gen));
+    CUDA_CHECK(cudaGraphAddMemsetNode(&node, c, nullptr, 0, &p));
+    return c;
+  };
+  for (int g = 0; g < 3; ++g) {
+    for (int j = 0; j < n; ++j) {
+      gd::Graph c("child");
+      c.add_memset(buf.slots + j, memset_value(j, g), 1);
+      plans[g].push_back(std::move(c));
+      graphs[g].push_back(raw_child(j, g));
+    }
+  }
+  std::vector<gd::ChildNode> h;
+  const gd::Graph plan = gd_chain(n, h, [&](gd::Graph& g, int j) { return g.add_child(plans[0][j]); });
+  gd::Executable exec = plan.instantiate();
+  RawGraph rg = raw_chain(n, [&](cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t nd, int j) {
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK(cudaGraphAddChildGraphNode(&node, g, deps, nd, graphs[0][j]));
+    return node;
+  });
+  const cudaGraphExec_t rx = raw_instantiate(rg.graph);
+  std::vector<unsigned> st[2];
+  for (auto& s : st) {
+    for (int j = 0; j < n; ++j) s.push_back(memset_value(j, 0));
+  }
+  auto check = [&](const std::string& what) {
+    check_bits(bench, what + " graphdsl", buf.slots, st[0], [&] { exec.launch(bench.s); });
+    check_bits(bench, what + " raw", buf.slots, st[1], [&] { CUDA_CHECK(cudaGraphLaunch(rx, bench.s)); });
+  };
+  auto gd_set = [&](int j, int gen) { exec.set_child(h[j], plans[gen][j]); };
+  const SetterKind prebuilt{"child", "graphdsl set_child", "raw cudaGraphExecChildGraphNodeSetParams (prebuilt)",
+                            [&](int side, int j, int gen) {
+                              if (side == 0) {
+                                gd_set(j, gen);
+                              } else {
+                                CUDA_CHECK(cudaGraphExecChildGraphNodeSetParams(rx, rg.nodes[j], graphs[gen][j]));
+                              }
+                              st[side][j] = memset_value(j, gen);
+                            },
+                            check};
+  run_setter_kind(bench, n, "chain child", prebuilt);
+  const SetterKind built{"child, raw builds it", "graphdsl set_child",
+                         "raw create + add memset + cudaGraphExecChildGraphNodeSetParams + destroy",
+                         [&](int side, int j, int gen) {
+                           if (side == 0) {
+                             gd_set(j, gen);
+                           } else {
+                             const cudaGraph_t c = raw_child(j, gen);
+                             CUDA_CHECK(cudaGraphExecChildGraphNodeSetParams(rx, rg.nodes[j], c));
+                             CUDA_CHECK(cudaGraphDestroy(c));
+                           }
+                           st[side][j] = memset_value(j, gen);
+                         },
+                         check};
+  run_setter_kind(bench, n, "chain child", built);
+  CUDA_CHECK(cudaGraphExecDestroy(rx));
+  for (auto& gen : graphs) {
+    for (cudaGraph_t c : gen) CUDA_CHECK(cudaGraphDestroy(c));
+  }
+}
+
 }  // namespace
 
 void setters_bench(Bench& bench) {
@@ -511,6 +691,11 @@ void setters_bench(Bench& bench) {
     step_setters(bench, n);
     memset_setters(bench, buf, n);
     memcpy_setters(bench, buf, n);
+    if (n <= 1000) {  // the kinds below: N = 100 and 1,000 (a chain of 10,000 host nodes runs for a second)
+      event_setters(bench, n);
+      host_setters(bench, n);
+      child_setters(bench, buf, n);
+    }
   }
   fmt::print("  goal (issue 15): ratio <= 0.80 and 0 allocations per call   (setters took {:.1f} s)\n",
              section.us() / 1e6);

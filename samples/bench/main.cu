@@ -14,7 +14,7 @@
 //   C1, C2     conditional nodes (bench_conditional.cu): WHILE loops vs raw CUDA and a host loop;
 //              IF-ELSE and SWITCH vs host-side selection of separate graphs
 //
-//   setters    issue 15: typed setters (kernel args, launch, memset, memcpy, enable) on one node and on
+//   setters    issue 15: typed setters (kernel args, launch, memset, memcpy, enable, event, host, child) on one node and on
 //              every node of N vs the raw exec setters, with heap allocations per call (bench_hot.cu)
 //   hupdate    issue 15: update(plan) automatic / per_node / whole_graph (template prebuilt, and built
 //              inside the timing) vs raw cudaGraphExecUpdate, k of N changed, chain and fork-join

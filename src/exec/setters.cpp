@@ -395,28 +395,31 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
 namespace detail {
 namespace {
 
-/// The direct setters of memset and memcpy nodes: writes `now` into the recorded `slot` of node i,
-/// checks the node's rules, and patches the node with `set(exec, node, &slot)` (`api` names it);
-/// on any failure puts the old parameters back (`also_restore` restores what else was written)
-/// and rethrows.
-template <class Params, class Restore>
-void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, const Params& now,
-                    cudaError_t (*set)(ExecImpl&, cudaGraphNode_t, const Params&), const char* api,
-                    Restore also_restore) {
+/// The direct setters of memset, memcpy, host and event nodes: writes `now` into the recorded
+/// `slot` of node i, checks the node's rules, and patches the node with `apply()` (an Applied: the
+/// CUDA call made and its result); on any failure puts the old parameters back (`also_restore`
+/// restores what else was written) and rethrows.
+template <class Params, class Apply, class Restore>
+void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, Params now, Apply apply, Restore also_restore) {
   GraphImpl& a = x.plan.impl();
-  const Params old = slot;
-  slot = now;
+  Params old = std::move(slot);
+  slot = std::move(now);
   try {
     check_node(a, i);
     const DeviceScope device(node_device(a, i, -1));
     mark_node_changed(x, i);
-    const cudaError_t rc = set(x, x.native.nodes[i], slot);
-    if (rc != cudaSuccess) throw_cuda(rc, api, a.info(i));
+    const Applied applied = apply();
+    if (applied.rc != cudaSuccess) throw_cuda(applied.rc, applied.api, a.info(i));
   } catch (...) {
-    slot = old;
+    slot = std::move(old);
     also_restore();
     throw;
   }
+}
+
+/// A node kind's own patch (PatchOps::apply) as patch_recorded's `apply`.
+auto kind_apply(ExecImpl& x, std::uint32_t i) {
+  return [&x, i] { return patch_ops(node_kind(x.plan.impl(), i)).apply(x, i); };
 }
 
 }  // namespace
@@ -437,10 +440,14 @@ void Executable::set_memset_raw(const Node& node, void* dst, unsigned int value,
   }
   const detail::ScalarType old_type = detail::memset_value_type(a, i);
   detail::set_memset_value_type(a, i, type);
-  detail::patch_recorded(x, i, detail::memset_of(a, i),
-                         detail::memset_node_params(dst, value, element_size, count, 1, bytes),
-                         detail::exec_memset_set_params, "cudaGraphExecMemsetNodeSetParams",
-                         [&] { detail::set_memset_value_type(a, i, old_type); });
+  cudaMemsetParams& slot = detail::memset_of(a, i);
+  detail::patch_recorded(
+      x, i, slot, detail::memset_node_params(dst, value, element_size, count, 1, bytes),
+      [&] {
+        return detail::Applied{detail::exec_memset_set_params(x, x.native.nodes[i], slot),
+                               "cudaGraphExecMemsetNodeSetParams"};
+      },
+      [&] { detail::set_memset_value_type(a, i, old_type); });
 }
 
 void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, std::size_t bytes,
@@ -456,9 +463,14 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
     replace_node(node, one);
     return;
   }
-  detail::patch_recorded(x, i, detail::memcpy_of(a, i),
-                         detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
-                         detail::exec_memcpy_set_params, "cudaGraphExecMemcpyNodeSetParams", [] {});
+  cudaMemcpy3DParms& slot = detail::memcpy_of(a, i);
+  detail::patch_recorded(
+      x, i, slot, detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
+      [&] {
+        return detail::Applied{detail::exec_memcpy_set_params(x, x.native.nodes[i], slot),
+                               "cudaGraphExecMemcpyNodeSetParams"};
+      },
+      [] {});
 }
 
 void Executable::set_child(const ChildNode& node, const Graph& child) {
@@ -467,16 +479,25 @@ void Executable::set_child(const ChildNode& node, const Graph& child) {
   replace_node(node, one);
 }
 
+void Executable::set_host_closure(const Node& node, detail::HostClosure* closure) {
+  std::shared_ptr<detail::HostClosure> owned(closure);
+  detail::ExecImpl& x = impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::host);
+  detail::patch_recorded(x, i, detail::host_of(x.plan.impl(), i), std::move(owned), detail::kind_apply(x, i), [] {});
+}
+
+void Executable::set_event_node(const Node& node, NodeKind kind, const Event& event) {
+  detail::ExecImpl& x = impl();
+  const std::uint32_t i = detail::exec_index(x, node, kind);
+  detail::patch_recorded(x, i, detail::event_slot(x.plan.impl(), i), event, detail::kind_apply(x, i), [] {});
+}
+
 void Executable::set_event(const EventRecordNode& node, const Event& event) {
-  Graph one("setter");
-  one.add_event_record(event);
-  replace_node(node, one);
+  set_event_node(node, NodeKind::event_record, event);
 }
 
 void Executable::set_event(const EventWaitNode& node, const Event& event) {
-  Graph one("setter");
-  one.add_event_wait(event);
-  replace_node(node, one);
+  set_event_node(node, NodeKind::event_wait, event);
 }
 
 void Executable::set_enabled_node(const Node& node, NodeKind kind, bool on) {

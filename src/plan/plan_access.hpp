@@ -100,11 +100,17 @@ inline cudaMemcpy3DParms& memcpy_of(GraphImpl& g, std::uint32_t i) noexcept { re
 inline const std::vector<PeerCopy>& peer_copies_of(const GraphImpl& g) noexcept { return g.peer_copies; }
 /// The Event of event node i (event_record, event_wait).
 inline const Event& event_of(const GraphImpl& g, std::uint32_t i) noexcept { return g.events[g.nodes[i].payload]; }
+/// The same, to replace (the direct event setter: exec/setters.cpp).
+inline Event& event_slot(GraphImpl& g, std::uint32_t i) noexcept { return g.events[g.nodes[i].payload]; }
 /// The number of host nodes of `g` (top level): the host slots of its materialized graph.
 inline std::size_t host_count(const GraphImpl& g) noexcept { return g.hosts.size(); }
 /// The callable of host node k (by its index among the host nodes, as the host slots are indexed).
 inline const std::shared_ptr<HostClosure>& host_closure(const GraphImpl& g, std::size_t k) noexcept {
   return g.hosts[k];
+}
+/// The callable of host node i (by its node index), to replace (the direct host setter).
+inline std::shared_ptr<HostClosure>& host_of(GraphImpl& g, std::uint32_t i) noexcept {
+  return g.hosts[g.nodes[i].payload];
 }
 
 // ---- graph memory ------------------------------------------------------------------------------

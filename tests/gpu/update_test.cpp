@@ -1,5 +1,7 @@
 // GPU tests of Executable::update(), the typed per-node setters and ExecutableCache: results follow
 // an applied update, and a refused one leaves the executable launching its old parameters.
+#include <functional>
+
 #include "gpu_support.hpp"
 #include "update_buffers.hpp"
 
@@ -599,6 +601,41 @@ TEST_CASE("a kernel setter through a handle of another signature is refused befo
   CHECK(gd::debug::cuda_calls() == calls);
   run(exec, b, s);
   check(b, k, "after the refused setters");
+}
+
+TEST_CASE("set_host and set_event patch directly: no CUDA call for a callable, one per event, refusals change nothing",
+          "[gpu][update][setters][host]") {
+  Stream s;
+  std::atomic<int> hits{0};
+  auto e1 = gd::Event::create(), e2 = gd::Event::create();
+  gd::Graph g("host and event");
+  auto host = g.add_host([&hits] { hits += 1; }).name("cb");
+  auto rec = g.add_event_record(e1).name("rec").after(host);
+  auto wait = g.add_event_wait(e1).name("wait").after(rec);
+  gd::Executable exec = g.instantiate();
+  (void)e2.native_handle();  // created before: the event setters below make one call each
+
+  auto calls = gd::debug::cuda_calls();
+  exec.set_host(host, [&hits] { hits += 10; });
+  CHECK(gd::debug::cuda_calls() == calls);
+  exec.set_event(rec, e2);
+  exec.set_event(wait, e2);
+  CHECK(gd::debug::cuda_calls() - calls == 2);
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(hits == 10);
+
+  // Refused before any CUDA call, naming the node; the executable keeps what it had.
+  calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_WITH(exec.set_host(host, std::function<void()>()),
+                      has_substr("host node 'cb' (#0): the callable is empty"));
+  REQUIRE_THROWS_WITH(exec.set_event(rec, gd::Event()), has_substr("event_record node 'rec' (#1): the Event is empty"));
+  REQUIRE_THROWS_WITH(exec.set_event(wait, gd::Event()), has_substr("event_wait node 'wait' (#2): the Event is empty"));
+  CHECK(gd::debug::cuda_calls() == calls);
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(hits == 20);
+  CHECK(cudaEventQuery(e2.native_handle()) == cudaSuccess);
 }
 
 }  // namespace update_test
