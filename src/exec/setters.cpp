@@ -507,11 +507,8 @@ void Executable::set_enabled_node(const Node& node, NodeKind kind, bool on) {
   // The driver's entry point first (as the other setters), then the runtime, whose error is reported.
   using SetEnabled = CUresult (*)(CUgraphExec, CUgraphNode, unsigned int);
   static const auto driver = reinterpret_cast<SetEnabled>(detail::driver_entry("cuGraphNodeSetEnabled", 11060));
-  if (driver != nullptr) {
-    detail::count_cuda_call();
-    if (driver(x.exec.get(), x.native.nodes[i], on ? 1u : 0u) == CUDA_SUCCESS) return;
-  }
-  const cudaError_t rc = detail::cuda_try(cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i], on ? 1u : 0u);
+  const cudaError_t rc = detail::driver_first(driver, cudaGraphNodeSetEnabled, x.exec.get(), x.native.nodes[i],
+                                              on ? 1u : 0u);
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphNodeSetEnabled", x.plan.impl().info(i));
 }
 

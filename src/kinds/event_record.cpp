@@ -77,7 +77,8 @@ namespace graphdsl::detail::kinds::event_record {
 namespace {
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  return event_node::apply<&cudaGraphExecEventRecordNodeSetEvent>("cudaGraphExecEventRecordNodeSetEvent", x, i);
+  return event_node::apply<&cudaGraphExecEventRecordNodeSetEvent>("cudaGraphExecEventRecordNodeSetEvent",
+                                                                  "cuGraphExecEventRecordNodeSetEvent", x, i);
 }
 
 }  // namespace

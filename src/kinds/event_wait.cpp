@@ -77,7 +77,8 @@ namespace graphdsl::detail::kinds::event_wait {
 namespace {
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  return event_node::apply<&cudaGraphExecEventWaitNodeSetEvent>("cudaGraphExecEventWaitNodeSetEvent", x, i);
+  return event_node::apply<&cudaGraphExecEventWaitNodeSetEvent>("cudaGraphExecEventWaitNodeSetEvent",
+                                                                "cuGraphExecEventWaitNodeSetEvent", x, i);
 }
 
 }  // namespace

@@ -73,6 +73,18 @@ cudaError_t driver_try(R (*fn)(P...), A... args) noexcept {
   return rc;
 }
 
+/// The hot-path pattern of driver_entry: `driver` (an entry point, null without one) first, counted;
+/// on any failure `runtime` with the same arguments (the runtime's handle types are the driver's),
+/// whose error is the one returned.
+template <class D, class F, class... A>
+cudaError_t driver_first(D* driver, F runtime, A... args) noexcept {
+  if (driver != nullptr) {
+    count_cuda_call();
+    if (static_cast<int>(driver(args...)) == 0) return cudaSuccess;  // CUDA_SUCCESS
+  }
+  return cuda_try(runtime, args...);
+}
+
 template <class F, class... A>
 void cuda_check(const char* api, F fn, A... args) {
   const cudaError_t rc = cuda_try(fn, args...);

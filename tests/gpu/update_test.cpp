@@ -614,6 +614,8 @@ TEST_CASE("set_host and set_event patch directly: no CUDA call for a callable, o
   auto wait = g.add_event_wait(e1).name("wait").after(rec);
   gd::Executable exec = g.instantiate();
   (void)e2.native_handle();  // created before: the event setters below make one call each
+  exec.set_event(rec, e1);    // the first event setters of the process look the driver's entry
+  exec.set_event(wait, e1);   // points up (one counted call each)
 
   auto calls = gd::debug::cuda_calls();
   exec.set_host(host, [&hits] { hits += 10; });
