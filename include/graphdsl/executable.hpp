@@ -420,6 +420,8 @@ ParameterSet Executable::set(const Parameter<T>& param, const V& value) {
 
 template <class F>
 void Executable::set_host(const HostNode& node, F&& fn) {
+  static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                "graphdsl set_host: the callable must be invocable with no arguments");
   set_host_closure(node, detail::new_host_closure(std::forward<F>(fn)));
 }
 

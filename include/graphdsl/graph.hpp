@@ -364,6 +364,8 @@ class Graph {
   /// empty std::function is reported by validate(). `fn` must not call CUDA.
   template <class F>
   HostNode add_host(F&& fn) {
+    static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                  "graphdsl add_host: the callable must be invocable with no arguments");
     return add_host_node(detail::new_host_closure(std::forward<F>(fn)));
   }
 

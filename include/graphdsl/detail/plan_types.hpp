@@ -40,13 +40,13 @@ struct HostClosureOf final : HostClosure {
   F f;
 };
 
-/// `fn` (any callable invocable with no arguments, moved or copied in) as a new host closure, made
-/// with `new` for the caller to own; `empty` is set for a null function pointer or an empty
-/// std::function (validate() reports those). Graph::add_host and Executable::set_host make theirs here.
+/// `fn` (a callable invocable with no arguments, moved or copied in: the caller's static_assert names
+/// its own function) as a new host closure, made with `new` for the caller to own; `empty` is set for
+/// a null function pointer or an empty std::function (validate() reports those). Graph::add_host and
+/// Executable::set_host make theirs here.
 template <class F>
 HostClosure* new_host_closure(F&& fn) {
   using Fn = std::decay_t<F>;
-  static_assert(std::is_invocable_v<Fn&>, "graphdsl: a host node's callable must be invocable with no arguments");
   bool empty = false;
   if constexpr (std::is_constructible_v<bool, const Fn&>) empty = !static_cast<bool>(fn);
   auto* closure = new HostClosureOf<Fn>(Fn(std::forward<F>(fn)));
