@@ -16,6 +16,59 @@ struct Cells {
   int read_marker() { return marker.download()[0]; }
 };
 
+/// Checks that node `name` of `plan`, compiled as `exec`, depends in the native graph on exactly
+/// `before` and `also` (an edge the plan has, and one graphdsl added).
+void check_native_deps(const gd::Graph& plan, const gd::Executable& exec, const char* name, const char* before,
+                       const char* also) {
+  cudaGraphNode_t deps[4] = {};
+  std::size_t count = 4;
+  GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*plan.find(name)), deps, nullptr, &count));
+  REQUIRE(count == 2);
+  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find(before))) == 1);
+  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find(also))) == 1);
+}
+
+/// A WHILE loop counting c.counter to `limit` after 'reset' (named 'loop'; with `nested`, inside the
+/// body of an IF named 'outer if'), beside an IF named 'if' that writes `marker_value` after 'clear'.
+gd::Graph loop_beside_if(Cells& c, unsigned limit, int marker_value, bool nested) {
+  gd::Graph g(nested ? "nested loop beside an if" : "side by side");
+  const auto when = g.add_condition(1);
+  auto reset = g.add_memset(c.counter.get(), 0u, 1).name("reset");
+  auto clear = g.add_memset(c.marker.get(), 0, 1).name("clear");
+  auto loop = [&](gd::Graph& in) {  // the condition is declared in the graph that holds the WHILE node
+    const auto more = in.add_condition(1);
+    return in.add_while(more, [&](gd::Graph& body) {
+      body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), limit, more).name("step");
+    });
+  };
+  if (nested) {
+    g.add_if(g.add_condition(1), [&](gd::Graph& then) { loop(then); }).name("outer if").after(reset);
+  } else {
+    loop(g).name("loop").after(reset);
+  }
+  g.add_if(when, [&](gd::Graph& then) { then.add_kernel(write_marker, gd::Launch{1, 1}, c.marker.get(), marker_value); })
+      .name("if")
+      .after(clear);
+  return g;
+}
+
+/// `rounds` executables of `build(limit, round)` (limit = first_limit + round % 5), each launched
+/// `launches` times on `s`; after each, the loop counter must be the limit and the marker the round.
+template <class Build>
+void run_rounds(Cells& c, Stream& s, Build&& build, unsigned first_limit, int rounds, int launches) {
+  for (int round = 0; round < rounds; ++round) {
+    const unsigned limit = first_limit + static_cast<unsigned>(round % 5);
+    gd::Executable e = build(limit, round).instantiate();
+    for (int launch = 0; launch < launches; ++launch) {
+      e.launch(s);
+      e.synchronize(s);
+    }
+    if (c.read_counter() != limit || c.read_marker() != round) {
+      FAIL("round " << round << ": counter " << c.read_counter() << ", marker " << c.read_marker());
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("a while loop runs its body until a body kernel clears the condition", "[gpu][conditional][while]") {
@@ -207,43 +260,14 @@ TEST_CASE("a while loop beside another conditional node is ordered after it in t
   // one after another in the native graph; the plan's own edges stay as written.
   Cells c;
   Stream s;
-  auto build = [&](unsigned limit, int marker_value) {
-    gd::Graph g("side by side");
-    const auto more = g.add_condition(1);
-    const auto when = g.add_condition(1);
-    auto reset = g.add_memset(c.counter.get(), 0u, 1).name("reset");
-    auto clear = g.add_memset(c.marker.get(), 0, 1).name("clear");
-    g.add_while(more, [&](gd::Graph& body) {
-       body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), limit, more).name("step");
-     })
-        .name("loop")
-        .after(reset);
-    g.add_if(when, [&](gd::Graph& then) { then.add_kernel(write_marker, gd::Launch{1, 1}, c.marker.get(), marker_value); })
-        .name("if")
-        .after(clear);
-    return g;
-  };
+  auto build = [&](unsigned limit, int marker_value) { return loop_beside_if(c, limit, marker_value, false); };
   const gd::Graph plan = build(7, 5);
   CHECK(plan.predecessors(*plan.find("if")).size() == 1);  // the plan: 'clear' only
   gd::Executable exec = plan.instantiate();
-  cudaGraphNode_t deps[4] = {};
-  std::size_t count = 4;
-  GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*plan.find("if")), deps, nullptr, &count));
-  REQUIRE(count == 2);
-  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("loop"))) == 1);
-  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("clear"))) == 1);
+  check_native_deps(plan, exec, "if", "clear", "loop");
 
   // What faulted in raw CUDA on an affected host: such graphs built, launched 9 times and destroyed, 300 times.
-  for (int round = 0; round < 300; ++round) {
-    gd::Executable e = build(7 + static_cast<unsigned>(round % 5), round).instantiate();
-    for (int launch = 0; launch < 9; ++launch) {
-      e.launch(s);
-      e.synchronize(s);
-    }
-    if (c.read_counter() != 7 + static_cast<unsigned>(round % 5) || c.read_marker() != round) {
-      FAIL("round " << round << ": counter " << c.read_counter() << ", marker " << c.read_marker());
-    }
-  }
+  run_rounds(c, s, build, 7, 300, 9);
   SUCCEED("300 executables, 2,700 launches");
 }
 
@@ -254,43 +278,11 @@ TEST_CASE("a while loop inside a body is ordered with the conditional nodes besi
   // change: the second IF had one dependency).
   Cells c;
   Stream s;
-  auto build = [&](unsigned limit, int marker_value) {
-    gd::Graph g("nested loop beside an if");
-    const auto go = g.add_condition(1);
-    const auto when = g.add_condition(1);
-    auto reset = g.add_memset(c.counter.get(), 0u, 1).name("reset");
-    auto clear = g.add_memset(c.marker.get(), 0, 1).name("clear");
-    g.add_if(go, [&](gd::Graph& then) {
-       const auto more = then.add_condition(1);  // declared in the graph that holds the WHILE node
-       then.add_while(more, [&](gd::Graph& body) {
-         body.add_kernel(step_and_check, gd::Launch{1, 1}, c.counter.get(), limit, more).name("step");
-       });
-     })
-        .name("outer if")
-        .after(reset);
-    g.add_if(when, [&](gd::Graph& then) { then.add_kernel(write_marker, gd::Launch{1, 1}, c.marker.get(), marker_value); })
-        .name("if")
-        .after(clear);
-    return g;
-  };
+  auto build = [&](unsigned limit, int marker_value) { return loop_beside_if(c, limit, marker_value, true); };
   const gd::Graph plan = build(6, 3);
   gd::Executable exec = plan.instantiate();
-  cudaGraphNode_t deps[4] = {};
-  std::size_t count = 4;
-  GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*plan.find("if")), deps, nullptr, &count));
-  REQUIRE(count == 2);
-  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("outer if"))) == 1);
-  CHECK(std::count(deps, deps + 2, exec.native_node(*plan.find("clear"))) == 1);
-  for (int round = 0; round < 20; ++round) {
-    gd::Executable e = build(4 + static_cast<unsigned>(round % 5), round).instantiate();
-    for (int launch = 0; launch < 3; ++launch) {
-      e.launch(s);
-      e.synchronize(s);
-    }
-    if (c.read_counter() != 4 + static_cast<unsigned>(round % 5) || c.read_marker() != round) {
-      FAIL("round " << round << ": counter " << c.read_counter() << ", marker " << c.read_marker());
-    }
-  }
+  check_native_deps(plan, exec, "if", "clear", "outer if");
+  run_rounds(c, s, build, 4, 20, 3);
 }
 
 TEST_CASE("conditional nodes with no while loop at any depth keep their concurrency in the native graph",
