@@ -241,6 +241,13 @@ std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferFiel
   return "a plain pointer";
 }
 
+/// Refuses a new plan for child node i of `a` that has another shape than its current one.
+void check_child_shape(const GraphImpl& a, std::uint32_t i, const GraphImpl& child) {
+  if (auto r = compare_shape(child_plan(a, i), child, {})) {
+    throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
+  }
+}
+
 /// Refuses a setter whose Condition or GraphBuffer arguments (plan `s`, node #0) do not mean, in
 /// the executable's plan `a`, what node i's recorded ones mean: a setter, like update(), patches
 /// values; it cannot turn a graph buffer into a raw pointer (the buffer's address would be written
@@ -292,11 +299,7 @@ void Executable::replace_node(const Node& target, const Graph& source) {
   const detail::GraphImpl& s = source.impl();
   const NodeKind kind = detail::node_kind(s, 0);
   const std::uint32_t i = detail::exec_index(x, target, kind);
-  if (kind == NodeKind::child) {
-    if (auto r = detail::compare_shape(detail::child_plan(a, i), detail::child_plan(s, 0), {})) {
-      throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
-    }
-  }
+  if (kind == NodeKind::child) detail::check_child_shape(a, i, detail::child_plan(s, 0));
   if (kind == NodeKind::kernel) {
     // A KernelNode made from a NodeRef is not checked against the kernel it names (node_cast is):
     // an argument block of another layout would overrun the recorded one or leave the kernel
@@ -474,9 +477,13 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
 }
 
 void Executable::set_child(const ChildNode& node, const Graph& child) {
-  Graph one("setter");
-  one.add_child(child);
-  replace_node(node, one);
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
+  detail::check_child_shape(a, i, child.impl());
+  // The recorded plan takes its own deep copy (as a one-node plan's would reach it through replace_node).
+  detail::patch_recorded(x, i, detail::child_slot(a, i), detail::own_copy(child.impl()), detail::kind_apply(x, i),
+                         [] {});
 }
 
 void Executable::set_host_closure(const Node& node, detail::HostClosure* closure) {

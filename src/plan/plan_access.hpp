@@ -143,6 +143,10 @@ inline std::uint32_t first_unfreed_alloc(const GraphImpl& g) {
 inline const GraphImpl& child_plan(const GraphImpl& g, std::uint32_t i) noexcept {
   return *g.children[g.nodes[i].payload];
 }
+/// The same, to replace (the direct child setter: exec/setters.cpp).
+inline std::shared_ptr<const GraphImpl>& child_slot(GraphImpl& g, std::uint32_t i) noexcept {
+  return g.children[g.nodes[i].payload];
+}
 /// Conditional node i: its type, its condition and its bodies.
 inline const ConditionalData& conditional_of(const GraphImpl& g, std::uint32_t i) noexcept {
   return g.conditionals[g.nodes[i].payload];

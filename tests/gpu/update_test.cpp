@@ -385,6 +385,44 @@ TEST_CASE("a child plan's parameters are updated in place", "[gpu][update][child
   for (int i = 0; i < N; ++i) REQUIRE(got[i] == -3.0f * hx[i] + 1.0f);
 }
 
+TEST_CASE("set_child patches a child plan of the same shape; another shape is refused and changes nothing",
+          "[gpu][update][child][setters]") {
+  auto gen = rng(108);
+  DeviceBuffer<float> x(random_floats(N, gen)), y(N);
+  const auto hx = x.download();
+  Stream s;
+  auto inner = [&](float a) {
+    gd::Graph c("inner");
+    c.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("inner_axpb");
+    return c;
+  };
+  gd::Graph g("outer");
+  auto sub = g.add_child(inner(2.0f)).name("sub");
+  gd::Executable exec = g.instantiate();
+  auto run_check = [&](float a, const char* what) {
+    INFO(what);
+    GPU_REQUIRE(cudaMemset(y.get(), 0xff, y.bytes()));
+    GPU_REQUIRE(cudaDeviceSynchronize());
+    exec.launch(s);
+    exec.synchronize(s);
+    const auto got = y.download();
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += got[i] != a * hx[i] + 1.0f;
+    CHECK(bad == 0);
+  };
+  exec.set_child(sub, inner(-3.0f));
+  run_check(-3.0f, "after set_child");
+
+  gd::Graph other("inner");
+  other.add_kernel(axpb, gd::cover(N), y.get(), x.get(), 5.0f, 1.0f, N).name("inner_axpb");
+  other.add_empty().name("extra");
+  const auto calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_WITH(exec.set_child(sub, other),
+                      has_substr("child node 'sub' (#0): the new child plan has another shape"));
+  CHECK(gd::debug::cuda_calls() == calls);
+  run_check(-3.0f, "after the refused set_child");
+}
+
 TEST_CASE("ExecutableCache updates in place per key and recompiles on a new shape", "[gpu][update][cache]") {
   auto gen = rng(107);
   Buffers b(gen);
