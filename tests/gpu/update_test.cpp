@@ -1,6 +1,8 @@
 // GPU tests of Executable::update(), the typed per-node setters and ExecutableCache: results follow
 // an applied update, and a refused one leaves the executable launching its old parameters.
+#include <chrono>
 #include <functional>
+#include <thread>
 
 #include "gpu_support.hpp"
 #include "update_buffers.hpp"
@@ -421,6 +423,40 @@ TEST_CASE("set_child patches a child plan of the same shape; another shape is re
                       has_substr("child node 'sub' (#0): the new child plan has another shape"));
   CHECK(gd::debug::cuda_calls() == calls);
   run_check(-3.0f, "after the refused set_child");
+}
+
+TEST_CASE("a child plan's host node set by set_child or an update keeps running while the executable lives",
+          "[gpu][update][child][host]") {
+  // The child plan is materialized for the setter and its cudaGraph_t destroyed right after
+  // cudaGraphExecChildGraphNodeSetParams: the host node's slot, kept by that graph's user object,
+  // must outlive it. CUDA's executable retains the user objects of the graph a child setter or
+  // cudaGraphExecUpdate takes its parameters from, until the executable is destroyed (a raw-CUDA
+  // check on an H200, driver 580.159.04); this holds graphdsl to it.
+  Stream s;
+  std::atomic<int> hits{0};
+  auto child = [&hits](int add) {
+    gd::Graph c("c");
+    c.add_host([&hits, add] { hits += add; }).name("cb");
+    return c;
+  };
+  gd::Graph g("outer");
+  auto sub = g.add_child(child(1)).name("sub");
+  gd::Executable exec = g.instantiate();
+  exec.set_child(sub, child(10));
+  gd::Graph templ("outer");
+  templ.add_child(child(100)).name("sub");
+  gd::Executable other = g.instantiate();
+  REQUIRE(other.update(templ, gd::UpdatePolicy::per_node));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // graphdsl's release thread frees late
+  std::vector<std::vector<unsigned char>> churn;  // reuse what was freed
+  for (int k = 0; k < 4000; ++k) churn.emplace_back(48 + k % 256, static_cast<unsigned char>(0xab));
+  for (int l = 0; l < 5; ++l) {
+    exec.launch(s);
+    other.launch(s);
+  }
+  exec.synchronize(s);
+  other.synchronize(s);
+  CHECK(hits == 5 * 10 + 5 * 100);
 }
 
 TEST_CASE("ExecutableCache updates in place per key and recompiles on a new shape", "[gpu][update][cache]") {
