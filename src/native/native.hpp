@@ -85,8 +85,10 @@ struct HostSlot {
 /// The slot of each top-level host node, indexed like GraphImpl::hosts.
 using HostSlots = std::vector<HostSlot*>;
 
-/// Everything one materialized graph keeps alive for its executables: host slots, events, the
-/// keep-alives of child graphs patched in later. Owned by ONE CUDA user object retained by the
+/// Everything one materialized graph keeps alive for its executables: host slots, events, and the
+/// events setters give later. (A child plan patched in later keeps its own on its own graph: an
+/// executable retains the user objects of the graph cudaGraphExecChildGraphNodeSetParams or
+/// cudaGraphExecUpdate takes parameters from, checked on an H200.) Owned by ONE CUDA user object retained by the
 /// graph (so by every executable instantiated or updated from it, and by their launches in flight
 /// after the executable is destroyed): one user object per executable, not one per closure or event.
 /// Not synchronized: changed only through its executable, which is used from one thread at a time.
