@@ -250,8 +250,19 @@ class Executable {
   /// the callable (the callable's own allocation is the only one).
   template <class F>
   void set_host(const HostNode& node, F&& fn);
-  /// A new child plan of the same shape.
+  /// A new child plan of the same shape (checked, copied into the recorded plan, materialized and
+  /// set with one cudaGraphExecChildGraphNodeSetParams). @throws UsageError for another shape.
   void set_child(const ChildNode& node, const Graph& child);
+  /// Prepares `child`, a plan of the shape of `node`'s child plan, for set_child(node, prepared): the
+  /// shape check, the plan's validation and its materialization, once (prepared_update.hpp). Changes
+  /// nothing in the executable. @throws UsageError for another shape or an invalid plan (before any
+  /// CUDA call), CudaError naming the node of the child plan that CUDA refused.
+  [[nodiscard]] PreparedChild prepare_child(const ChildNode& node, const Graph& child) const;
+  /// Sets `node` to a child plan prepared for it by this executable: one CUDA call
+  /// (cudaGraphExecChildGraphNodeSetParams), and the recorded plan takes the prepared plan (shared
+  /// with it, or copied when the plan holds parameters). @throws UsageError for an empty prepared
+  /// child or one prepared for another node or executable (before any CUDA call); CudaError.
+  void set_child(const ChildNode& node, const PreparedChild& child);
   /// A new event to record (one CUDA setter; no plan built, and nothing allocated for an Event
   /// this executable was given before).
   void set_event(const EventRecordNode& node, const Event& event);

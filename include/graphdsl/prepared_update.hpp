@@ -30,6 +30,11 @@ struct PreparedImpl;
 struct PreparedImplDelete {
   static void destroy(PreparedImpl* p) noexcept;
 };
+struct PreparedChildImpl;
+/// Deletes a prepared child plan's state (src/exec/setters.cpp).
+struct PreparedChildImplDelete {
+  static void destroy(PreparedChildImpl* p) noexcept;
+};
 }  // namespace detail
 
 /// A template plan prepared for one executable (Executable::prepare_update): its materialized
@@ -73,6 +78,41 @@ class PreparedUpdate {
 
  private:
   detail::UniqueHandle<detail::PreparedImpl*, detail::PreparedImplDelete> impl_;
+};
+
+/// A child plan prepared for one child node of one executable (Executable::prepare_child): a copy
+/// of the plan, checked against the node's shape and validated, and its materialized cudaGraph_t.
+/// Executable::set_child(node, prepared) then makes one CUDA call, like a raw caller switching
+/// between child graphs built once:
+///
+///   gd::PreparedChild a = exec.prepare_child(sub, plan_a), b = exec.prepare_child(sub, plan_b);
+///   for (;;) { exec.set_child(sub, a); exec.launch(s); exec.set_child(sub, b); exec.launch(s); }
+///
+/// Move-only; it may outlive its executable or be destroyed first (an executable set from it keeps
+/// what the child graph's nodes need alive by itself). Destruction never throws.
+class PreparedChild {
+ public:
+  /// An empty prepared child (operator bool is false); set_child throws UsageError on it.
+  PreparedChild() noexcept;
+  /// Internal: made by Executable::prepare_child().
+  explicit PreparedChild(detail::PreparedChildImpl* impl) noexcept;
+  /// Takes over the other one's child plan; the other one is left empty.
+  PreparedChild(PreparedChild&&) noexcept;
+  /// Releases this one's child plan and takes over the other one's; the other one is left empty.
+  PreparedChild& operator=(PreparedChild&&) noexcept;
+  PreparedChild(const PreparedChild&) = delete;
+  PreparedChild& operator=(const PreparedChild&) = delete;
+  /// Releases the child graph (the executables set from it keep what they use).
+  ~PreparedChild();
+
+  /// True unless empty (default-constructed or moved-from).
+  explicit operator bool() const noexcept { return static_cast<bool>(impl_); }
+
+  /// Internal: the state (src/exec/setters.cpp); null when empty.
+  const detail::PreparedChildImpl* impl() const noexcept { return impl_.get(); }
+
+ private:
+  detail::UniqueHandle<detail::PreparedChildImpl*, detail::PreparedChildImplDelete> impl_;
 };
 
 }  // namespace graphdsl

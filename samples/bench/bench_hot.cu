@@ -6,7 +6,8 @@
 //            cudaGraphExecMemsetNodeSetParams, set_memcpy vs cudaGraphExecMemcpyNodeSetParams1D,
 //            set_enabled vs cudaGraphNodeSetEnabled; and at N = 100 and 1,000 set_event (record, wait),
 //            set_host vs cudaGraphExecHostNodeSetParams, set_child vs cudaGraphExecChildGraphNodeSetParams
-//            (a prebuilt child graph, and one built and destroyed per call); "floor" rows: the driver's
+//            (a prebuilt child graph, and one built and destroyed per call; set_child with a PreparedChild
+//            against the prebuilt one); "floor" rows: the driver's
 //            own setter vs the runtime's; µs per call and operator-new allocations per call
 //   hupdate  update(plan): automatic, per_node, whole_graph with the template prebuilt, automatic with
 //            the template built inside the timing; update(prepared) alternating two prepared templates,
@@ -607,7 +608,8 @@ void host_setters(Bench& bench, int n) {
 
 /// set_child on a chain of N child nodes, each a one-memset plan writing memset_value(j, g) into slot
 /// j. Two raw sides: child graphs prebuilt for every generation (the setter call alone), and the
-/// child graph built, set and destroyed per call (what set_child does with a plan).
+/// child graph built, set and destroyed per call (what set_child does with a plan); and
+/// set_child(node, prepared) with child plans prepared ahead against the prebuilt raw graphs.
 void child_setters(Bench& bench, SetterBuffers& buf, int n) {
   std::vector<gd::Graph> plans[3];
   std::vector<cudaGraph_t> graphs[3];
@@ -670,6 +672,24 @@ void child_setters(Bench& bench, SetterBuffers& buf, int n) {
                          },
                          check};
   run_setter_kind(bench, n, "chain child", built);
+  // set_child(node, prepared): the child plans prepared once per node and generation, as the raw
+  // side's prebuilt child graphs.
+  std::vector<gd::PreparedChild> prepared[3];
+  for (int g = 1; g < 3; ++g) {
+    for (int j = 0; j < n; ++j) prepared[g].push_back(exec.prepare_child(h[j], plans[g][j]));
+  }
+  const SetterKind ready{"child, prepared", "graphdsl set_child (prepared)",
+                         "raw cudaGraphExecChildGraphNodeSetParams (prebuilt)",
+                         [&](int side, int j, int gen) {
+                           if (side == 0) {
+                             exec.set_child(h[j], prepared[gen][j]);
+                           } else {
+                             CUDA_CHECK(cudaGraphExecChildGraphNodeSetParams(rx, rg.nodes[j], graphs[gen][j]));
+                           }
+                           st[side][j] = memset_value(j, gen);
+                         },
+                         check};
+  run_setter_kind(bench, n, "chain child", ready);
   CUDA_CHECK(cudaGraphExecDestroy(rx));
   for (auto& gen : graphs) {
     for (cudaGraph_t c : gen) CUDA_CHECK(cudaGraphDestroy(c));

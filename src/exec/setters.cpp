@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include <cuda.h>
 #include <fmt/format.h>
@@ -484,6 +486,68 @@ void Executable::set_child(const ChildNode& node, const Graph& child) {
   // The recorded plan takes its own deep copy (as a one-node plan's would reach it through replace_node).
   detail::patch_recorded(x, i, detail::child_slot(a, i), detail::own_copy(child.impl()), detail::kind_apply(x, i),
                          [] {});
+}
+
+namespace detail {
+
+/// A child plan prepared for child node `node` of one executable (Executable::prepare_child).
+struct PreparedChildImpl {
+  std::weak_ptr<const int> exec;          ///< ExecImpl::alive of that executable
+  std::uint32_t node = 0;                 ///< the child node's index in its plan
+  std::shared_ptr<const GraphImpl> plan;  ///< its own copy of the child plan
+  bool shared = false;                    ///< no parameters in it: the recorded plan may share `plan`
+  Materialized native;                    ///< its cudaGraph_t, with what the graph keeps alive
+};
+
+void PreparedChildImplDelete::destroy(PreparedChildImpl* p) noexcept { delete p; }
+
+}  // namespace detail
+
+PreparedChild::PreparedChild() noexcept = default;
+PreparedChild::PreparedChild(detail::PreparedChildImpl* impl) noexcept : impl_(impl) {}
+PreparedChild::PreparedChild(PreparedChild&&) noexcept = default;
+PreparedChild& PreparedChild::operator=(PreparedChild&&) noexcept = default;
+PreparedChild::~PreparedChild() = default;
+
+PreparedChild Executable::prepare_child(const ChildNode& node, const Graph& child) const {
+  detail::ExecImpl& x = impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
+  detail::check_child_shape(x.plan.impl(), i, child.impl());
+  std::unique_ptr<detail::PreparedChildImpl> p(new detail::PreparedChildImpl);
+  p->exec = x.alive;
+  p->node = i;
+  p->plan = detail::own_copy(child.impl());
+  p->shared = !detail::has_nested_param_entries(*p->plan);
+  const std::vector<std::uint32_t> order = detail::check_plan(*p->plan);  // UsageError before any CUDA call
+  p->native = detail::materialize(*p->plan, order, x.sink);
+  return PreparedChild(p.release());
+}
+
+void Executable::set_child(const ChildNode& node, const PreparedChild& child) {
+  detail::ExecImpl& x = impl();
+  detail::GraphImpl& a = x.plan.impl();
+  const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
+  const detail::PreparedChildImpl* p = child.impl();
+  if (p == nullptr) throw UsageError(fmt::format("{}: set_child with an empty PreparedChild", a.info(i).describe()));
+  if (p->exec.lock() != x.alive || p->node != i) {
+    throw UsageError(
+        fmt::format("{}: this PreparedChild was prepared for another node or another executable; prepare "
+                    "one with prepare_child(node, plan) on this executable",
+                    a.info(i).describe()));
+  }
+  using SetChild = CUresult (*)(CUgraphExec, CUgraphNode, CUgraph);
+  static const auto driver = reinterpret_cast<SetChild>(detail::driver_entry("cuGraphExecChildGraphNodeSetParams",
+                                                                             11010));
+  // Executable::set writes parameter values into the recorded plan's child plans: a plan with
+  // parameters is copied, so that the prepared one stays what its graph holds.
+  detail::patch_recorded(
+      x, i, detail::child_slot(a, i), p->shared ? p->plan : detail::own_copy(*p->plan),
+      [&] {
+        return detail::Applied{detail::driver_first(driver, cudaGraphExecChildGraphNodeSetParams, x.exec.get(),
+                                                    x.native.nodes[i], p->native.graph.get()),
+                               "cudaGraphExecChildGraphNodeSetParams"};
+      },
+      [] {});
 }
 
 void Executable::set_host_closure(const Node& node, detail::HostClosure* closure) {

@@ -163,18 +163,23 @@ inline void take_condition_defaults(GraphImpl& a, const GraphImpl& t) noexcept {
     a.conditions[k].assign_default = t.conditions[k].assign_default;
   }
 }
-/// Whether `g` or a plan nested in it (child plans, conditional bodies, at any depth) declares a condition.
-inline bool has_nested_conditions(const GraphImpl& g) {
-  if (!g.conditions.empty()) return true;
+/// Whether `holds(p)` is true of `g` or of a plan nested in it (child plans, conditional bodies, at any depth).
+template <class Holds>
+bool any_nested(const GraphImpl& g, const Holds& holds) {
+  if (holds(g)) return true;
   for (const auto& c : g.children) {
-    if (has_nested_conditions(*c)) return true;
+    if (any_nested(*c, holds)) return true;
   }
   for (const auto& c : g.conditionals) {
     for (const auto& b : c.bodies) {
-      if (has_nested_conditions(*b)) return true;
+      if (any_nested(*b, holds)) return true;
     }
   }
   return false;
+}
+/// Whether `g` or a plan nested in it declares a condition.
+inline bool has_nested_conditions(const GraphImpl& g) {
+  return any_nested(g, [](const GraphImpl& p) { return !p.conditions.empty(); });
 }
 
 // ---- parameters --------------------------------------------------------------------------------
@@ -183,6 +188,10 @@ inline bool has_nested_conditions(const GraphImpl& g) {
 inline std::size_t param_count(const GraphImpl& g) noexcept { return g.params.size(); }
 /// Whether `g` has parameter entries (declared here, or used here and declared elsewhere).
 inline bool has_param_entries(const GraphImpl& g) noexcept { return !g.params.empty(); }
+/// Whether `g` or a plan nested in it has parameter entries (Executable::set writes into those plans).
+inline bool has_nested_param_entries(const GraphImpl& g) {
+  return any_nested(g, [](const GraphImpl& p) { return !p.params.empty(); });
+}
 /// Parameter entry k (< param_count) of `g`: its type, name, value, uses and nested uses.
 inline const ParamData& param_entry(const GraphImpl& g, std::size_t k) noexcept { return g.params[k]; }
 inline ParamData& param_entry(GraphImpl& g, std::size_t k) noexcept { return g.params[k]; }

@@ -21,6 +21,31 @@ constexpr int N = 4096;
 
 using Buffers = UpdateBuffers<N>;
 
+/// Child plans 'inner' computing y = a * x + 1 (kernel 'inner_axpb'), and the check of a launch.
+struct ChildAxpb {
+  DeviceBuffer<float> x, y;
+  std::vector<float> hx;
+  explicit ChildAxpb(std::mt19937&& gen) : x(random_floats(N, gen)), y(N), hx(x.download()) {}
+
+  gd::Graph inner(float a) {
+    gd::Graph c("inner");
+    c.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("inner_axpb");
+    return c;
+  }
+  /// Launches `exec` with y poisoned and checks y = a * x + 1.
+  void check(gd::Executable& exec, cudaStream_t s, float a, const char* what) {
+    INFO(what);
+    GPU_REQUIRE(cudaMemset(y.get(), 0xff, y.bytes()));
+    GPU_REQUIRE(cudaDeviceSynchronize());
+    exec.launch(s);
+    exec.synchronize(s);
+    const auto got = y.download();
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += got[i] != a * hx[i] + 1.0f;
+    CHECK(bad == 0);
+  }
+};
+
 struct Knobs {
   float a = 2.0f, b = 0.5f, c = -1.5f, d = 4.0f;
   int fill = 7;
@@ -389,40 +414,71 @@ TEST_CASE("a child plan's parameters are updated in place", "[gpu][update][child
 
 TEST_CASE("set_child patches a child plan of the same shape; another shape is refused and changes nothing",
           "[gpu][update][child][setters]") {
-  auto gen = rng(108);
-  DeviceBuffer<float> x(random_floats(N, gen)), y(N);
-  const auto hx = x.download();
+  ChildAxpb c(rng(108));
   Stream s;
-  auto inner = [&](float a) {
-    gd::Graph c("inner");
-    c.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("inner_axpb");
-    return c;
-  };
   gd::Graph g("outer");
-  auto sub = g.add_child(inner(2.0f)).name("sub");
+  auto sub = g.add_child(c.inner(2.0f)).name("sub");
   gd::Executable exec = g.instantiate();
-  auto run_check = [&](float a, const char* what) {
-    INFO(what);
-    GPU_REQUIRE(cudaMemset(y.get(), 0xff, y.bytes()));
-    GPU_REQUIRE(cudaDeviceSynchronize());
-    exec.launch(s);
-    exec.synchronize(s);
-    const auto got = y.download();
-    int bad = 0;
-    for (int i = 0; i < N; ++i) bad += got[i] != a * hx[i] + 1.0f;
-    CHECK(bad == 0);
-  };
-  exec.set_child(sub, inner(-3.0f));
-  run_check(-3.0f, "after set_child");
+  exec.set_child(sub, c.inner(-3.0f));
+  c.check(exec, s, -3.0f, "after set_child");
 
-  gd::Graph other("inner");
-  other.add_kernel(axpb, gd::cover(N), y.get(), x.get(), 5.0f, 1.0f, N).name("inner_axpb");
+  gd::Graph other = c.inner(5.0f);
   other.add_empty().name("extra");
   const auto calls = gd::debug::cuda_calls();
   REQUIRE_THROWS_WITH(exec.set_child(sub, other),
                       has_substr("child node 'sub' (#0): the new child plan has another shape"));
   CHECK(gd::debug::cuda_calls() == calls);
-  run_check(-3.0f, "after the refused set_child");
+  c.check(exec, s, -3.0f, "after the refused set_child");
+}
+
+TEST_CASE("prepared child plans: one CUDA call per set_child, refusals before any CUDA call, parameters not shared",
+          "[gpu][update][child][setters][prepared]") {
+  ChildAxpb c(rng(109));
+  Stream s;
+  gd::Graph g("outer");
+  auto sub = g.add_child(c.inner(2.0f)).name("sub");
+  auto other_sub = g.add_child(c.inner(2.0f)).name("other sub").after(sub);  // runs last: its y is checked
+  gd::Executable exec = g.instantiate();
+  const gd::PreparedChild minus3 = exec.prepare_child(other_sub, c.inner(-3.0f));
+  const gd::PreparedChild five = exec.prepare_child(other_sub, c.inner(5.0f));
+  exec.set_child(other_sub, minus3);  // the first call looks the driver's entry point up
+  c.check(exec, s, -3.0f, "prepared -3");
+  auto calls = gd::debug::cuda_calls();
+  exec.set_child(other_sub, five);
+  CHECK(gd::debug::cuda_calls() - calls == 1);
+  c.check(exec, s, 5.0f, "prepared 5");
+  exec.set_child(other_sub, minus3);
+  c.check(exec, s, -3.0f, "prepared -3 again");
+
+  // Refused before any CUDA call, naming the node; the executable keeps what it had.
+  gd::Graph wrong = c.inner(7.0f);
+  wrong.add_empty();
+  gd::Executable second = g.instantiate();
+  calls = gd::debug::cuda_calls();
+  REQUIRE_THROWS_WITH(exec.prepare_child(other_sub, wrong),
+                      has_substr("child node 'other sub' (#1): the new child plan has another shape"));
+  REQUIRE_THROWS_WITH(exec.set_child(sub, minus3),
+                      has_substr("child node 'sub' (#0): this PreparedChild was prepared for another node"));
+  REQUIRE_THROWS_WITH(second.set_child(other_sub, five), has_substr("prepared for another node or another executable"));
+  REQUIRE_THROWS_WITH(exec.set_child(other_sub, gd::PreparedChild()),
+                      has_substr("child node 'other sub' (#1): set_child with an empty PreparedChild"));
+  CHECK(gd::debug::cuda_calls() == calls);
+  c.check(exec, s, -3.0f, "after the refusals");
+
+  // A child plan with a parameter: Executable::set writes into the recorded plan's copy, not into
+  // the prepared plan, which sets its own value again next time.
+  gd::Graph with_param("inner");
+  const gd::Parameter<float> scale = with_param.parameter<float>(4.0f).name("scale");
+  with_param.add_kernel(axpb, gd::cover(N), c.y.get(), c.x.get(), scale, 1.0f, N).name("inner_axpb");
+  gd::Graph g2("outer");
+  auto only = g2.add_child(with_param).name("only");
+  gd::Executable exec2 = g2.instantiate();
+  const gd::PreparedChild prepared = exec2.prepare_child(only, with_param);
+  exec2.set_child(only, prepared);
+  CHECK(exec2.set(scale, 6.0f).patched == 1);
+  c.check(exec2, s, 6.0f, "set(scale) after set_child(prepared)");
+  exec2.set_child(only, prepared);
+  c.check(exec2, s, 4.0f, "the prepared plan again");
 }
 
 TEST_CASE("a child plan's host node set by set_child or an update keeps running while the executable lives",
