@@ -1,4 +1,5 @@
-// graphdsl/prepared_update.hpp — an update template prepared ahead, applied any number of times.
+// graphdsl/prepared_update.hpp — an update template prepared ahead, applied any number of times; and
+// a child plan prepared ahead for one child node (PreparedChild, at the end).
 //
 //   gd::PreparedUpdate a = exec.prepare_update(plan_a);   // diff, checks, materialization: once
 //   gd::PreparedUpdate b = exec.prepare_update(plan_b);
