@@ -32,6 +32,9 @@ cudaError_t graph_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cud
 /// is the one reported (as exec_kernel_set_params).
 cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemsetParams& p);
 cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p);
+/// cudaGraphExecChildGraphNodeSetParams of child node `node` with `child` (a materialized child
+/// plan) for set_child and per-node updates: the driver's entry point first, then the runtime.
+cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child);
 /// Whether `layout` (the setter's) packs exactly like `recorded`.
 bool same_layout(const ArgLayout& layout, const ArgLayout& recorded);
 

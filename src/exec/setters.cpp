@@ -80,6 +80,12 @@ CUcontext current_context() noexcept {
   return ctx;
 }
 
+cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child) {
+  using SetChild = CUresult (*)(CUgraphExec, CUgraphNode, CUgraph);
+  static const auto driver = reinterpret_cast<SetChild>(driver_entry("cuGraphExecChildGraphNodeSetParams", 11010));
+  return driver_first(driver, cudaGraphExecChildGraphNodeSetParams, x.exec.get(), node, child);
+}
+
 namespace {
 
 /// The context of the executable's nodes for the driver's memset and memcpy setters: the one they
@@ -400,7 +406,7 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
 namespace detail {
 namespace {
 
-/// The direct setters of memset, memcpy, host and event nodes: writes `now` into the recorded
+/// The direct setters of memset, memcpy, host, event and child nodes: writes `now` into the recorded
 /// `slot` of node i, checks the node's rules, and patches the node with `apply()` (an Applied: the
 /// CUDA call made and its result); on any failure puts the old parameters back (`also_restore`
 /// restores what else was written) and rethrows.
@@ -535,16 +541,12 @@ void Executable::set_child(const ChildNode& node, const PreparedChild& child) {
                     "one with prepare_child(node, plan) on this executable",
                     a.info(i).describe()));
   }
-  using SetChild = CUresult (*)(CUgraphExec, CUgraphNode, CUgraph);
-  static const auto driver = reinterpret_cast<SetChild>(detail::driver_entry("cuGraphExecChildGraphNodeSetParams",
-                                                                             11010));
   // Executable::set writes parameter values into the recorded plan's child plans: a plan with
   // parameters is copied, so that the prepared one stays what its graph holds.
   detail::patch_recorded(
       x, i, detail::child_slot(a, i), p->shared ? p->plan : detail::own_copy(*p->plan),
       [&] {
-        return detail::Applied{detail::driver_first(driver, cudaGraphExecChildGraphNodeSetParams, x.exec.get(),
-                                                    x.native.nodes[i], p->native.graph.get()),
+        return detail::Applied{detail::exec_child_set_params(x, x.native.nodes[i], p->native.graph.get()),
                                "cudaGraphExecChildGraphNodeSetParams"};
       },
       [] {});

@@ -244,8 +244,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   } catch (const CudaError& e) {
     return {e.code(), "cudaGraphAdd*Node (child plan)"};
   }
-  return {cuda_try(cudaGraphExecChildGraphNodeSetParams, x.exec.get(), x.native.nodes[i], m.graph.get()),
-          "cudaGraphExecChildGraphNodeSetParams"};
+  return {exec_child_set_params(x, x.native.nodes[i], m.graph.get()), "cudaGraphExecChildGraphNodeSetParams"};
 }
 
 }  // namespace patch_fns
