@@ -214,7 +214,7 @@ void sync_native_graph(ExecImpl& x) {
   if (const auto r = write_graph_behind(x, a)) {
     throw_cuda(r->applied.rc, r->applied.api, a.info(r->node), "bringing the executable's cudaGraph_t in step");
   }
-  std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0);
+  clear_graph_behind(x);
 }
 
 namespace {
@@ -239,7 +239,7 @@ std::optional<UpdateResult> update_in_place(ExecImpl& x, const GraphImpl& t,
   for (std::uint32_t i : changed) mark_node_behind(x, i);
   if (const auto r = write_graph_behind(x, t)) return setter_refusal(t, r->node, r->applied);
   if (auto r = exec_update_from(x, t, x.native.graph.get(), x.native.nodes)) return r;
-  std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0);
+  clear_graph_behind(x);
   for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
   return std::nullopt;
 }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -223,26 +224,28 @@ HeldConditionals held_conditionals(const GraphImpl& g, std::uint32_t i) {
   return most;
 }
 
-/// Whether the nodes of `g` (this level) that hold conditional nodes (held_conditionals) are built
-/// one after another. With driver 580.159.04 on H100 hosts, a WHILE node that could run at the same
+/// The nodes of `g` (this level) that are built one after another: flag i set for each node that
+/// holds conditional nodes (held_conditionals), when two or more do and one of them holds a WHILE;
+/// empty otherwise. With driver 580.159.04 on H100 hosts, a WHILE node that could run at the same
 /// time as another conditional node of its graph faulted within a few hundred launches
 /// (cudaErrorLaunchFailure, Xid 13 "SKEDCHECK22_INVALIDATE_ACTIVE_QMD"), in raw CUDA too; with the
-/// two ordered by an edge it did not (docs/reliability.md, section 12). So when two or more nodes of
-/// a level hold conditional nodes and one of them holds a WHILE (itself or in a body, at any depth),
-/// the native graph orders each of them after the one built before it; the plan keeps its own
-/// edges. A WHILE nested in a body thus never runs beside a conditional node of another branch
-/// either.
-bool serial_conditionals(const GraphImpl& g) {
-  if (!g.holds(NodeKind::conditional)) return false;
+/// two ordered by an edge it did not (docs/reliability.md, section 12). So the native graph orders
+/// each of these nodes after the one built before it, and a WHILE, at this level or nested in a body,
+/// never runs beside a conditional node of another branch; the plan keeps its own edges.
+std::vector<bool> serial_conditionals(const GraphImpl& g) {
+  if (!g.holds(NodeKind::conditional)) return {};
+  std::vector<bool> holds(node_count(g));
   std::uint32_t holders = 0;
   bool loop = false;
   for (std::uint32_t i = 0; i < node_count(g); ++i) {
     const HeldConditionals h = held_conditionals(g, i);
     if (h == HeldConditionals::none) continue;
+    holds[i] = true;
     ++holders;
     loop |= h == HeldConditionals::loop;
   }
-  return loop && holders >= 2;
+  if (!loop || holders < 2) return {};
+  return holds;
 }
 
 }  // namespace
@@ -269,7 +272,7 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
   out.assign(node_count(g), nullptr);
   std::vector<cudaGraphNode_t> deps;
   std::vector<std::uint32_t> kinded;  // predecessors over edges that are not full ones
-  const bool serial = serial_conditionals(g);
+  const std::vector<bool> serial = serial_conditionals(g);
   std::uint32_t last_conditional = ConditionRef::unresolved;
   for (std::uint32_t i : order) {
     deps.clear();
@@ -281,7 +284,7 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
         deps.push_back(out[p]);
       }
     }
-    const bool conditional = serial && held_conditionals(g, i) != HeldConditionals::none;
+    const bool conditional = !serial.empty() && serial[i];
     if (conditional && last_conditional != ConditionRef::unresolved &&
         std::find(deps.begin(), deps.end(), out[last_conditional]) == deps.end()) {
       deps.push_back(out[last_conditional]);  // after the previous holder of conditionals (serial_conditionals)

@@ -247,6 +247,9 @@ inline void mark_node_changed(ExecImpl& x, std::uint32_t i) noexcept {
   mark_node_behind(x, i);
 }
 
+/// native.graph is in step with the executable again (after it was written or updated from).
+inline void clear_graph_behind(ExecImpl& x) noexcept { std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0); }
+
 /// Marks every top-level node of x behind in native.graph (after an update from another graph).
 inline void mark_graph_behind(ExecImpl& x) noexcept {
   if (!has_graph_behind(x)) return;
