@@ -51,6 +51,22 @@ run() {  # name, command...
   [ $rc -eq 0 ] || { status=1; verdict=FAILED; }
   table+=("$(printf '%-28s exit %-4s %s' "$name" "$rc" "$verdict")")
 }
+soak_api_errors() {  # soak binary: 200 cycles under memcheck, API errors reported and judged
+  local log
+  log=$(mktemp)
+  compute-sanitizer --tool memcheck --report-api-errors all "$1" 200 --drift-informational >"$log" 2>&1
+  local rc=$?
+  cat "$log"
+  local unexpected
+  unexpected=$(grep "Program hit" "$log" | grep -v -E "on CUDA API call to (cudaMalloc|cudaStreamEndCapture|cudaGetLastError)\.$")
+  rm -f "$log"
+  if [ -n "$unexpected" ]; then
+    echo "unexpected API errors:"
+    echo "$unexpected" | sort | uniq -c
+    return 1
+  fi
+  return "$rc"
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 run gpu_tests "$build/tests/graphdsl_gpu_tests" --durations yes
 [ -x "$build/tests/graphdsl_cublas_tests" ] && run cublas_tests "$build/tests/graphdsl_cublas_tests"
@@ -101,6 +117,14 @@ if [ $memcheck -eq 1 ]; then
     # Drift figures are printed but not judged here: the sanitizer's own allocations move them.
     run memcheck_soak compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 99 \
       "$build/tests/graphdsl_soak" 1000 --drift-informational
+    # The same soak with API errors reported, three times (heap damage shows in some runs only):
+    # the capture cycles' invalidated captures must fail only where the captured function broke
+    # them (its cudaMalloc, the end of the capture, the error it leaves). A destroy call that CUDA
+    # refuses means graphdsl touched a handle CUDA had already destroyed (an invalidated capture
+    # takes its graph with it), which corrupts the heap.
+    for rep in 1 2 3; do
+      run "memcheck_soak_api_$rep" soak_api_errors "$build/tests/graphdsl_soak"
+    done
   fi
 fi
 if [ $sanitizers -eq 1 ]; then

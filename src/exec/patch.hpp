@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "exec/kind_patch.hpp"
@@ -18,8 +19,16 @@ namespace graphdsl::detail {
 // exec_*_set_params wrappers outside them (the memset and memcpy setters, Executable::set's nested
 // nodes). The wrappers make the driver call only.
 
+/// The driver's cuGraphExecKernelNodeSetParams of `exec` (or, with a null `exec`,
+/// cuGraphKernelNodeSetParams of the executable's own graph) with the launch given field by field
+/// and `function` the host function; false without that entry point, when the kernel's CUfunction
+/// cannot be had in the node's context, or when the driver refuses (exec/kernel_driver.cpp). The
+/// caller then makes the runtime call.
+bool driver_kernel_set(ExecImpl& x, CUgraphExec exec, cudaGraphNode_t node, const void* function, const dim3& grid,
+                       const dim3& block, unsigned int shared_bytes, void** params, void** extra) noexcept;
+
 /// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates, through the
-/// driver's entry point where it can (see exec/setters.cpp).
+/// driver's entry point where it can (see exec/kernel_driver.cpp).
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p);
 
 /// cudaGraphKernelNodeSetParams on a node of the executable's own graph (the whole-graph update in

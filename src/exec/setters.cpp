@@ -29,65 +29,6 @@ namespace detail {
 
 namespace {
 
-/// The driver's half of exec_kernel_set_params and graph_kernel_set_params (the launch given field
-/// by field, `function` the host function): cuGraphExecKernelNodeSetParams of `exec`, or without
-/// one cuGraphKernelNodeSetParams of the executable's own graph, with the kernel's CUfunction,
-/// looked up once per executable and kernel (the runtime's own call looks it up and converts the
-/// parameters on every call). False without that entry point, when the lookup fails, or when the
-/// driver refuses; a refusal also forgets the function: it may be another context's (looked up
-/// while another device was current), and the next call looks it up again.
-bool driver_kernel_set(ExecImpl& x, CUgraphExec exec, cudaGraphNode_t node, const void* function, const dim3& grid,
-                       const dim3& block, unsigned int shared_bytes, void** params, void** extra) noexcept {
-  using SetExec = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
-  using SetGraph = CUresult (*)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
-  static const auto set_exec = reinterpret_cast<SetExec>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
-  static const auto set_graph = reinterpret_cast<SetGraph>(driver_entry("cuGraphKernelNodeSetParams", 12000));
-  if ((exec != nullptr ? set_exec == nullptr : set_graph == nullptr)) return false;
-  const cudaFunction_t f = cached_function(x.setter_kernel, function, -1);
-  if (f == nullptr) return false;
-  const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(f, grid, block, shared_bytes, params, extra);
-  count_cuda_call();
-  if ((exec != nullptr ? set_exec(exec, node, &d) : set_graph(node, &d)) == CUDA_SUCCESS) return true;
-  x.setter_kernel = KernelLookup{};
-  return false;
-}
-
-}  // namespace
-
-/// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates: first the driver's
-/// entry point (driver_kernel_set), then, on any failure or without that entry point, the runtime
-/// call, whose error is the one reported (cuda_call.hpp, driver_entry).
-cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
-  if (driver_kernel_set(x, x.exec.get(), node, p.func, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams,
-                        p.extra)) {
-    return cudaSuccess;
-  }
-  return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
-}
-
-cudaError_t graph_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p) {
-  if (driver_kernel_set(x, nullptr, node, p.func, p.gridDim, p.blockDim, p.sharedMemBytes, p.kernelParams, p.extra)) {
-    return cudaSuccess;
-  }
-  return cuda_try(cudaGraphKernelNodeSetParams, node, &p);
-}
-
-CUcontext current_context() noexcept {
-  using GetCurrent = CUresult (*)(CUcontext*);
-  static const auto get = reinterpret_cast<GetCurrent>(driver_entry("cuCtxGetCurrent", 4000));
-  CUcontext ctx = nullptr;
-  if (get == nullptr || get(&ctx) != CUDA_SUCCESS) return nullptr;
-  return ctx;
-}
-
-cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child) {
-  using SetChild = CUresult (*)(CUgraphExec, CUgraphNode, CUgraph);
-  static const auto driver = reinterpret_cast<SetChild>(driver_entry("cuGraphExecChildGraphNodeSetParams", 11010));
-  return driver_first(driver, cudaGraphExecChildGraphNodeSetParams, x.exec.get(), node, child);
-}
-
-namespace {
-
 /// The context of the executable's nodes for the driver's memset and memcpy setters: the one they
 /// were created in (ExecImpl::context) when the plan places no node, else the current one (the
 /// caller has made the node's device current: DeviceScope).

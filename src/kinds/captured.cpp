@@ -140,6 +140,7 @@ const DescribeOps describe{&describing::summary, &describing::dot_label, "compon
 #include "graphdsl/detail/config.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
+#include "native/native.hpp"
 
 namespace graphdsl::detail::kinds::captured {
 namespace building {
@@ -158,9 +159,13 @@ std::vector<cudaGraphNode_t> capture(Builder& builder, const GraphImpl& g, std::
   rc = cuda_try(cudaStreamBeginCaptureToGraph, s, graph, deps.data(), static_cast<const cudaGraphEdgeData*>(nullptr),
                 deps.size(), c.mode);
   if (rc != cudaSuccess) return {};
+  // Capturing into `graph`: `ended` is `graph`. A capture that fails at its end (invalidated or
+  // unjoined) destroys `graph` with it: its owner must not destroy it again (graph_destroyed_by_cuda).
   auto end_capture = [&] {
     cudaGraph_t ended = nullptr;
-    return cuda_try(cudaStreamEndCapture, s, &ended);  // capturing into `graph`: `ended` is `graph`
+    const cudaError_t end = cuda_try(cudaStreamEndCapture, s, &ended);
+    if (end != cudaSuccess) graph_destroyed_by_cuda(graph);
+    return end;
   };
   try {
     c.fn->call(s);

@@ -1,6 +1,7 @@
 // src/native/driver_params.hpp — a kernel node's parameters in the driver's form, for the hot paths
 // that call the driver through its entry points (native/cuda_call.hpp, driver_entry): adding kernel
-// nodes (native/launch_attributes.cpp), the kernel setter (exec/setters.cpp), and the current context.
+// nodes (native/launch_attributes.cpp), the kernel setter (exec/setters.cpp), and the current context
+// (exec/kernel_driver.cpp).
 #pragma once
 
 #include <cuda.h>
@@ -39,7 +40,7 @@ inline CUDA_KERNEL_NODE_PARAMS driver_kernel_params(const cudaKernelNodeParams& 
 }
 
 /// The current CUcontext through the driver's entry point (what the runtime's memset and memcpy
-/// setters use), or null without the entry point or a current context (exec/setters.cpp).
+/// setters use), or null without the entry point or a current context (exec/kernel_driver.cpp).
 CUcontext current_context() noexcept;
 
 }  // namespace graphdsl::detail

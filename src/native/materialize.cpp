@@ -2,6 +2,7 @@
 // Builder: order, edges, condition handles; what each kind creates is its BuildOps::add, in the
 // build section of src/kinds/<kind>.cpp).
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -54,9 +55,39 @@ void destroy_exec_now(cudaGraphExec_t e) noexcept {
 }
 }  // namespace
 
+namespace {
+/// The graphs CUDA destroyed on this thread whose owners have not let go yet (graph_destroyed_by_cuda):
+/// one per failed capture, let go while that failure unwinds; a few slots are plenty.
+thread_local std::array<cudaGraph_t, 4> destroyed_by_cuda{};
+/// Whether `g` is one of them; forgets it.
+bool take_destroyed_by_cuda(cudaGraph_t g) noexcept {
+  for (cudaGraph_t& d : destroyed_by_cuda) {
+    if (d == g) {
+      d = nullptr;
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+void graph_destroyed_by_cuda(cudaGraph_t g) noexcept {
+  for (cudaGraph_t& d : destroyed_by_cuda) {
+    if (d == nullptr) {
+      d = g;
+      return;
+    }
+  }
+  destroyed_by_cuda[0] = g;
+}
+
 // On a CUDA callback thread (a host node whose callable destroys the Executable) the destroy call
 // would be refused and leak the object with its graph memory: it is made on the release thread.
 void GraphTraits::destroy(cudaGraph_t g) noexcept {
+  if (take_destroyed_by_cuda(g)) {
+    counters().native_graphs.fetch_sub(1);
+    return;
+  }
   if (on_callback_thread() ||
       destroy_counted(&cudaGraphDestroy, g, counters().native_graphs) == cudaErrorNotPermitted) {
     destroy_later(g, &destroy_graph_now);
@@ -95,6 +126,7 @@ void StreamTraits::destroy(cudaStream_t s) noexcept { (void)cuda_try(cudaStreamD
 NativeGraph create_native_graph() {
   cudaGraph_t g = nullptr;
   GRAPHDSL_CHECK(cudaGraphCreate, &g, 0u);
+  (void)take_destroyed_by_cuda(g);  // a new graph where one that CUDA destroyed was
   counters().native_graphs.fetch_add(1);
   return NativeGraph(g);
 }

@@ -65,6 +65,13 @@ class RelaxedCaptureCalls {
 /// cudaGraphCreate through the checked path.
 NativeGraph create_native_graph();
 
+/// Records that CUDA itself destroyed graph `g`, whose NativeGraph owner is about to be unwound on
+/// this thread: a cudaStreamBeginCaptureToGraph capture that fails at its end (invalidated by an
+/// unsafe call, or left unjoined) takes the graph it captured into with it, and destroying that
+/// handle again corrupts the heap (the raw-CUDA probe in tests/gpu/capture_test.cpp pins this).
+/// The owner then drops its count and makes no CUDA call (GraphTraits::destroy).
+void graph_destroyed_by_cuda(cudaGraph_t g) noexcept;
+
 /// Where host callbacks of one executable leave the first exception they throw.
 struct HostErrorSink {
   void store(std::exception_ptr e) noexcept;
@@ -191,8 +198,10 @@ struct ExecImpl {
   /// and CUDA wants it uploaded before a launch after instantiation and after host-side changes.
   bool device_updatable = false;
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
-  /// (cached_function, not keyed by device), so that repeated setters on one kernel look nothing up.
+  /// (cached_function), so that repeated setters on one kernel look nothing up, and the context it
+  /// was looked up in (a CUfunction belongs to one context: exec/kernel_driver.cpp, setter_function).
   KernelLookup setter_kernel;
+  CUctx_st* setter_context = nullptr;
   /// Set while launch() is inside cudaGraphLaunch of this executable. A host node of the launch
   /// may destroy the executable before that call returns (a callback deleting its own
   /// executable); the release thread then deletes it only once this is clear (ExecImplDelete).

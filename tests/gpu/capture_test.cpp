@@ -40,7 +40,8 @@ TEST_CASE("captured work runs between the node's predecessors and successors", "
               })
                  .name("scale and copy")
                  .after(up);
-  auto twice = g.add_kernel(add_into, gd::cover(N), y.get(), static_cast<const float*>(x.get()), N).name("add").after(cap);
+  auto twice =
+      g.add_kernel(add_into, gd::cover(N), y.get(), static_cast<const float*>(x.get()), N).name("add").after(cap);
   g.add_memcpy(out.data(), y.get(), N).name("download").after(twice);
   CHECK(g.dump().find("#1 captured 'scale and copy': stream capture, mode thread-local; after 'upload'") !=
         std::string::npos);
@@ -54,7 +55,8 @@ TEST_CASE("captured work runs between the node's predecessors and successors", "
   CHECK(cudaStreamQuery(s) == cudaSuccess);
 }
 
-TEST_CASE("an exception thrown while capturing ends the capture and leaves the thread usable", "[gpu][capture][fault]") {
+TEST_CASE("an exception thrown while capturing ends the capture and leaves the thread usable",
+          "[gpu][capture][fault]") {
   const auto baseline = settled_baseline();
   DeviceBuffer<float> x(N);
   {
@@ -63,13 +65,16 @@ TEST_CASE("an exception thrown while capturing ends the capture and leaves the t
     g.add_captured([&](cudaStream_t cs) {
        launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 2.0f, N);
        throw std::runtime_error("the library call failed");
-     }).name("bad").after(first);
+     })
+        .name("bad")
+        .after(first);
     REQUIRE_THROWS_MATCHES(g.instantiate(), std::runtime_error, message_is("the library call failed"));
   }
   require_healthy_after_capture_failure(baseline);
 }
 
-TEST_CASE("an allocation inside a thread-local capture is reported with the node and a remedy", "[gpu][capture][fault]") {
+TEST_CASE("an allocation inside a thread-local capture is reported with the node and a remedy",
+          "[gpu][capture][fault]") {
   const auto baseline = settled_baseline();
   DeviceBuffer<float> x(N);
   {
@@ -118,7 +123,8 @@ TEST_CASE("relaxed capture mode lets the captured function allocate", "[gpu][cap
   GPU_REQUIRE(cudaFree(scratch));
 }
 
-TEST_CASE("a fork not joined back, and a synchronization, fail the capture with the node named", "[gpu][capture][fault]") {
+TEST_CASE("a fork not joined back, and a synchronization, fail the capture with the node named",
+          "[gpu][capture][fault]") {
   const auto baseline = settled_baseline();
   DeviceBuffer<float> x(N);
   Stream side;
@@ -155,6 +161,48 @@ TEST_CASE("a fork not joined back, and a synchronization, fail the capture with 
   require_healthy_after_capture_failure(baseline);
 }
 
+// What graphdsl's cleanup relies on, in raw CUDA: a cudaStreamBeginCaptureToGraph capture that fails
+// at its end (invalidated by an unsafe call, or a fork left unjoined) destroys the graph it captured
+// into, nodes added before the capture included. Destroying that handle again is refused and
+// corrupted the heap (double free under compute-sanitizer), so graphdsl's owner of the graph only
+// lets go of it (native/native.hpp, graph_destroyed_by_cuda).
+TEST_CASE("CUDA destroys the graph of a capture into an existing graph that fails at its end",
+          "[gpu][capture][fault]") {
+  DeviceBuffer<float> x(N);
+  Stream s;
+  Stream side;
+  cudaEvent_t fork = nullptr;
+  GPU_REQUIRE(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  for (const bool unjoined : {false, true}) {
+    INFO((unjoined ? "a fork left unjoined" : "cudaMalloc while capturing in global mode"));
+    cudaGraph_t graph = nullptr;
+    GPU_REQUIRE(cudaGraphCreate(&graph, 0));
+    cudaGraphNode_t before = nullptr;
+    GPU_REQUIRE(cudaGraphAddEmptyNode(&before, graph, nullptr, 0));
+    GPU_REQUIRE(cudaStreamBeginCaptureToGraph(s, graph, &before, nullptr, 1, cudaStreamCaptureModeGlobal));
+    launch_kernel(scale_by, (N + 255) / 256, 256, 0, s, x.get(), 2.0f, N);
+    void* stray = nullptr;
+    if (unjoined) {
+      GPU_REQUIRE(cudaEventRecord(fork, s));
+      GPU_REQUIRE(cudaStreamWaitEvent(side, fork, 0));
+      launch_kernel(scale_by, (N + 255) / 256, 256, 0, side, x.get(), 2.0f, N);
+    } else {
+      CHECK(cudaMalloc(&stray, 256) == cudaErrorStreamCaptureUnsupported);
+    }
+    cudaGraph_t ended = graph;
+    CHECK(cudaStreamEndCapture(s, &ended) ==
+          (unjoined ? cudaErrorStreamCaptureUnjoined : cudaErrorStreamCaptureInvalidated));
+    CHECK(ended == nullptr);
+    std::size_t count = 12345;
+    CHECK(cudaGraphGetNodes(graph, nullptr, &count) == cudaErrorInvalidValue);  // no longer a graph
+    CHECK(count == 12345);
+    (void)cudaGetLastError();
+    CHECK(stray == nullptr);
+  }
+  GPU_REQUIRE(cudaEventDestroy(fork));
+  GPU_REQUIRE(cudaStreamSynchronize(side));
+}
+
 TEST_CASE("capture() makes a plan that compiles alone or embeds as a child", "[gpu][capture]") {
   auto gen = rng(202);
   const auto hx = random_floats(N, gen);
@@ -185,7 +233,9 @@ TEST_CASE("a new captured function is applied by a whole-graph update", "[gpu][c
   auto build = [&](float factor) {
     gd::Graph g("cap");
     auto reset = g.add_memcpy(x.get(), static_cast<const float*>(y.get()), N).name("reset");
-    g.add_captured([&x, factor](cudaStream_t cs) { launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), factor, N); })
+    g.add_captured([&x, factor](cudaStream_t cs) {
+       launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), factor, N);
+     })
         .name("scale")
         .after(reset);
     return g;
@@ -256,8 +306,8 @@ TEST_CASE("destroying and compiling executables during a global-mode capture lea
 
   GPU_REQUIRE(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
   launch_kernel(scale_by, (N + 255) / 256, 256, 0, s, x.get(), 3.0f, N);
-  old.reset();                               // an executable destroyed mid-capture
-  gd::Executable fresh = g.instantiate();    // and one compiled mid-capture
+  old.reset();                             // an executable destroyed mid-capture
+  gd::Executable fresh = g.instantiate();  // and one compiled mid-capture
   launch_kernel(scale_by, (N + 255) / 256, 256, 0, s, x.get(), 5.0f, N);
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   GPU_REQUIRE(cudaStreamIsCapturing(s, &status));
