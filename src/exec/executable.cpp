@@ -401,16 +401,10 @@ bool Executable::has_host_error() const { return impl().sink->pending.load(std::
 void Executable::launch(cudaStream_t stream) {
   rethrow_host_error();
   detail::ExecImpl& x = *impl_.get();
-  if (x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0) {
-    if (x.unfreed) {
-      throw UsageError(
-          fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
-                      "auto_free_on_launch: launching it again while the previous launch's allocation is "
-                      "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
-                      "free the last launch's allocations with Executable::free_graph_memory(stream), or "
-                      "compile with InstantiateOptions::auto_free_on_launch()",
-                      detail::quoted(detail::plan_name(x.plan.impl())), x.unfreed->describe()));
-    }
+  const bool relaunch_keeps = x.launched && (x.flags & cudaGraphInstantiateFlagAutoFreeOnLaunch) == 0;
+  if (relaunch_keeps) {
+    // An allocation the plan never frees is not refused here: the user may have freed it outside the
+    // graph (cudaFreeAsync), which CUDA allows; CUDA's refusal of the launch is translated below.
     if (x.unfreed_captured) {
       throw UsageError(
           fmt::format("graph {}: the function of {} allocates memory (cudaMallocAsync) that it never "
@@ -436,6 +430,15 @@ void Executable::launch(cudaStream_t stream) {
   if (rc != cudaSuccess) {
     x.launched = launched;
     x.upload = upload_state;
+    if (rc == cudaErrorInvalidValue && relaunch_keeps && x.unfreed) {
+      throw UsageError(
+          fmt::format("graph {} allocates memory in {} and never frees it, and was compiled without "
+                      "auto_free_on_launch: launching it again while the previous launch's allocation is "
+                      "live fails (cudaErrorInvalidValue); free the buffer in the plan with add_mem_free, "
+                      "free the last launch's allocations with Executable::free_graph_memory(stream) (or "
+                      "cudaFreeAsync), or compile with InstantiateOptions::auto_free_on_launch()",
+                      detail::quoted(detail::plan_name(x.plan.impl())), x.unfreed->describe()));
+    }
     throw_run_failure(x, rc, "cudaGraphLaunch", "launching", stream);
   }
 }

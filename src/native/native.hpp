@@ -181,7 +181,8 @@ struct ExecImpl {
   /// Alive as long as the executable: a PreparedUpdate holds a weak reference, to tell an executable
   /// destroyed since from another one.
   std::shared_ptr<const int> alive = std::make_shared<const int>(0);
-  /// The first allocation never freed in the plan (launching again needs auto_free_on_launch).
+  /// The first allocation never freed in the plan: a relaunch that CUDA refuses because the previous
+  /// launch's allocation is still live names it (unless compiled with auto_free_on_launch).
   std::optional<NodeInfo> unfreed;
   /// The first captured node whose function allocates (cudaMallocAsync) without freeing: a relaunch
   /// is refused before cudaGraphLaunch, which would fail and, with several captures, leak the
