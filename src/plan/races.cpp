@@ -25,6 +25,7 @@
 #include "graphdsl/graph.hpp"
 #include "graphdsl/races.hpp"
 #include "plan/kind_races.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/races_model.hpp"
 #include "plan/rules.hpp"
 
@@ -145,11 +146,38 @@ void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
 
 // ---- ordering ---------------------------------------------------------------------------------
 
+/// The redundant edges of a plan with programmatic or launch-completion edges. Such an edge lets its
+/// successor start before its predecessor has finished, so a path that begins with one does not
+/// finish its first node before its last starts: removing an edge p -> v that only such a path
+/// implies would let p and v overlap. An edge p -> v is redundant when another predecessor q of v is
+/// preceded by p through a path whose first edge is full: p has finished before q started, and v
+/// starts after q started, whatever the kinds of the later edges. done(v), one bitset row per node:
+/// the nodes finished before v starts.
+void redundant_after_completion(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level) {
+  const std::size_t words = (g.nodes.size() + 63) / 64;
+  std::vector<std::uint64_t> done(g.nodes.size() * words);
+  for (const std::uint32_t v : order) {
+    std::uint64_t* out = done.data() + v * words;
+    const SmallVec& preds = g.nodes[v].preds;
+    for (const std::uint32_t p : preds) {
+      const std::uint64_t* in = done.data() + p * words;
+      for (std::size_t w = 0; w < words; ++w) out[w] |= in[w];
+    }
+    for (const std::uint32_t p : preds) {
+      if ((out[p / 64] >> (p % 64)) & 1u) level.redundant.push_back(RedundantEdge{level.info(p), level.info(v)});
+    }
+    for (const std::uint32_t p : preds) {
+      if (edge_kind(g, p, v) == EdgeKind::full) out[p / 64] |= std::uint64_t{1} << (p % 64);
+    }
+  }
+}
+
 /// The strict ancestors of every node, one bitset row per node.
 class Reach {
  public:
   Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level)
       : words_((g.nodes.size() + 63) / 64), bits_(g.nodes.size() * words_), pos_(g.nodes.size()) {
+    const bool kinded = has_kinded_edges(g);  // then redundant_after_completion judges the edges
     std::vector<std::uint64_t> implied(words_);
     for (std::uint32_t k = 0; k < order.size(); ++k) {
       const std::uint32_t v = order[k];
@@ -165,12 +193,15 @@ class Reach {
           for (std::size_t w = 0; w < words_; ++w) implied[w] |= in[w];
         }
         for (std::uint32_t p : preds) {
-          if (test(implied.data(), p)) level.redundant.push_back(RedundantEdge{level.info(p), level.info(v)});
+          if (!kinded && test(implied.data(), p)) {
+            level.redundant.push_back(RedundantEdge{level.info(p), level.info(v)});
+          }
         }
         std::memcpy(out, implied.data(), words_ * sizeof(std::uint64_t));
       }
       for (std::uint32_t p : preds) out[p / 64] |= std::uint64_t{1} << (p % 64);
     }
+    if (kinded) redundant_after_completion(g, order, level);
   }
   static bool test(const std::uint64_t* row, std::uint32_t u) { return (row[u / 64] >> (u % 64)) & 1u; }
   const std::uint64_t* row(std::uint32_t v) const { return bits_.data() + v * words_; }

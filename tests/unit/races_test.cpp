@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "unit_support.hpp"
 #include "plan/graph_impl.hpp"  // the plan's storage (src/, not installed)
+#include "unit_support.hpp"
 
 namespace {
 
@@ -174,6 +174,32 @@ TEST_CASE("races: redundant edges are listed", "[races]") {
   CHECK(r.redundant_edges[0].from.name == "a");
   CHECK(r.redundant_edges[0].to.name == "c");
   CHECK(r.to_string().find("redundant edge 'a' -> 'c': implied by another path") != std::string::npos);
+}
+
+// An edge that lets its successor start early (programmatic, launch completion) does not finish its
+// predecessor before the path's last node starts: an edge that only such a path implies is needed.
+TEST_CASE("races: an edge implied only through a programmatic or launch-completion first edge is not redundant",
+          "[races][pdl]") {
+  float x[4] = {};
+  for (const gd::EdgeKind early : {gd::EdgeKind::programmatic, gd::EdgeKind::launch_completion}) {
+    INFO(static_cast<int>(early));
+    gd::Graph g("early");
+    auto a = g.add_kernel(write_x, one, x, 4).name("a");
+    auto b = g.add_kernel(write_x, one, x, 4).name("b").after(a, early);  // b may start before a finishes
+    auto c = g.add_kernel(write_x, one, x, 4).name("c").after(b);
+    c.after(a);  // the only edge that finishes a before c starts
+    CHECK(g.check_races().redundant_edges.empty());
+
+    gd::Graph late("late");  // the early edge last on the path: a finishes before b, so before c starts
+    auto a2 = late.add_kernel(write_x, one, x, 4).name("a");
+    auto b2 = late.add_kernel(write_x, one, x, 4).name("b").after(a2);
+    auto c2 = late.add_kernel(write_x, one, x, 4).name("c").after(b2, early);
+    c2.after(a2);
+    const gd::RaceReport r = late.check_races();
+    REQUIRE(r.redundant_edges.size() == 1);
+    CHECK(r.redundant_edges[0].from.name == "a");
+    CHECK(r.redundant_edges[0].to.name == "c");
+  }
 }
 
 TEST_CASE("races: host and captured nodes are unbounded unless they declare accesses", "[races]") {
@@ -379,19 +405,20 @@ TEST_CASE("races: the samples' plans have no race and no redundant edge", "[race
     auto reset_x = g.add_memset(s + n, 0.0f, n).name("reset x");
     auto reset_count = g.add_memset(iterations, 0, 1).name("reset count");
     gd::Condition more = g.add_condition(1);
-    g.add_while(more, [&](gd::Graph& body) {
-       auto clear = body.add_memset(s + 3 * n, 0.0f, 1).name("clear residual");
-       auto step = body.add_kernel(cw::jacobi_step, grid, s, s, s + n, s + 2 * n, s + 3 * n, n)
-                       .name("jacobi step")
-                       .after(clear);
-       body.add_memcpy(s + n, s + 2 * n, n, cudaMemcpyDeviceToDevice).name("x = x_new").after(step);
-       auto count = body.add_kernel(cw::count_iteration, one, iterations, s + 3 * n, 2000)
-                        .name("count iteration")
-                        .after(step);
-       body.add_set_condition(more, static_cast<const float*>(s + 3 * n), gd::Compare::greater, 1e-5f)
-           .name("residual > tol")
-           .after(count);
-     })
+    g.add_while(more,
+                [&](gd::Graph& body) {
+                  auto clear = body.add_memset(s + 3 * n, 0.0f, 1).name("clear residual");
+                  auto step = body.add_kernel(cw::jacobi_step, grid, s, s, s + n, s + 2 * n, s + 3 * n, n)
+                                  .name("jacobi step")
+                                  .after(clear);
+                  body.add_memcpy(s + n, s + 2 * n, n, cudaMemcpyDeviceToDevice).name("x = x_new").after(step);
+                  auto count = body.add_kernel(cw::count_iteration, one, iterations, s + 3 * n, 2000)
+                                   .name("count iteration")
+                                   .after(step);
+                  body.add_set_condition(more, static_cast<const float*>(s + 3 * n), gd::Compare::greater, 1e-5f)
+                      .name("residual > tol")
+                      .after(count);
+                })
         .name("until converged")
         .after(reset_x, reset_count);
     expect_clean(g);
@@ -405,7 +432,8 @@ TEST_CASE("races: the samples' plans have no race and no redundant edge", "[race
       auto upload = g.add_memcpy(d_x, h_x, n, cudaMemcpyHostToDevice).name("upload");
       auto poison_y = g.add_memset(d_y, 0.0f, n).name("poison y");
       auto poison_marker = g.add_memset(marker, -1, 1).name("poison marker");
-      auto summed = g.add_kernel(sd::summarize, gd::Launch{1, 1024}, d_x, n, sum, mode_v).name("summarize").after(upload);
+      auto summed =
+          g.add_kernel(sd::summarize, gd::Launch{1, 1024}, d_x, n, sum, mode_v).name("summarize").after(upload);
       gd::ConditionalNode branch;
       if (plan == 0) {
         gd::Condition mode = g.add_condition(0, false);
@@ -424,11 +452,13 @@ TEST_CASE("races: the samples' plans have no race and no redundant edge", "[race
         auto test = g.add_set_condition(high, static_cast<const int*>(sum), gd::Compare::greater, 500 * n)
                         .name("sum > 500 n")
                         .after(summed);
-        branch = g.add_if_else(
-                      high, [&](gd::Graph& b) { b.add_kernel(sd::centre, grid, d_x, d_y, 1.0f, marker, 10, n).name("above"); },
-                      [&](gd::Graph& b) { b.add_kernel(sd::centre, grid, d_x, d_y, -1.0f, marker, 20, n).name("below"); })
-                     .name("branch")
-                     .after(test, poison_y, poison_marker);
+        branch =
+            g.add_if_else(
+                 high,
+                 [&](gd::Graph& b) { b.add_kernel(sd::centre, grid, d_x, d_y, 1.0f, marker, 10, n).name("above"); },
+                 [&](gd::Graph& b) { b.add_kernel(sd::centre, grid, d_x, d_y, -1.0f, marker, 20, n).name("below"); })
+                .name("branch")
+                .after(test, poison_y, poison_marker);
       }
       auto down_y = g.add_memcpy(h_y, d_y, n, cudaMemcpyDeviceToHost).name("download y").after(branch);
       g.add_memcpy(h_info, d_info, 3, cudaMemcpyDeviceToHost).name("download info").after(down_y);
@@ -449,7 +479,7 @@ TEST_CASE("races: random plans agree with a brute-force oracle", "[races]") {
     std::mt19937 rng(seed);
     const int nodes = seed % 3 == 0 ? 300 : 60;  // 300 nodes over 8 pointers: groups above 64 accesses
     gd::Graph g("random");
-    std::vector<std::pair<int, int>> use(nodes);  // (read pointer, written pointer)
+    std::vector<std::pair<int, int>> use(nodes);                                   // (read pointer, written pointer)
     std::vector<std::vector<bool>> reach(nodes, std::vector<bool>(nodes, false));  // reach[u][v]: u before v
     for (int v = 0; v < nodes; ++v) {
       use[v] = {static_cast<int>(rng() % 8), static_cast<int>(rng() % 8)};
