@@ -509,6 +509,7 @@ const BuildOps build{&building::add, false};
 
 #include "exec/patch.hpp"
 #include "native/cuda_call.hpp"
+#include "native/launch_attributes.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 
@@ -530,7 +531,12 @@ Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
   thread_local std::vector<unsigned char> block;
   const cudaKernelNodeParams p = detail::kernel_params(from, from.nodes[i].payload, HandleScopes{x.native.handles},
                                                        x.native.dptrs, block, argv);
-  return {graph_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphKernelNodeSetParams"};
+  Applied applied{graph_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphKernelNodeSetParams"};
+  if (applied.rc == cudaSuccess && x.attributes_behind) {  // a whole-graph update may have changed them
+    applied.rc = set_attributes(x.native.nodes[i], from.kernels[from.nodes[i].payload].launch.priority,
+                                attributes_of(from, from.nodes[i].payload), applied.api, true);
+  }
+  return applied;
 }
 
 /// A kernel's priority and launch attributes are not patched per node; its cluster shape and

@@ -90,7 +90,8 @@ void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::
   }
 }
 
-cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttributes* l, const char*& api) {
+cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttributes* l, const char*& api,
+                           bool rewrite) {
   cudaError_t rc = cudaSuccess;
   auto set = [&](cudaLaunchAttributeID id, const cudaLaunchAttributeValue& v) {
     if (rc != cudaSuccess) return;
@@ -98,9 +99,18 @@ cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttri
     rc = cuda_try(cudaGraphKernelNodeSetAttribute, node, id, &v);
   };
   cudaLaunchAttributeValue v{};
-  if (priority != 0) {
+  if (priority != 0 || rewrite) {
     v.priority = priority;
     set(cudaLaunchAttributePriority, v);
+  }
+  if (rewrite && (l == nullptr || l->sync_domain == MemSyncDomain::default_domain)) {
+    v = cudaLaunchAttributeValue{};
+    v.memSyncDomain = cudaLaunchMemSyncDomainDefault;
+    set(cudaLaunchAttributeMemSyncDomain, v);
+  }
+  if (rewrite && (l == nullptr || l->l2.bytes == 0)) {
+    v = cudaLaunchAttributeValue{};  // an empty window: no L2 persistence
+    set(cudaLaunchAttributeAccessPolicyWindow, v);
   }
   if (l == nullptr) return rc;
   if (l->cluster.x != 0) {

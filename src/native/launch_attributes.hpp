@@ -32,7 +32,10 @@ cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cuda
                             const cudaKernelNodeParams& p, KernelLookup& cache, int device) noexcept;
 
 /// Sets the node's priority and launch attributes (those not at their defaults); `api` receives
-/// the name of the last call made.
-cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttributes* l, const char*& api);
+/// the name of the last call made. With `rewrite`, the node already has attributes that may differ:
+/// the priority, memory synchronization domain and L2 window (what an update can change) are
+/// written at their defaults too.
+cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttributes* l, const char*& api,
+                           bool rewrite = false);
 
 }  // namespace graphdsl::detail

@@ -212,6 +212,9 @@ struct ExecImpl {
   /// from another cudaGraph_t). A whole-graph update from native.graph patches these nodes there
   /// first (exec/update.cpp). One bit per node, sized when the executable is compiled.
   std::vector<std::uint64_t> graph_behind;
+  /// A whole-graph update from another cudaGraph_t may have changed kernel nodes' priorities and
+  /// launch attributes, which native.graph does not have: bringing a node in step writes them too.
+  bool attributes_behind = false;
   /// The CUDA context every node of the executable was created in, when the plan places no node on
   /// a device (compile: the context current then); null otherwise. The driver's memset and memcpy
   /// setters take the node's context: this one spares them a cuCtxGetCurrent per call (exec/setters.cpp).
@@ -258,11 +261,15 @@ inline void mark_node_changed(ExecImpl& x, std::uint32_t i) noexcept {
 }
 
 /// native.graph is in step with the executable again (after it was written or updated from).
-inline void clear_graph_behind(ExecImpl& x) noexcept { std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0); }
+inline void clear_graph_behind(ExecImpl& x) noexcept {
+  std::fill(x.graph_behind.begin(), x.graph_behind.end(), 0);
+  x.attributes_behind = false;
+}
 
 /// Marks every top-level node of x behind in native.graph (after an update from another graph).
 inline void mark_graph_behind(ExecImpl& x) noexcept {
   if (!has_graph_behind(x)) return;
+  x.attributes_behind = true;
   const std::size_t n = x.native.nodes.size();
   std::fill(x.graph_behind.begin(), x.graph_behind.end(), ~std::uint64_t{0});
   if (n % 64 != 0) x.graph_behind.back() = (std::uint64_t{1} << (n % 64)) - 1;

@@ -70,7 +70,8 @@ TEST_CASE("launch attributes: a cluster kernel sees its cluster and its neighbou
     CHECK(gd::debug::cuda_calls() == calls);
     CHECK(g.launch_of(k).cluster.x == 4);
     GPU_REQUIRE(cudaMemset(out.get(), 0, out.bytes()));
-    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
+    GPU_REQUIRE(cudaStreamSynchronize(
+        cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     CHECK(out.download() == cluster_expected(blocks, 4));
@@ -78,7 +79,8 @@ TEST_CASE("launch attributes: a cluster kernel sees its cluster and its neighbou
   SECTION("a setter with the node's cluster and a new grid") {
     exec.set_launch(k, gd::Launch{8, 64}.with_cluster(4));
     GPU_REQUIRE(cudaMemset(out.get(), 0, out.bytes()));
-    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
+    GPU_REQUIRE(cudaStreamSynchronize(
+        cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     std::vector<int> want = cluster_expected(8, 4);
@@ -88,15 +90,18 @@ TEST_CASE("launch attributes: a cluster kernel sees its cluster and its neighbou
   SECTION("update() to other clusters is refused (CUDA accepts it, then the node faults), the executable as it was") {
     gd::Graph t("clusters");
     t.add_kernel(gpu_test::cluster_probe, gd::Launch{blocks, 64}.with_cluster(2), out.get()).name("probe");
-    for (gd::UpdatePolicy policy : {gd::UpdatePolicy::automatic, gd::UpdatePolicy::whole_graph, gd::UpdatePolicy::per_node}) {
+    for (gd::UpdatePolicy policy :
+         {gd::UpdatePolicy::automatic, gd::UpdatePolicy::whole_graph, gd::UpdatePolicy::per_node}) {
       const gd::UpdateResult r = exec.update(t, policy);
       CHECK(r.status == gd::UpdateStatus::attributes_changed);
-      CHECK(r.reason == "kernel node 'probe' (#0): its cluster or cooperative launch changed (cluster (4,1,1), not "
-                        "cooperative to cluster (2,1,1), not cooperative), which CUDA cannot patch in an executable; "
-                        "compile the new plan instead");
+      CHECK(r.reason ==
+            "kernel node 'probe' (#0): its cluster or cooperative launch changed (cluster (4,1,1), not "
+            "cooperative to cluster (2,1,1), not cooperative), which CUDA cannot patch in an executable; "
+            "compile the new plan instead");
     }
     GPU_REQUIRE(cudaMemset(out.get(), 0, out.bytes()));
-    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
+    GPU_REQUIRE(cudaStreamSynchronize(
+        cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     CHECK(out.download() == cluster_expected(blocks, 4));
@@ -129,7 +134,8 @@ TEST_CASE("launch attributes: a cooperative kernel synchronizes its grid; a grid
   Stream s;
   for (int round = 0; round < 3; ++round) {
     GPU_REQUIRE(cudaMemset(scratch.get(), 0, scratch.bytes()));
-    GPU_REQUIRE(cudaStreamSynchronize(cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
+    GPU_REQUIRE(cudaStreamSynchronize(
+        cudaStreamLegacy));  // cudaMemset is asynchronous; non-blocking streams do not wait for it
     exec.launch(s);
     exec.synchronize(s);
     const std::vector<int> got = out.download();
@@ -147,11 +153,12 @@ TEST_CASE("launch attributes: a cooperative kernel synchronizes its grid; a grid
   GPU_REQUIRE(cudaGetDevice(&device));
   REQUIRE_THROWS_MATCHES(
       big.instantiate(), gd::UsageError,
-      message_is(fmt::format("graphdsl: kernel node 'sync' (#0): a cooperative launch of {} blocks, but device {} runs "
-                             "at most {} blocks of this kernel at once ({} per multiprocessor x {} multiprocessors, for "
-                             "128 threads and 0 B of dynamic shared memory per block); every block of a cooperative "
-                             "grid must be resident",
-                             too_many, device, per_sm * sms, per_sm, sms)));
+      message_is(
+          fmt::format("graphdsl: kernel node 'sync' (#0): a cooperative launch of {} blocks, but device {} runs "
+                      "at most {} blocks of this kernel at once ({} per multiprocessor x {} multiprocessors, for "
+                      "128 threads and 0 B of dynamic shared memory per block); every block of a cooperative "
+                      "grid must be resident",
+                      too_many, device, per_sm * sms, per_sm, sms)));
   CHECK(gd::debug::live_counts().native_graphs == live.native_graphs);
 }
 
@@ -166,10 +173,10 @@ TEST_CASE("launch attributes: the memory sync domain and the L2 window reach the
   }
   const std::size_t bytes = std::min<std::size_t>(x.bytes(), static_cast<std::size_t>(window));
   gd::Graph g("domains");
-  auto k = g.add_kernel(gpu_test::scale_by, gd::cover(n)
-                                                .with_sync_domain(gd::MemSyncDomain::remote)
-                                                .with_l2_window(x.get(), bytes, 0.75f, gd::L2Access::persisting,
-                                                                gd::L2Access::normal),
+  auto k = g.add_kernel(gpu_test::scale_by,
+                        gd::cover(n)
+                            .with_sync_domain(gd::MemSyncDomain::remote)
+                            .with_l2_window(x.get(), bytes, 0.75f, gd::L2Access::persisting, gd::L2Access::normal),
                         x.get(), 2.0f, static_cast<int>(n))
                .name("scale");
   gd::Executable exec = g.instantiate();
@@ -201,6 +208,26 @@ TEST_CASE("launch attributes: the memory sync domain and the L2 window reach the
   exec.launch(s);
   exec.synchronize(s);
   CHECK(x.download() == std::vector<float>(n, 6.0f));
+  // native_graph() shows what the executable now launches: the default domain and the new window.
+  REQUIRE(exec.native_graph() != nullptr);
+  v = cudaLaunchAttributeValue{};
+  GPU_REQUIRE(cudaGraphKernelNodeGetAttribute(exec.native_node(k), cudaLaunchAttributeMemSyncDomain, &v));
+  CHECK(v.memSyncDomain == cudaLaunchMemSyncDomainDefault);
+  v = cudaLaunchAttributeValue{};
+  GPU_REQUIRE(cudaGraphKernelNodeGetAttribute(exec.native_node(k), cudaLaunchAttributeAccessPolicyWindow, &v));
+  CHECK(v.accessPolicyWindow.num_bytes == bytes / 2);
+  CHECK(v.accessPolicyWindow.hitRatio == 0.5f);
+  // ... and back to no window at all.
+  gd::Graph plain("domains");
+  plain.add_kernel(gpu_test::scale_by, gd::cover(n), x.get(), 2.0f, static_cast<int>(n)).name("scale");
+  CHECK(exec.update(plain).status == gd::UpdateStatus::success);
+  REQUIRE(exec.native_graph() != nullptr);
+  v = cudaLaunchAttributeValue{};
+  GPU_REQUIRE(cudaGraphKernelNodeGetAttribute(exec.native_node(k), cudaLaunchAttributeAccessPolicyWindow, &v));
+  CHECK(v.accessPolicyWindow.num_bytes == 0);
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(x.download() == std::vector<float>(n, 12.0f));
 
   gd::Graph wide("domains");
   wide.add_kernel(gpu_test::scale_by, gd::cover(n).with_l2_window(x.get(), static_cast<std::size_t>(window) + 1),
@@ -233,7 +260,8 @@ TEST_CASE("programmatic edges: a chain of dependent kernels overlaps launches an
     gd::Graph g("pdl");
     gd::KernelNodeOf<decltype(gpu_test::pdl_step)> prev;
     for (int k = 0; k < links; ++k) {
-      auto node = g.add_kernel(gpu_test::pdl_step, gd::cover(n), x, static_cast<float>(k), n).name("step" + std::to_string(k));
+      auto node =
+          g.add_kernel(gpu_test::pdl_step, gd::cover(n), x, static_cast<float>(k), n).name("step" + std::to_string(k));
       if (k > 0) node.after(prev, kind);
       prev = node;
     }
@@ -251,7 +279,8 @@ TEST_CASE("programmatic edges: a chain of dependent kernels overlaps launches an
     GPU_REQUIRE(cudaGraphNodeGetDependencies(exec.native_node(*g.find("step1")), deps, data, &count));
     REQUIRE(count == 1);
     CHECK(deps[0] == exec.native_node(*g.find("step0")));
-    CHECK(data[0].type == (kind == gd::EdgeKind::full ? cudaGraphDependencyTypeDefault : cudaGraphDependencyTypeProgrammatic));
+    CHECK(data[0].type ==
+          (kind == gd::EdgeKind::full ? cudaGraphDependencyTypeDefault : cudaGraphDependencyTypeProgrammatic));
     CHECK(data[0].from_port == (kind == gd::EdgeKind::full           ? cudaGraphKernelNodePortDefault
                                 : kind == gd::EdgeKind::programmatic ? cudaGraphKernelNodePortProgrammatic
                                                                      : cudaGraphKernelNodePortLaunchCompletion));
