@@ -187,6 +187,9 @@ std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferFiel
       return fmt::format("a GraphBuffer that graph '{}' does not allocate", plan_name(where));
     return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
   }
+  if (const SymbolUse* u = g.symbol_use(i); u != nullptr && u->field == field) {
+    return fmt::format("a __device__ symbol ({} bytes, at byte {})", u->symbol_bytes, u->offset);
+  }
   return "a plain pointer";
 }
 
@@ -206,8 +209,8 @@ void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s)
   auto refuse = [&](const std::string& what, const std::string& was, const std::string& now) {
     throw UsageError(
         fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
-                    "patch values, not which arguments are Conditions or GraphBuffers (compile a new "
-                    "plan for that)",
+                    "patch values, not which arguments are Conditions, GraphBuffers or __device__ symbols "
+                    "(compile a new plan for that)",
                     a.info(i).describe(), what, was, now));
   };
   if (kind == NodeKind::kernel) {

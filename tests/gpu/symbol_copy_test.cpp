@@ -65,6 +65,19 @@ TEST_CASE("memcpy to and from a __device__ symbol: kernels read what it copied; 
   exec.launch(s);
   exec.synchronize(s);
   expect(500.0f);
+
+  // The raw-pointer setter on the node that copies into the symbol: refused with the rule, never
+  // a copy that silently keeps the symbol as its destination.
+  const auto upload = gd::node_cast<gd::MemcpyNode>(*exec.plan().find("upload"));
+  REQUIRE_THROWS_MATCHES(
+      exec.set_memcpy(upload, out.get(), static_cast<const float*>(a.get()), 48), gd::UsageError,
+      message_is("graphdsl: memcpy node 'upload' (#1): the destination is a __device__ symbol (256 bytes, at byte "
+                 "32) in this executable's plan but a plain pointer in the setter; setters and update() patch "
+                 "values, not which arguments are Conditions, GraphBuffers or __device__ symbols (compile a new "
+                 "plan for that)"));
+  exec.launch(s);
+  exec.synchronize(s);
+  expect(500.0f);
 }
 
 TEST_CASE("memcpy to a __constant__ scalar: kernels launched after it use the new value", "[gpu][memcpy][symbol]") {
