@@ -163,6 +163,8 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
     m = std::make_shared<Materialized>(materialize(t, check_plan(t), x.sink));
   } catch (const CudaError& e) {
     return materialize_refusal(e);
+  } catch (const UsageError& e) {  // a rule of the whole template, or of the device (a refusal is a value)
+    return refusal(UpdateStatus::invalid_template, std::nullopt, without_prefix(e));
   }
   if (auto r = exec_update_native(x, t, m, !m->handles.empty() || has_nested_conditions(t))) return r;
   for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);

@@ -240,6 +240,14 @@ TEST_CASE("launch attributes: the memory sync domain and the L2 window reach the
                                                 "larger than device {}'s largest, {} bytes "
                                                 "(cudaDevAttrMaxAccessPolicyWindowSize)",
                                                 window + 1, device, window)));
+  // As an update's template, the same rule is a refusal (a value), and the executable runs as before.
+  const gd::UpdateResult refused = exec.update(wide);
+  CHECK(refused.status == gd::UpdateStatus::invalid_template);
+  CHECK_THAT(refused.reason, has_substr(fmt::format("its L2 window of {} bytes is larger than device {}'s largest",
+                                                    window + 1, device)));
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(x.download() == std::vector<float>(n, 24.0f));
 }
 
 TEST_CASE("programmatic edges: a chain of dependent kernels overlaps launches and computes what plain edges do",
