@@ -285,6 +285,8 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
 
 UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   detail::ExecImpl& x = impl();
+  (void)detail::checked_enum(policy, UpdatePolicy::whole_graph, "Executable::update", "UpdatePolicy",
+                             "an update policy (automatic, per_node or whole_graph)");
   detail::GraphImpl& a = x.plan.impl();
   const detail::GraphImpl& t = templ.impl();
 

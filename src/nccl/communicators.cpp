@@ -29,7 +29,7 @@ std::string device_list(const std::vector<int>& devices) {
 /// The state of communicators after a non-blocking call: ncclSuccess when every one is done, the
 /// first error one reports, or ncclInProgress when `timeout` passed first.
 ncclResult_t wait_ready(const std::vector<ncclComm_t>& comms, std::chrono::milliseconds timeout) {
-  const Clock::time_point end = Clock::now() + timeout;
+  const Clock::time_point end = Clock::now() + bounded_timeout(timeout);
   Backoff backoff;
   for (;;) {
     bool busy = false;
