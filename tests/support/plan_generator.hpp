@@ -80,7 +80,7 @@ struct Options {
   bool while_loops = true;   ///< a while body never clears its condition: not for plans that are launched
   bool clusters = true;      ///< kernel cluster shapes (sm_90)
   bool programmatic = true;  ///< programmatic edges between kernel nodes (sm_90)
-  bool chain = false;        ///< each node after the one before it: launches are deterministic
+  bool chain = false;        ///< each node after the one before it (nested plans too): launches are deterministic
   unsigned max_nodes = 7;    ///< top-level nodes of a generated plan (at least 1)
 };
 
@@ -175,9 +175,9 @@ class Generator {
     Spec s;
     for (std::uint32_t i = 0; i < count; ++i) s.nodes.push_back(node(depth, s.nodes.size()));
     for (std::uint32_t to = 1; to < count; ++to) {
-      if (o_.chain && depth == 0) s.edges.push_back({to - 1, to, gd::EdgeKind::full});
+      if (o_.chain) s.edges.push_back({to - 1, to, gd::EdgeKind::full});
       for (std::uint32_t from = 0; from < to; ++from) {
-        if (o_.chain && depth == 0 && from + 1 == to) continue;
+        if (o_.chain && from + 1 == to) continue;
         if (chance(3)) s.edges.push_back({from, to, edge_kind(s, from, to)});
       }
     }
@@ -340,7 +340,7 @@ inline std::string Generator::topology_edit(Spec& s, int depth, std::uint32_t wh
   };
   if (which == 12 || which == 13) {  // a node at the end, after a random node
     s.nodes.push_back(node(depth, s.nodes.size()));
-    if (count > 0) s.edges.push_back({below(count), count, gd::EdgeKind::full});
+    if (count > 0) s.edges.push_back({o_.chain ? count - 1 : below(count), count, gd::EdgeKind::full});
     return "add node " + s.nodes.back().name;
   }
   if (which == 14) {
