@@ -283,6 +283,9 @@ Communicators Communicators::join(const UniqueId& id, int world_size, std::vecto
 
 Communicators Communicators::adopt(const std::vector<void*>& comms, Ownership ownership) {
   const char* who = "nccl::Communicators::adopt";
+  // An unknown value would silently read as borrowed: the communicators then never destroyed.
+  (void)graphdsl::detail::checked_enum(ownership, Ownership::owned, who, "Ownership",
+                                       "an ownership (borrowed or owned)");
   if (comms.empty()) throw UsageError(fmt::format("{}: the list of communicators is empty", who));
   for (std::size_t i = 0; i < comms.size(); ++i) {
     if (comms[i] == nullptr) throw UsageError(fmt::format("{}: communicator {} is null", who, i));

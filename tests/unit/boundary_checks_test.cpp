@@ -116,6 +116,13 @@ TEST_CASE("an edge kind outside EdgeKind is refused, and no edge is added", "[ed
 }
 
 #if GRAPHDSL_TEST_NCCL
+TEST_CASE("nccl: adopting communicators with an Ownership outside the enumeration is refused, not read as borrowed",
+          "[devices][nccl][errors]") {
+  int stand_in = 0;
+  CHECK_USAGE_ERROR(gd::nccl::Communicators::adopt({&stand_in}, static_cast<gd::nccl::Ownership>(5)),
+                    "graphdsl: nccl::Communicators::adopt: Ownership(5) is not an ownership (borrowed or owned)");
+}
+
 TEST_CASE("nccl: a collective, data type or reduction outside its enumeration is refused, not compiled as another",
           "[devices][nccl][errors]") {
   unit::Buffers b;
