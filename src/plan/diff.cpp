@@ -454,13 +454,18 @@ UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::
 UpdateResult diff(const Graph& current, const Graph& templ) {
   std::vector<std::uint32_t> renamed;
   bool conditions_changed = false;
-  UpdateResult r = detail::plan_diff(current.impl(), templ.impl(), &renamed, &conditions_changed);
+  const detail::GraphImpl& a = current.impl();
+  const detail::GraphImpl& t = templ.impl();
+  UpdateResult r = detail::plan_diff(a, t, &renamed, &conditions_changed);
   r.patched = 0;
+  if (r && detail::needs_exec_update(a, t, r.changed, conditions_changed)) {
+    // update() refuses it under every policy (per-node setters cannot make it, cudaGraphExecUpdate
+    // cannot take the plan), with automatic's status and reason
+    if (auto refused = detail::whole_graph_refusal(a)) return std::move(*refused);
+  }
   if (r && conditions_changed) {
     // Not a node, so not in `changed`; but update() applies it (cudaGraphExecUpdate), so the
     // verdict must not read "nothing to update".
-    const detail::GraphImpl& a = current.impl();
-    const detail::GraphImpl& t = templ.impl();
     for (std::size_t k = 0; k < a.conditions.size(); ++k) {
       const detail::ConditionData& x = a.conditions[k];
       const detail::ConditionData& y = t.conditions[k];

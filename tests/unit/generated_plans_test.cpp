@@ -305,4 +305,47 @@ TEST_CASE("a handle taken inside a body cannot declare accesses once the builder
   CHECK(q.check_races().races_found == 0);
 }
 
+TEST_CASE("diff() refuses a change only cudaGraphExecUpdate makes in a plan it cannot take, as update() does",
+          "[generated][diff]") {
+  // Per-node setters cannot change a kernel's priority; cudaGraphExecUpdate cannot take a graph with
+  // a device-updatable node, nor one that allocates graph memory: update() refuses under every
+  // policy, and diff() says so with automatic's status and reason.
+  float x[64] = {};
+  auto plan = [&](int priority, bool device_updatable, bool allocates) {
+    gd::Graph g("g");
+    gd::Launch first{1, 64};
+    first.priority = priority;
+    g.add_kernel(kernel_a, first, x, 1.0f, 64).name("first");
+    gd::Launch second{1, 64};
+    if (device_updatable) second.with_device_updatable();
+    g.add_kernel(kernel_b, second, x, 2.0f, 64).name("second");
+    if (allocates) g.add_mem_alloc<float>(64).node.name("scratch");
+    return g;
+  };
+  const gd::UpdateResult plain = gd::diff(plan(0, false, false), plan(1, false, false));
+  CHECK(plain.status == gd::UpdateStatus::success);
+  CHECK(plain.changed == std::vector<std::uint32_t>{0});
+  const gd::UpdateResult updatable = gd::diff(plan(0, true, false), plan(1, true, false));
+  CHECK(updatable.status == gd::UpdateStatus::not_supported);
+  REQUIRE(updatable.node.has_value());
+  CHECK(updatable.node->name == "second");
+  CHECK(updatable.reason ==
+        "graph 'g' holds device-updatable kernel node 'second' (#1), and CUDA does not allow cudaGraphExecUpdate on a "
+        "graph with device-updatable nodes; only changes per-node setters make (kernel arguments, grid, block, shared "
+        "memory; memset and memcpy parameters) can be applied to it: compile the new plan instead");
+  CHECK(gd::diff(plan(0, false, true), plan(1, false, true)).status == gd::UpdateStatus::not_supported);
+  // A change per-node setters make is still possible in both.
+  const gd::Graph before = plan(0, true, true);
+  gd::Graph after("g");
+  {
+    gd::Launch first{1, 64};
+    after.add_kernel(kernel_a, first, x, 3.0f, 64).name("first");
+    gd::Launch second{1, 64};
+    second.with_device_updatable();
+    after.add_kernel(kernel_b, second, x, 2.0f, 64).name("second");
+    after.add_mem_alloc<float>(64).node.name("scratch");
+  }
+  CHECK(gd::diff(before, after).status == gd::UpdateStatus::success);
+}
+
 }  // namespace generated_plans_test
