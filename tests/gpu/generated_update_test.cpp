@@ -72,6 +72,7 @@ struct World {
 plan_gen::Options device_options() {
   plan_gen::Options o;
   o.events = false;        // an event recorded and waited on in one graph orders nothing useful here
+  o.driver_kinds = false;  // captured (identity only), memory-operation and semaphore nodes: not here
   o.while_loops = false;   // a generated while body never clears its condition
   o.clusters = false;      // cluster edits are refused on the host (the unit suite checks diff() for them)
   o.programmatic = false;  // edge kinds are refused on the host too

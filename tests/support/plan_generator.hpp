@@ -31,6 +31,9 @@ enum class Kind : std::uint8_t {
   empty,
   event_record,
   event_wait,
+  captured,          ///< stream capture (a closure: compares by identity, as host nodes)
+  mem_ops,           ///< one 32-bit write (value: tag)
+  semaphore_signal,  ///< one semaphore (a stand-in handle), signalled to value tag
   child,
   if_then,
   if_else,
@@ -79,6 +82,7 @@ struct Options {
   bool conditionals = true;  ///< if, if-else, switch (and while, below)
   bool while_loops = true;   ///< a while body never clears its condition: not for plans that are launched
   bool clusters = true;      ///< kernel cluster shapes (sm_90)
+  bool driver_kinds = true;  ///< captured, memory-operation and semaphore nodes (stand-ins: never compiled)
   bool programmatic = true;  ///< programmatic edges between kernel nodes (sm_90)
   bool chain = false;        ///< each node after the one before it (nested plans too): launches are deterministic
   unsigned max_nodes = 7;    ///< top-level nodes of a generated plan (at least 1)
@@ -88,9 +92,11 @@ struct Options {
 struct Resources {
   void (*kernels[2])(float*, float, int) = {nullptr, nullptr};
   float* buffers[4] = {nullptr, nullptr, nullptr, nullptr};
-  int capacity = 64;              ///< floats per buffer
-  int* cells = nullptr;           ///< 4 ints: host node i writes its tag into cells[buf]
-  std::vector<gd::Event> events;  ///< 2 events (when Options::events)
+  int capacity = 64;                            ///< floats per buffer
+  int* cells = nullptr;                         ///< 4 ints: host node i writes its tag into cells[buf]
+  std::uint32_t* words = nullptr;               ///< 4 words: memory-operation nodes write words[buf]
+  cudaExternalSemaphore_t semaphore = nullptr;  ///< what semaphore-signal nodes signal
+  std::vector<gd::Event> events;                ///< 2 events (when Options::events)
 };
 
 // ---- building ---------------------------------------------------------------------------------
@@ -118,6 +124,12 @@ inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r) {
     case Kind::empty: return g.add_empty().name(n.name);
     case Kind::event_record: return g.add_event_record(r.events[static_cast<std::size_t>(n.event)]).name(n.name);
     case Kind::event_wait: return g.add_event_wait(r.events[static_cast<std::size_t>(n.event)]).name(n.name);
+    case Kind::captured: return g.add_captured([](cudaStream_t) {}).name(n.name);
+    case Kind::mem_ops:
+      return g.add_mem_ops({gd::MemOp::write(r.words + n.buf, static_cast<std::uint32_t>(n.tag))}).name(n.name);
+    case Kind::semaphore_signal:
+      return g.add_semaphore_signal({gd::SemaphoreSignal{r.semaphore, static_cast<unsigned long long>(n.tag), 0}})
+          .name(n.name);
     case Kind::child: {
       gd::Graph c("child");
       build_into(c, n.bodies[0], r);
@@ -195,6 +207,7 @@ class Generator {
     if (depth == 0) {
       menu.push_back(Kind::child);
       if (o_.events) menu.insert(menu.end(), {Kind::event_record, Kind::event_wait});
+      if (o_.driver_kinds) menu.insert(menu.end(), {Kind::captured, Kind::mem_ops, Kind::semaphore_signal});
       if (o_.conditionals) menu.insert(menu.end(), {Kind::if_then, Kind::if_else, Kind::switch_case});
       if (o_.conditionals && o_.while_loops) menu.push_back(Kind::while_loop);
     }
@@ -259,6 +272,7 @@ inline bool is_kernel(Kind k) { return k == Kind::kernel; }
 inline bool is_memset(Kind k) { return k == Kind::memset; }
 inline bool is_memcpy(Kind k) { return k == Kind::memcpy; }
 inline bool is_host(Kind k) { return k == Kind::host; }
+inline bool is_tagged(Kind k) { return k == Kind::host || k == Kind::mem_ops || k == Kind::semaphore_signal; }
 inline bool is_event(Kind k) { return k == Kind::event_record || k == Kind::event_wait; }
 inline bool is_child(Kind k) { return k == Kind::child; }
 inline bool is_conditional(Kind k) { return conditional(k); }
@@ -305,9 +319,9 @@ inline std::string Generator::edit_at(Spec& s, int depth) {
       if (chance(2)) std::swap(n->buf, n->src);
       return "memcpy endpoints of " + n->name;
     case 6:
-      if ((n = pick(s, is_host)) == nullptr) return "";
+      if ((n = pick(s, is_tagged)) == nullptr) return "";
       n->tag += 1000;
-      return "host callable of " + n->name;
+      return "host callable, memory-operation or semaphore value of " + n->name;
     case 7:
       if ((n = pick(s, is_conditional)) == nullptr) return "";
       n->default_value = 1 - n->default_value;
@@ -393,7 +407,10 @@ inline bool same_params(const NodeSpec& x, const NodeSpec& y) {
       return x.grid == y.grid && x.block == y.block && x.buf == y.buf && x.scalar == y.scalar && x.count == y.count;
     case Kind::memset: return x.buf == y.buf && x.scalar == y.scalar && x.count == y.count;
     case Kind::memcpy: return x.buf == y.buf && x.src == y.src && x.count == y.count;
-    case Kind::host: return false;
+    case Kind::host:
+    case Kind::captured: return false;
+    case Kind::mem_ops:
+    case Kind::semaphore_signal: return x.buf == y.buf && x.tag == y.tag;
     case Kind::event_record:
     case Kind::event_wait: return x.event == y.event;
     case Kind::empty: return true;

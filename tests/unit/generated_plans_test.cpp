@@ -37,8 +37,11 @@ constexpr int edits_per_seed = 6;
 struct World {
   float buffers[4][64] = {};
   int cells[4] = {};
+  std::uint32_t words[4] = {};
   plan_gen::Resources r;
   World() {
+    r.words = words;
+    r.semaphore = reinterpret_cast<cudaExternalSemaphore_t>(static_cast<std::uintptr_t>(0x5e0));
     r.kernels[0] = kernel_a;
     r.kernels[1] = kernel_b;
     for (int b = 0; b < 4; ++b) r.buffers[b] = buffers[b];
