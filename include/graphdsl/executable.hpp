@@ -167,7 +167,8 @@ class Executable {
   /// Shape differences are refused before any CUDA call and leave the executable unchanged; so does
   /// a change CUDA refuses (nodes already patched are rolled back). On success the executable's
   /// recorded plan takes the template's parameters and names, so later updates diff against it.
-  /// @throws UsageError on a moved-from executable; CudaError only if rolling back fails.
+  /// @throws UsageError on a moved-from executable or a `policy` outside UpdatePolicy; CudaError only if
+  /// rolling back fails.
   [[nodiscard]] UpdateResult update(const Graph& templ, UpdatePolicy policy = UpdatePolicy::automatic);
 
   /// Prepares `templ`, a plan of this executable's shape, for update(prepared) (prepared_update.hpp):

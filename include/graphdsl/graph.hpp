@@ -526,7 +526,8 @@ class Graph {
   /// inside the builder can still be read, but naming, placing or adding edges through them is a
   /// UsageError. A builder builds only its body: destroying, replacing or moving this plan, or
   /// moving the body out, is a UsageError (and a body moved out no longer reaches this plan's
-  /// Conditions). @throws UsageError also beyond max_nesting_depth or max_embedded_nodes.
+  /// Conditions). @throws UsageError also beyond max_nesting_depth or max_embedded_nodes, and for a
+  /// `size` above max_embedded_nodes (before any builder is called).
   /// `body` is any callable invocable as body(unsigned int, Graph&) (a lambda, a function, a
   /// std::function: an empty one throws std::bad_function_call when called); it is called before
   /// add_conditional returns and not kept.
@@ -630,8 +631,8 @@ class Graph {
   /// A Graphviz DOT description (`dot -Tsvg`), nodes labelled with name and kind; child plans
   /// appear as clusters.
   std::string to_dot() const;
-  /// A hash of the plan's structure: node count, kinds, edges, kernel functions and child-plan
-  /// structure — not parameter values or names. Plans with equal fingerprints are
+  /// A hash of the plan's structure: node count, kinds, edges, kernel functions, cluster shapes and
+  /// cooperative launches, and child-plan structure — not parameter values or names. Plans with equal fingerprints are
   /// update-compatible. Stable within a process (kernel addresses differ between processes).
   std::uint64_t fingerprint() const;
   /// Host bytes this plan's storage holds (node table, parameters, argument blocks, names).

@@ -75,6 +75,7 @@ class UpdateResult {
   /// For an edge mismatch: the edge's "from" node.
   std::optional<NodeInfo> from_node;
   /// One line, in the user's node names, e.g. "edge 'scale' -> 'sum' exists in the executable but not in the template".
+  /// After a successful diff(): empty, or what changes besides the nodes (a condition's default).
   std::string reason;
   /// How the update was applied; none when it was refused, when nothing changed, and after diff().
   UpdateStrategy strategy = UpdateStrategy::none;
@@ -97,7 +98,8 @@ class Graph;
 /// What Executable::update() would decide, computed on the host only: a refusal if `templ` has
 /// another shape than `current` (or is invalid), else success with `changed` listing the nodes
 /// whose parameters differ (changed condition defaults are not nodes and are not listed; update()
-/// applies them through cudaGraphExecUpdate). Makes no CUDA call.
+/// applies them through cudaGraphExecUpdate, and `reason` names the first one, so that the result
+/// never reads "nothing to update"). Makes no CUDA call.
 [[nodiscard]] UpdateResult diff(const Graph& current, const Graph& templ);
 
 /// Whether the diff behind diff() and Executable::update() may share the compare of a plan of

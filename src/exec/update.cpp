@@ -71,21 +71,8 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
 }
 
 std::optional<UpdateResult> check_strategy(const GraphImpl& a, bool whole, const UpdateNeeds& needs) {
-  if (const std::uint32_t d = whole ? first_device_updatable(a) : ConditionRef::unresolved;
-      d != ConditionRef::unresolved) {
-    return refusal(UpdateStatus::not_supported, a.info(d),
-                   fmt::format("graph {} holds device-updatable {}, and CUDA does not allow cudaGraphExecUpdate on "
-                               "a graph with device-updatable nodes; only changes per-node setters "
-                               "make (kernel arguments, grid, block, shared memory; memset and memcpy "
-                               "parameters) can be applied to it: compile the new plan instead",
-                               quoted(plan_name(a)), a.info(d).describe()));
-  }
-  if (whole && allocates_graph_memory(a)) {
-    return refusal(UpdateStatus::not_supported, std::nullopt,
-                   "graph " + quoted(plan_name(a)) +
-                       " allocates graph memory, and cudaGraphExecUpdate would leave "
-                       "arguments pointing at the template's allocations; plans with graph allocations are "
-                       "updated node by node (UpdatePolicy::per_node)");
+  if (whole) {
+    if (auto r = whole_graph_refusal(a)) return r;  // the rule diff() applies too (plan/update_rules.cpp)
   }
   if (!whole && needs.nested_change) {
     return refusal(UpdateStatus::not_supported, std::nullopt,
@@ -287,6 +274,8 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
 
 UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
   detail::ExecImpl& x = impl();
+  (void)detail::checked_enum(policy, UpdatePolicy::whole_graph, "Executable::update", "UpdatePolicy",
+                             "an update policy (automatic, per_node or whole_graph)");
   detail::GraphImpl& a = x.plan.impl();
   const detail::GraphImpl& t = templ.impl();
 

@@ -36,9 +36,23 @@ std::string body_name(ConditionalType type, unsigned i) {
 }
 }  // namespace
 
+namespace {
+/// A body count no plan can hold (more than max_embedded_nodes: each body is a plan of its own)
+/// is refused before any builder runs; other wrong counts are validate()'s rule
+/// (check_conditional_shape), as they were.
+void check_body_count(ConditionalType type, unsigned int size) {
+  if (size <= max_embedded_nodes) return;
+  throw UsageError(
+      fmt::format("add_conditional: a {} node with {} bodies; a conditional node has at most {} "
+                  "(max_embedded_nodes); no body builder was called",
+                  to_string(type), size, max_embedded_nodes));
+}
+}  // namespace
+
 ConditionalNode Graph::add_conditional_node(ConditionalType type, const Condition& cond, unsigned int size,
                                             detail::FunctionRef<void(unsigned int, Graph&)> body) {
   auto& g = impl();
+  check_body_count(type, size);  // before the builder is called: a wrong count would call it ~2^32 times
   detail::ConditionalData c{type, g.resolve(cond), {}};
   c.bodies.reserve(std::min(size, 16u));  // `size` is the user's: a huge one fails in validate(), not here
   // The bodies reach this plan through `link` while their builders run, and only then: the guard

@@ -288,8 +288,23 @@ const RaceOps races{&race::kernel_node_accesses};
 namespace graphdsl::detail::kinds::kernel {
 namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
 
-/// Same function and the same Condition or GraphBuffer arguments (the launch and argument bytes
-/// are parameters: same_kernel).
+/// A kernel's cluster shape and cooperative launch are shape, not parameters: cudaGraphExecUpdate
+/// accepts a new cluster shape, but the node then faults when launched (cudaErrorLaunchFailure,
+/// H200, driver 580), so update() refuses the change under every policy, and diff() with it.
+std::optional<UpdateResult> compare_fixed_launch(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
+                                                 const std::string& ctx) {
+  if (a.kernel_attributes.empty() && b.kernel_attributes.empty()) return std::nullopt;
+  const Launch la = launch_of(a, a.nodes[i].payload);
+  const Launch lb = launch_of(b, b.nodes[i].payload);
+  if (same_dims(la.cluster, lb.cluster) && la.cooperative == lb.cooperative) return std::nullopt;
+  return refusal(UpdateStatus::attributes_changed, b.info(i),
+                 fmt::format("{}{}: its cluster or cooperative launch changed ({} to {}), which CUDA "
+                             "cannot patch in an executable; compile the new plan instead",
+                             ctx, b.info(i).describe(), launch_attributes_text(la), launch_attributes_text(lb)));
+}
+
+/// Same function, the same Condition or GraphBuffer arguments, cluster shape and cooperative launch
+/// (the rest of the launch and the argument bytes are parameters: same_kernel).
 std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
                                           const std::string& ctx) {
   const KernelData& kx = a.kernels[a.nodes[i].payload];
@@ -311,6 +326,7 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
                    fmt::format("{}{} takes other Condition or GraphBuffer arguments in the template", ctx,
                                b.info(i).describe()));
   }
+  if (auto r = compare_fixed_launch(a, b, i, ctx)) return r;
   const bool mine = device_updatable(a, a.nodes[i].payload);
   if (mine != device_updatable(b, b.nodes[i].payload)) {
     return refusal(UpdateStatus::attributes_changed, b.info(i),
@@ -342,14 +358,24 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
   std::copy(s.args.begin(), s.args.end(), g.args.begin() + offset);
 }
 
-/// The function, the Condition or GraphBuffer arguments and whether the node is device-updatable
-/// (an executable cannot change that: part of the update-compatible shape).
+/// The function, the Condition or GraphBuffer arguments, the cluster shape, cooperative launch and
+/// whether the node is device-updatable (an executable cannot change those: part of the
+/// update-compatible shape).
 void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /*memo*/) {
   const std::uint32_t payload = g.nodes[i].payload;
   const auto& k = g.kernels[payload];
   const auto& links = g.kernel_links[payload];
   f.add(k.func);
   if (device_updatable(g, payload)) f.add(std::uint8_t{0xdu});
+  if (attributes_of(g, payload) != nullptr) {  // cluster shape and cooperative launch: shape (compare_fixed_launch)
+    const Launch l = launch_of(g, payload);
+    if (l.cluster.x != 0 || l.cluster.y != 0 || l.cluster.z != 0 || l.cooperative) {
+      f.add(l.cluster.x);
+      f.add(l.cluster.y);
+      f.add(l.cluster.z);
+      f.add(l.cooperative);
+    }
+  }
   for (std::uint32_t c = 0; c < links.ph_count; ++c) {
     const auto& kc = kernel_placeholder(g, links, c);
     f.add(kc.offset);
@@ -539,19 +565,11 @@ Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
   return applied;
 }
 
-/// A kernel's priority and launch attributes are not patched per node; its cluster shape and
-/// cooperative launch not at all.
+/// A kernel's priority and launch attributes are not patched per node (its cluster shape and
+/// cooperative launch are shape: the diff refuses their change, compare section).
 std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t, std::uint32_t i, UpdateNeeds& needs) {
   const Launch la = launch_of(a, a.nodes[i].payload);
   const Launch lt = launch_of(t, t.nodes[i].payload);
-  // cudaGraphExecUpdate accepts a new cluster shape, but the node then faults when launched
-  // (cudaErrorLaunchFailure, H200, driver 580): refused, as a change of cooperative launch.
-  if (!same_dims(la.cluster, lt.cluster) || la.cooperative != lt.cooperative) {
-    return refusal(UpdateStatus::attributes_changed, a.info(i),
-                   fmt::format("{}: its cluster or cooperative launch changed ({} to {}), which CUDA "
-                               "cannot patch in an executable; compile the new plan instead",
-                               a.info(i).describe(), launch_attributes_text(la), launch_attributes_text(lt)));
-  }
   needs.priority_changed |= !same_attributes(la, lt);
   return std::nullopt;
 }

@@ -14,11 +14,13 @@ namespace graphdsl {
 std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options) {
   static std::atomic<std::uint64_t> next{1};
   auto& g = impl();
+  // Checked before anything is added: -2 is no device, and neither "the current one" (-1).
+  const std::int16_t device = detail::device_number(options.device, "add_mem_alloc: MemAllocOptions::device");
   const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
   g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,
                                        static_cast<std::uint32_t>(g.nodes.size())});
   const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
-  if (options.device >= 0) g.nodes[ref.index].device = detail::device_number(options.device, "MemAllocOptions::device");
+  if (device >= 0) g.nodes[ref.index].device = device;
   return {MemAllocNode(ref), uid};
 }
 

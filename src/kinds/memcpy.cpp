@@ -90,6 +90,25 @@ void check_symbol(const GraphImpl& g, std::uint32_t i, const std::string& ctx, c
   }
 }
 
+/// A pitched end's position (srcPos / dstPos: x in bytes, y in rows, z in slices of ysize rows)
+/// plus the bytes the copy spans from it stay within max_bytes of the pointer, and the address
+/// does not wrap around: a negative offset converted to std::size_t never reaches the driver.
+void check_position(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const char* what,
+                    const cudaPitchedPtr& ptr, const cudaPos& pos, const Count& span) {
+  if (pos.x == 0 && pos.y == 0 && pos.z == 0) return;
+  const Count rows = Count{pos.z}.times(ptr.ysize).plus(Count{pos.y});
+  const Count offset = rows.fits ? Count{pos.x}.plus(Count{ptr.pitch}.times(rows.value)) : rows;
+  const Count end = offset.plus(span);
+  const Count address = Count{reinterpret_cast<std::uintptr_t>(ptr.ptr)}.plus(end);
+  if (end.too_large() || !address.fits) {
+    fail(g, i, ctx,
+         fmt::format("{} position ({}, {}, {}) and extent reach byte {} past the {} pointer, beyond the largest size "
+                     "graphdsl accepts ({} bytes) or the end of the address space (a negative offset converted to "
+                     "std::size_t?)",
+                     what, pos.x, pos.y, pos.z, end.text(), what, max_bytes));
+  }
+}
+
 void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   const cudaMemcpy3DParms& p = g.memcpys[g.nodes[i].payload];
   if (p.extent.width == 0 || p.extent.height == 0 || p.extent.depth == 0) {
@@ -106,6 +125,12 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
     if (array != nullptr || (rows.fits && rows.value == 1)) continue;
     check_size(g, i, ctx, "spans",
                rows.fits ? Count{ptr->pitch}.times(rows.value - 1).plus(Count{p.extent.width}) : rows);
+  }
+  for (auto [what, ptr, pos, array] :
+       {std::tuple<const char*, cudaPitchedPtr, cudaPos, cudaArray_t>{"source", p.srcPtr, p.srcPos, p.srcArray},
+        {"destination", p.dstPtr, p.dstPos, p.dstArray}}) {
+    if (array != nullptr || !rows.fits || rows.value == 0) continue;
+    check_position(g, i, ctx, what, ptr, pos, Count{ptr.pitch}.times(rows.value - 1).plus(Count{p.extent.width}));
   }
   if (p.srcArray == nullptr) check_pointer(g, i, ctx, p.srcPtr.ptr, BufferField::memcpy_src, "source", bytes);
   if (p.dstArray == nullptr) check_pointer(g, i, ctx, p.dstPtr.ptr, BufferField::memcpy_dst, "destination", bytes);

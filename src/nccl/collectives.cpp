@@ -33,16 +33,11 @@ static_assert(std::size(nccl_types) == static_cast<std::size_t>(DataType::float6
 constexpr ncclRedOp_t nccl_ops[] = {ncclSum, ncclProd, ncclMax, ncclMin, ncclAvg};
 static_assert(std::size(nccl_ops) == static_cast<std::size_t>(ReduceOp::avg) + 1);
 
-/// NCCL's value for `value` (in the enum's order in `values`), or `other` for a value outside the enum.
-template <class E, class N, std::size_t Size>
-N native_of(E value, const N (&values)[Size], N other) noexcept {
-  const auto i = static_cast<std::size_t>(value);
-  return i < Size ? values[i] : other;
-}
+/// NCCL's value of a DataType (checked by add_collective: checked_enum).
+ncclDataType_t native(DataType t) { return nccl_types[static_cast<std::size_t>(t)]; }
 
-ncclDataType_t native(DataType t) { return native_of(t, nccl_types, ncclFloat32); }
-
-ncclRedOp_t native(ReduceOp op) { return native_of(op, nccl_ops, ncclSum); }
+/// NCCL's value of a ReduceOp (checked by add_collective: checked_enum).
+ncclRedOp_t native(ReduceOp op) { return nccl_ops[static_cast<std::size_t>(op)]; }
 
 std::size_t element_bytes(DataType t) noexcept {
   return t == DataType::int8 || t == DataType::uint8                               ? 1
@@ -170,6 +165,15 @@ CapturedNode add_collective(Graph& g, const Communicators& comms, Collective wha
                             std::size_t count, DataType type, ReduceOp op, int root) {
   const std::string where = fmt::format("nccl {} added to graph {}", to_string(what),
                                         graphdsl::detail::quoted(g.name()));
+  // Before anything else reads them: an enumeration value outside the enumeration is refused, never
+  // compiled into another collective, type or reduction (or into no NCCL call).
+  (void)graphdsl::detail::checked_enum(what, Collective::all_gather, where.c_str(), "Collective",
+                                       "a collective (all_reduce, broadcast or all_gather)");
+  (void)graphdsl::detail::checked_enum(type, DataType::float64, where.c_str(), "DataType",
+                                       "an NCCL data type (int8, uint8, int32, uint32, int64, uint64, float32 or "
+                                       "float64)");
+  (void)graphdsl::detail::checked_enum(op, ReduceOp::avg, where.c_str(), "ReduceOp",
+                                       "a reduction (sum, prod, max, min or avg)");
   if (ranks.size() != comms.size()) {
     throw UsageError(fmt::format("{}: {} buffer pair{} for {} communicator{} ({}); give one per rank of this process",
                                  where, ranks.size(), ranks.size() == 1 ? "" : "s", comms.size(),
@@ -257,7 +261,7 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
         }
       }
     }
-    if (failure == ncclSuccess && Clock::now() - start >= timeout) failure = ncclInProgress;
+    if (failure == ncclSuccess && Clock::now() - start >= detail::bounded_timeout(timeout)) failure = ncclInProgress;
     if (failure != ncclSuccess) break;
     backoff.pause();
   }
@@ -267,8 +271,10 @@ void synchronize(Executable& exec, cudaStream_t stream, std::chrono::millisecond
   }
   // The collectives' kernels wait for peers that may never come: abort the communicators, so that
   // they stop, and give the stream a bounded time to drain.
-  const bool abort_returned = abort_bounded(cliques, std::min<Clock::duration>(timeout, std::chrono::seconds(10)));
-  const Clock::time_point drain_end = Clock::now() + std::min<Clock::duration>(timeout, std::chrono::seconds(10));
+  const bool abort_returned = abort_bounded(cliques, std::min<Clock::duration>(detail::bounded_timeout(timeout),
+                                                                               std::chrono::seconds(10)));
+  const Clock::time_point drain_end = Clock::now() + std::min<Clock::duration>(detail::bounded_timeout(timeout),
+                                                                               std::chrono::seconds(10));
   cudaError_t drained = cudaErrorNotReady;
   while (abort_returned && (drained = graphdsl::detail::cuda_try(cudaStreamQuery, stream)) == cudaErrorNotReady &&
          Clock::now() < drain_end) {

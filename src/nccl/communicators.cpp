@@ -29,7 +29,7 @@ std::string device_list(const std::vector<int>& devices) {
 /// The state of communicators after a non-blocking call: ncclSuccess when every one is done, the
 /// first error one reports, or ncclInProgress when `timeout` passed first.
 ncclResult_t wait_ready(const std::vector<ncclComm_t>& comms, std::chrono::milliseconds timeout) {
-  const Clock::time_point end = Clock::now() + timeout;
+  const Clock::time_point end = Clock::now() + bounded_timeout(timeout);
   Backoff backoff;
   for (;;) {
     bool busy = false;
@@ -283,6 +283,9 @@ Communicators Communicators::join(const UniqueId& id, int world_size, std::vecto
 
 Communicators Communicators::adopt(const std::vector<void*>& comms, Ownership ownership) {
   const char* who = "nccl::Communicators::adopt";
+  // An unknown value would silently read as borrowed: the communicators then never destroyed.
+  (void)graphdsl::detail::checked_enum(ownership, Ownership::owned, who, "Ownership",
+                                       "an ownership (borrowed or owned)");
   if (comms.empty()) throw UsageError(fmt::format("{}: the list of communicators is empty", who));
   for (std::size_t i = 0; i < comms.size(); ++i) {
     if (comms[i] == nullptr) throw UsageError(fmt::format("{}: communicator {} is null", who, i));

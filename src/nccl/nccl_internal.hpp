@@ -71,6 +71,14 @@ ncclResult_t nccl_check(const char* call, F fn, const std::string& what, A... ar
 
 using Clock = std::chrono::steady_clock;
 
+/// `timeout` as a Clock duration, at most a century: the clock counts nanoseconds in 64 bits, so
+/// milliseconds::max() converted to it (or added to now()) would overflow into a deadline in the
+/// past, an immediate timeout. Every deadline and elapsed-time comparison goes through it.
+inline Clock::duration bounded_timeout(std::chrono::milliseconds timeout) {
+  constexpr std::chrono::hours century{24 * 365 * 100};
+  return timeout >= century ? Clock::duration(century) : Clock::duration(timeout);
+}
+
 /// Sleeps a little longer each time (20 us up to 1 ms): polling NCCL and a stream without
 /// spinning a core, and without adding much latency to short waits.
 class Backoff {

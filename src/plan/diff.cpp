@@ -17,9 +17,11 @@ namespace graphdsl {
 
 std::string UpdateResult::to_string() const {
   if (status == UpdateStatus::success && strategy == UpdateStrategy::none) {  // nothing sent to CUDA
-    return changed.empty() ? "nothing to update: the parameters are the same"
-                           : fmt::format("update possible: {} node{} differ{}", changed.size(),
-                                         changed.size() == 1 ? "" : "s", changed.size() == 1 ? "s" : "");
+    if (changed.empty()) {
+      return reason.empty() ? "nothing to update: the parameters are the same" : "update possible: " + reason;
+    }
+    return fmt::format("update possible: {} node{} differ{}{}", changed.size(), changed.size() == 1 ? "" : "s",
+                       changed.size() == 1 ? "s" : "", reason.empty() ? "" : "; " + reason);
   }
   if (status == UpdateStatus::success) {
     return fmt::format("update applied ({}): {} node{} patched", graphdsl::to_string(strategy), patched,
@@ -192,8 +194,8 @@ std::optional<UpdateResult> compare_plan_tables(const GraphImpl& a, const GraphI
 
 /// The common case, kept tight in compare_shape's loop (the diff reads every node of both plans
 /// on every update, so the common node skips the table and compare_node): a
-/// kernel of the same function, device and edges and no Condition or GraphBuffer argument in both
-/// plans. Lists it as changed or renamed and returns true; false for every other node.
+/// kernel of the same function, device and edges and no Condition or GraphBuffer argument or launch
+/// attributes in both plans. Lists it as changed or renamed and returns true; false for every other node.
 inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint32_t i, const DiffOut* out) {
   const NodeData& x = a.nodes[i];
   const NodeData& y = b.nodes[i];
@@ -207,8 +209,8 @@ inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint3
     return false;
   }
   if ((!a.kernel_attributes.empty() || !b.kernel_attributes.empty()) &&
-      device_updatable(a, x.payload) != device_updatable(b, y.payload)) {
-    return false;  // a shape difference: compare_node refuses it
+      (attributes_of(a, x.payload) != nullptr || attributes_of(b, y.payload) != nullptr)) {
+    return false;  // launch attributes hold shape (device-updatable, cluster, cooperative): compare_node
   }
   if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
   if (a.node_name(i) != b.node_name(i)) out->renamed->push_back(i);
@@ -452,8 +454,28 @@ UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::
 UpdateResult diff(const Graph& current, const Graph& templ) {
   std::vector<std::uint32_t> renamed;
   bool conditions_changed = false;
-  UpdateResult r = detail::plan_diff(current.impl(), templ.impl(), &renamed, &conditions_changed);
+  const detail::GraphImpl& a = current.impl();
+  const detail::GraphImpl& t = templ.impl();
+  UpdateResult r = detail::plan_diff(a, t, &renamed, &conditions_changed);
   r.patched = 0;
+  if (r && detail::needs_exec_update(a, t, r.changed, conditions_changed)) {
+    // update() refuses it under every policy (per-node setters cannot make it, cudaGraphExecUpdate
+    // cannot take the plan), with automatic's status and reason
+    if (auto refused = detail::whole_graph_refusal(a)) return std::move(*refused);
+  }
+  if (r && conditions_changed) {
+    // Not a node, so not in `changed`; but update() applies it (cudaGraphExecUpdate), so the
+    // verdict must not read "nothing to update".
+    for (std::size_t k = 0; k < a.conditions.size(); ++k) {
+      const detail::ConditionData& x = a.conditions[k];
+      const detail::ConditionData& y = t.conditions[k];
+      if (x.default_value == y.default_value && x.assign_default == y.assign_default) continue;
+      r.reason = fmt::format("condition #{} of graph {} changes its default ({}{} to {}{})", k, detail::quoted(t.name),
+                             x.default_value, x.assign_default ? "" : ", not assigned", y.default_value,
+                             y.assign_default ? "" : ", not assigned");
+      break;
+    }
+  }
   return r;
 }
 

@@ -67,6 +67,17 @@ std::uint64_t diff_helper_shares() noexcept;
 UpdateResult plan_diff(const GraphImpl& a, const GraphImpl& t, std::vector<std::uint32_t>* renamed,
                        bool* conditions_changed);
 
+/// Why cudaGraphExecUpdate cannot take executable plan `a` (a device-updatable kernel node, graph
+/// allocations), or nullopt (plan/update_rules.cpp).
+std::optional<UpdateResult> whole_graph_refusal(const GraphImpl& a);
+
+/// Whether applying template `t` to `a` (nodes `changed`; `conditions_changed`: a condition's
+/// default) needs cudaGraphExecUpdate, per-node setters being unable to make the change: a kernel's
+/// priority or launch attributes, a multi-dimensional copy, a conditional or captured node, a
+/// condition default. With whole_graph_refusal(a), update() refuses it under every policy.
+bool needs_exec_update(const GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& changed,
+                       bool conditions_changed);
+
 /// Whether node i has the same parameters in `a` and `b` (same shape), through the kind table.
 bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i);
 

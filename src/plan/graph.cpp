@@ -44,6 +44,8 @@ std::string copy_hint(const GraphImpl& a, const GraphImpl& b) {
 
 GraphImpl& owner(const Node& n) { return handle_plan(n); }
 
+}  // namespace
+
 /// The plan of `n`, which `what` (e.g. "naming it") is about to change: refused for a sealed plan.
 GraphImpl& changeable(const Node& n, const char* what) {
   GraphImpl& g = handle_plan(n);
@@ -61,7 +63,6 @@ GraphImpl& changeable(const Node& n, const char* what) {
   }
   return g;
 }
-}  // namespace
 
 void throw_unusable_handle(const Node& n) {
   const NodeRef r = n.ref();
@@ -228,13 +229,13 @@ void throw_records_full() {
                   n, block_size, n / block_size + (n % block_size != 0 ? 1 : 0)));
 }
 
+void throw_enum_value(const char* api, const char* type, long long value, const char* what) {
+  throw UsageError(fmt::format("{}: {}({}) is not {}", api, type, value, what));
+}
+
 void check_compare(Compare op) {
-  if (static_cast<unsigned>(op) > static_cast<unsigned>(Compare::greater_equal)) {
-    throw UsageError(
-        fmt::format("add_set_condition: Compare({}) is not a comparison (equal, not_equal, less, "
-                    "less_equal, greater or greater_equal)",
-                    static_cast<unsigned>(op)));
-  }
+  (void)checked_enum(op, Compare::greater_equal, "add_set_condition", "Compare",
+                     "a comparison (equal, not_equal, less, less_equal, greater or greater_equal)");
 }
 
 bool uses_devices(const GraphImpl& root) {
@@ -305,6 +306,8 @@ EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noe
 }
 
 void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind) {
+  (void)checked_enum(kind, EdgeKind::launch_completion, "after", "EdgeKind",
+                     "an edge kind (full, programmatic or launch_completion)");
   add_edges(&from, 1, to);  // checks the edge; set semantics
   GraphImpl& g = owner(to);
   auto& all = g.edge_kinds;

@@ -446,7 +446,7 @@ void emit(const Level& level, RaceReport& r) {
 
 void declare_accesses(const Node& node, const DeclaredAccess* list, std::size_t count) {
   if (node.ref().plan == 0) throw UsageError("accesses(): empty node handle (a default-constructed Node was used)");
-  GraphImpl& g = handle_plan(node);
+  GraphImpl& g = changeable(node, "declaring its accesses");
   for (std::size_t k = 0; k < count; ++k) {
     const DeclaredAccess& d = list[k];
     const std::string who = fmt::format("{}{}", g.info(node.index()).describe(),

@@ -48,4 +48,9 @@ inline GraphImpl& handle_plan(const Node& n) {
   throw_unusable_handle(n);
 }
 
+/// The plan of `n`, which `what` (e.g. "naming it") is about to change. @throws UsageError as
+/// handle_plan, and for a conditional body once its builder returned (copies of the plan share it)
+/// or an executable's recorded plan.
+GraphImpl& changeable(const Node& n, const char* what);
+
 }  // namespace graphdsl::detail

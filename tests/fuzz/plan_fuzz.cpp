@@ -257,6 +257,8 @@ struct SNode {
   std::vector<std::uint32_t> preds;  ///< in insertion order
   std::vector<Rule> own;             ///< the per-node rules it breaks (Graph::validate's node checks)
   std::string params;                ///< what diff() compares as its parameters (leaf kinds)
+  int priority = 0;                  ///< kernel: its launch priority
+  bool multi_dim = false;            ///< memcpy: a 2-D or 3-D copy
   int func = f_null;
   std::vector<SPlaceholder> placeholders;
   std::uint64_t buffer = 0;          ///< mem_alloc: the buffer's id
@@ -859,6 +861,7 @@ std::string launch_text(const gd::Launch& l) {
 }
 
 void kernel_rules(SNode& n, const gd::Launch& l) {
+  n.priority = l.priority;  // every kernel node passes here (exec_update_refused reads it)
   if (n.func == f_null) n.own.push_back(Rule::kernel_null);
   for (const dim3& d : {l.grid, l.block}) {
     if (d.x == 0 || d.y == 0 || d.z == 0) {
@@ -1040,6 +1043,7 @@ void op_memcpy(Ctx& c, Input& in) {
   }
   SNode& n = record(c, h, gd::NodeKind::memcpy);
   n.params = memcpy_text(p);
+  n.multi_dim = p.extent.height > 1 || p.extent.depth > 1;
   memcpy_rules(c.s, h.index(), n, p);
 }
 
@@ -1584,6 +1588,28 @@ void check_renders(const Slot& s) {
 }
 
 /// diff(a, b) against the model.
+/// docs/updating.md, not_supported: a change only cudaGraphExecUpdate applies (a kernel's priority,
+/// a 2-D or 3-D copy, a conditional or captured node, a condition default) in a plan with graph
+/// allocations, which cudaGraphExecUpdate cannot take, is refused under every policy, by diff() too.
+bool exec_update_refused(const SPlan& a, const SPlan& b, const std::vector<std::uint32_t>& changed) {
+  const bool allocates =
+      std::any_of(a.nodes.begin(), a.nodes.end(), [](const SNode& n) { return n.kind == gd::NodeKind::mem_alloc; });
+  if (!allocates) return false;
+  for (std::size_t k = 0; k < a.conditions.size(); ++k) {
+    if (a.conditions[k].default_value != b.conditions[k].default_value ||
+        a.conditions[k].assign != b.conditions[k].assign) {
+      return true;
+    }
+  }
+  for (std::uint32_t i : changed) {
+    const SNode &x = a.nodes[i], &y = b.nodes[i];
+    if (x.kind == gd::NodeKind::conditional || x.kind == gd::NodeKind::captured) return true;
+    if (x.kind == gd::NodeKind::kernel && x.priority != y.priority) return true;
+    if (x.kind == gd::NodeKind::memcpy && (x.multi_dim || y.multi_dim)) return true;
+  }
+  return false;
+}
+
 void check_diff(Slot& a, Slot& b) {
   if (a.moved_from || b.moved_from) {
     bool threw = false;
@@ -1624,6 +1650,11 @@ void check_diff(Slot& a, Slot& b) {
   }
   if (invalid) {
     FUZZ_CHECK(r.status == gd::UpdateStatus::invalid_template, "diff() of an invalid template: {}", r.to_string());
+    return;
+  }
+  if (exec_update_refused(a.s, b.s, changed)) {
+    FUZZ_CHECK(r.status == gd::UpdateStatus::not_supported,
+               "diff() accepted a change update() refuses in a plan with graph memory: {}", r.to_string());
     return;
   }
   FUZZ_CHECK(r.status == gd::UpdateStatus::success, "diff() refused plans of the same shape: {}", r.to_string());

@@ -30,13 +30,20 @@ TEST_CASE("launch attributes: set through Launch, shown in dumps and DOT, compar
   CHECK_THAT(g.to_dot(), has_substr("n0 [label=\"k\\nkernel\\ncluster (2,1,1), cooperative, sync domain remote, L2 "
                                     "window 1024 B hit 0.5 persisting/streaming\", shape=box];"));
   CHECK_THAT(plan(plain).to_dot(), has_substr("n0 [label=\"k\\nkernel\", shape=box];"));
-  // Attributes are parameters: the same shape (fingerprint), a changed node.
-  CHECK(plan(all).fingerprint() == plan(plain).fingerprint());
+  // The sync domain and L2 window are parameters: the same shape (fingerprint), a changed node.
+  // The cluster shape and cooperative launch are shape: update() refuses their change under every
+  // policy (CUDA cannot patch them), so diff() refuses it too and the fingerprint differs.
+  const gd::Launch patchable = gd::cover(256, 64).with_sync_domain(gd::MemSyncDomain::remote).with_l2_window(b.y, 512);
+  CHECK(plan(patchable).fingerprint() == plan(plain).fingerprint());
+  CHECK(plan(all).fingerprint() != plan(plain).fingerprint());
   CHECK(gd::diff(plan(all), plan(all)).changed.empty());
-  for (const gd::Launch& other : {gd::cover(256, 64).with_cluster(4), gd::cover(256, 64).with_cooperative(),
-                                  gd::cover(256, 64).with_sync_domain(gd::MemSyncDomain::remote),
+  for (const gd::Launch& other : {gd::cover(256, 64).with_sync_domain(gd::MemSyncDomain::remote),
                                   gd::cover(256, 64).with_l2_window(b.y, 512)}) {
     CHECK(gd::diff(plan(plain), plan(other)).changed == std::vector<std::uint32_t>{0});
+  }
+  for (const gd::Launch& other : {gd::cover(256, 64).with_cluster(4), gd::cover(256, 64).with_cooperative()}) {
+    CHECK(gd::diff(plan(plain), plan(other)).status == gd::UpdateStatus::attributes_changed);
+    CHECK(plan(other).fingerprint() != plan(plain).fingerprint());
   }
   CHECK(std::string(gd::to_string(gd::MemSyncDomain::default_domain)) == "default");
   CHECK(std::string(gd::to_string(gd::L2Access::normal)) == "normal");

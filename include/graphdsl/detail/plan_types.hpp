@@ -125,6 +125,23 @@ inline constexpr std::size_t max_bytes = static_cast<std::size_t>(PTRDIFF_MAX);
 /// to std::size_t, or a product that would wrap around).
 std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what);
 
+/// Throws the UsageError of checked_enum: "{api}: {type}({value}) is not {what}".
+[[noreturn]] void throw_enum_value(const char* api, const char* type, long long value, const char* what);
+
+/// The one checked conversion of an enumeration value that crosses the public API into an index
+/// (0 ... `last`): a value outside the enumeration (a cast integer) is a UsageError naming the call,
+/// the enumeration and what it must be (`what`, e.g. "a reduction (sum, prod, max, min or avg)"),
+/// never a silent default.
+template <class E>
+std::size_t checked_enum(E value, E last, const char* api, const char* type, const char* what) {
+  using U = std::underlying_type_t<E>;
+  const U v = static_cast<U>(value);
+  bool below = false;
+  if constexpr (std::is_signed_v<U>) below = v < 0;
+  if (below || v > static_cast<U>(last)) throw_enum_value(api, type, static_cast<long long>(v), what);
+  return static_cast<std::size_t>(v);
+}
+
 /// Refuses a Compare value that is not one of the six comparisons (add_set_condition).
 void check_compare(Compare op);
 

@@ -1,0 +1,168 @@
+// Generated update tests on the device: seeded random plans of kernel, memset, memcpy, host, empty,
+// child and conditional (if, if-else, switch) nodes (tests/support/plan_generator.hpp, each node
+// after the one before it so that a launch is deterministic), compiled, then edited at random.
+// For each edit and each UpdatePolicy, on an executable of the plan before the edit:
+//   * update() refuses exactly when diff() does, with the same status; under per_node it refuses
+//     (not_supported) exactly the changes docs/updating.md says only cudaGraphExecUpdate makes (a
+//     condition default, a conditional body); otherwise it succeeds and patches diff()'s nodes;
+//   * after a successful update the executable computes what a freshly compiled edited plan does,
+//     and after a refused one what the plan before the edit does (every buffer and host cell read
+//     back from the same random start), and its recorded plan prints as that plan.
+// A failure prints the seed and the edits: rerun with that seed to reproduce it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu_support.hpp"
+#include "plan_generator.hpp"
+
+using namespace gpu_test;
+
+// A namespace of its own: CI compiles the suite in unity batches (tests/CMakeLists.txt).
+namespace generated_update_test {
+
+namespace {
+
+constexpr std::uint32_t seeds = 40;
+constexpr int edits_per_seed = 4;
+constexpr int capacity = 64;
+
+/// Device buffers with a fixed random start, the cells host nodes write, and the generator's view.
+struct World {
+  std::vector<std::vector<float>> start;
+  std::vector<DeviceBuffer<float>*> buffers;
+  std::vector<int> cells = std::vector<int>(4, 0);
+  plan_gen::Resources r;
+  Stream stream;
+
+  World() {
+    std::mt19937 gen = rng(77);
+    for (int b = 0; b < 4; ++b) {
+      start.push_back(random_floats(capacity, gen));
+      buffers.push_back(new DeviceBuffer<float>(start.back()));
+      r.buffers[b] = buffers.back()->get();
+    }
+    r.kernels[0] = scale_by;    // x *= factor
+    r.kernels[1] = add_scalar;  // x += c: another function of the same signature
+    r.capacity = capacity;
+    r.cells = cells.data();
+  }
+  ~World() {
+    for (DeviceBuffer<float>* b : buffers) delete b;
+  }
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  /// Launches `exec` from the random start and returns every buffer and host cell after it.
+  std::vector<float> run(gd::Executable& exec) {
+    for (int b = 0; b < 4; ++b) buffers[b]->upload(start[b]);
+    std::fill(cells.begin(), cells.end(), 0);
+    exec.launch(stream);
+    exec.synchronize(stream);
+    std::vector<float> out;
+    for (DeviceBuffer<float>* b : buffers) {
+      const std::vector<float> v = b->download();
+      out.insert(out.end(), v.begin(), v.end());
+    }
+    for (int c : cells) out.push_back(static_cast<float>(c));
+    return out;
+  }
+};
+
+plan_gen::Options device_options() {
+  plan_gen::Options o;
+  o.events = false;        // an event recorded and waited on in one graph orders nothing useful here
+  o.driver_kinds = false;  // captured (identity only), memory-operation and semaphore nodes: not here
+  o.while_loops = false;   // a generated while body never clears its condition
+  o.clusters = false;      // cluster edits are refused on the host (the unit suite checks diff() for them)
+  o.programmatic = false;  // edge kinds are refused on the host too
+  o.chain = true;          // deterministic launches: results can be compared with ==
+  o.max_nodes = 6;
+  return o;
+}
+
+/// Whether update() under per_node must refuse a change diff() accepts: a condition default or a
+/// conditional node's body (docs/updating.md, "Every UpdateStatus", not_supported).
+bool per_node_refuses(const plan_gen::Spec& a, const plan_gen::Spec& b, const gd::UpdateResult& d) {
+  if (plan_gen::defaults_differ(a, b)) return true;
+  for (std::uint32_t i : d.changed) {
+    if (plan_gen::conditional(a.nodes[i].kind)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("generated updates: update() decides as diff() does under each policy, and then computes the edited plan",
+          "[gpu][update][generated]") {
+  World w;
+  const plan_gen::Options options = device_options();
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, options);
+    plan_gen::Spec a = gen.plan();
+    INFO("seed " << seed);
+    std::string trail;
+    for (int step = 0; step < edits_per_seed; ++step) {
+      plan_gen::Spec b = a;
+      const std::string what = gen.edit(b);
+      if (what.empty()) continue;
+      trail += "\n  " + what;
+      INFO("edits:" << trail);
+      const gd::Graph A = plan_gen::build(a, w.r);
+      const gd::Graph B = plan_gen::build(b, w.r);
+      const gd::UpdateResult d = gd::diff(A, B);
+      INFO("diff: " << d.to_string());
+      CHECK(static_cast<bool>(d) == plan_gen::same_shape(a, b));
+      gd::Executable fresh_a = A.instantiate();
+      const std::vector<float> before = w.run(fresh_a);
+      std::vector<float> after;
+      if (d) {
+        gd::Executable fresh_b = B.instantiate();
+        after = w.run(fresh_b);
+      }
+      for (gd::UpdatePolicy policy :
+           {gd::UpdatePolicy::automatic, gd::UpdatePolicy::per_node, gd::UpdatePolicy::whole_graph}) {
+        INFO("policy " << static_cast<int>(policy));
+        gd::Executable exec = A.instantiate();
+        const gd::UpdateResult r = exec.update(B, policy);
+        INFO("update: " << r.to_string());
+        if (!d) {
+          CHECK(r.status == d.status);
+          CHECK(r.strategy == gd::UpdateStrategy::none);
+        } else if (policy == gd::UpdatePolicy::per_node && per_node_refuses(a, b, d)) {
+          CHECK(r.status == gd::UpdateStatus::not_supported);
+        } else {
+          CHECK(r.status == gd::UpdateStatus::success);
+          if (r) {
+            CHECK(r.changed == d.changed);
+          }
+        }
+        // What the executable launches now: the edited plan after an applied update, the old one
+        // after a refusal (the executable is left as it was).
+        CHECK(w.run(exec) == (r ? after : before));
+        CHECK(gd::diff(exec.plan(), r ? B : A).changed.empty());
+        CHECK(exec.plan().dump() == (r ? B : A).dump());  // what it launches, in the template's names
+      }
+      if (d && gen.chance(2)) a = b;  // walk on from the edited plan, or edit the same plan again
+    }
+  }
+}
+
+TEST_CASE("generated updates: an UpdatePolicy outside the enumeration is refused, the executable unchanged",
+          "[gpu][update][generated]") {
+  World w;
+  plan_gen::Generator gen(1, device_options());
+  const plan_gen::Spec a = gen.plan();
+  plan_gen::Spec b = a;
+  while (gen.edit(b).empty()) {
+  }
+  const gd::Graph A = plan_gen::build(a, w.r);
+  gd::Executable exec = A.instantiate();
+  const std::vector<float> before = w.run(exec);
+  CHECK_THROWS_WITH(exec.update(plan_gen::build(b, w.r), static_cast<gd::UpdatePolicy>(7)),
+                    "graphdsl: Executable::update: UpdatePolicy(7) is not an update policy (automatic, per_node or "
+                    "whole_graph)");
+  CHECK(w.run(exec) == before);
+}
+
+}  // namespace generated_update_test

@@ -1,0 +1,354 @@
+// Generated, model-based tests of the plan's invariants: seeded random plans of every node kind that
+// can be built without a GPU (kernel, memset, memcpy, host, empty, event record and wait, child,
+// if, if-else, switch, while) and random edits of every parameter and of the topology
+// (tests/support/plan_generator.hpp). After each edit:
+//   * equal fingerprints mean diff() finds the plans update-compatible, and the model agrees;
+//   * diff() refuses exactly the pairs whose shapes differ and lists exactly the nodes whose
+//     parameters differ; diff(a, copy of a) finds nothing; "nothing to update" means equal dumps;
+//   * the recorded plan an update leaves (plan/recorded_update.hpp) describes the template;
+//   * a copy never changes when its original, or a handle taken from it, is used;
+//   * dump() and to_dot() are deterministic and name every node.
+// Every failure prints its seed and the edits made: rerun with that seed to reproduce it.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <graphdsl/graphdsl.hpp>
+#include "catch.hpp"
+#include "plan/diff.hpp"
+#include "plan/recorded_update.hpp"
+#include "plan_generator.hpp"
+
+namespace gd = graphdsl;
+
+// A namespace of its own: CI compiles the suite in unity batches (tests/CMakeLists.txt).
+namespace generated_plans_test {
+
+namespace {
+
+void kernel_a(float*, float, int) {}
+void kernel_b(float*, float, int) {}
+
+constexpr std::uint32_t seeds = 200;  // per test case; each seed makes one plan and edits it 6 times
+constexpr int edits_per_seed = 6;
+
+/// Stand-ins for what plans point at: addresses only, never touched (no CUDA call is made).
+struct World {
+  float buffers[4][64] = {};
+  int cells[4] = {};
+  std::uint32_t words[4] = {};
+  plan_gen::Resources r;
+  World() {
+    r.words = words;
+    r.semaphore = reinterpret_cast<cudaExternalSemaphore_t>(static_cast<std::uintptr_t>(0x5e0));
+    r.kernels[0] = kernel_a;
+    r.kernels[1] = kernel_b;
+    for (int b = 0; b < 4; ++b) r.buffers[b] = buffers[b];
+    r.cells = cells;
+    r.events = {gd::Event::create(), gd::Event::create()};
+  }
+};
+
+/// What a test case keeps to reproduce a failure: the seed and the edits so far.
+struct Trail {
+  std::uint32_t seed = 0;
+  std::string edits;
+};
+
+std::string text(const gd::UpdateResult& r) { return r.to_string(); }
+
+bool all_names_in(const std::string& out, const plan_gen::Spec& s, bool quoted) {
+  std::vector<std::string> names;
+  plan_gen::names_of(s, names);
+  for (const std::string& n : names) {
+    if (out.find(quoted ? "'" + n + "'" : n) == std::string::npos) return false;
+  }
+  return true;
+}
+
+/// Runs `check(a, A, b, B)` for `seeds` seeds, each over a random walk of edits from a random plan.
+template <class F>
+void for_each_edit(const plan_gen::Options& options, F&& check) {
+  World w;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, options);
+    Trail trail{seed, {}};
+    plan_gen::Spec a = gen.plan();
+    gd::Graph A = plan_gen::build(a, w.r);
+    INFO("seed " << seed);
+    REQUIRE_NOTHROW(A.validate());
+    for (int step = 0; step < edits_per_seed; ++step) {
+      plan_gen::Spec b = a;
+      const std::string what = gen.edit(b);
+      if (what.empty()) continue;
+      trail.edits += "\n  " + what;
+      INFO("edits:" << trail.edits);
+      gd::Graph B = plan_gen::build(b, w.r);
+      REQUIRE_NOTHROW(B.validate());
+      check(a, A, b, B);
+      if (gen.chance(2)) {  // walk on from the edited plan, or edit the same plan again
+        a = b;
+        A = std::move(B);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("generated plans: equal fingerprints mean diff() finds the plans update-compatible", "[generated][diff]") {
+  for_each_edit(plan_gen::Options{},
+                [](const plan_gen::Spec& a, const gd::Graph& A, const plan_gen::Spec& b, const gd::Graph& B) {
+                  const gd::UpdateResult r = gd::diff(A, B);
+                  INFO(text(r));
+                  const bool same_fingerprint = A.fingerprint() == B.fingerprint();
+                  if (same_fingerprint) CHECK(r.status == gd::UpdateStatus::success);
+                  // and the reverse, with the model: a shape difference changes the fingerprint
+                  CHECK(same_fingerprint == plan_gen::same_shape(a, b));
+                  CHECK(static_cast<bool>(r) == plan_gen::same_shape(a, b));
+                });
+}
+
+TEST_CASE("generated plans: diff() refuses exactly the shape changes and lists exactly the changed nodes",
+          "[generated][diff]") {
+  for_each_edit(plan_gen::Options{},
+                [](const plan_gen::Spec& a, const gd::Graph& A, const plan_gen::Spec& b, const gd::Graph& B) {
+                  // A plan and its copy: nothing to update.
+                  for (const gd::UpdateResult& same : {gd::diff(A, A), gd::diff(A, gd::Graph(A))}) {
+                    CHECK(same.status == gd::UpdateStatus::success);
+                    CHECK(same.changed.empty());
+                    CHECK(text(same) == "nothing to update: the parameters are the same");
+                  }
+                  const gd::UpdateResult r = gd::diff(A, B);
+                  INFO(text(r));
+                  if (!plan_gen::same_shape(a, b)) {
+                    CHECK(r.status != gd::UpdateStatus::success);
+                    CHECK(!r.reason.empty());
+                    CHECK(r.changed.empty());
+                    return;
+                  }
+                  REQUIRE(r.status == gd::UpdateStatus::success);
+                  CHECK(r.changed == plan_gen::changed_nodes(a, b));
+                  // "nothing to update" exactly when no node's parameters and no condition default differ (update()
+                  // applies a changed default); then the plans describe the same work: equal dumps but for names.
+                  const bool nothing = r.changed.empty() && !plan_gen::defaults_differ(a, b);
+                  CHECK((text(r) == "nothing to update: the parameters are the same") == nothing);
+                  std::vector<std::string> na, nb;
+                  plan_gen::names_of(a, na);
+                  plan_gen::names_of(b, nb);
+                  if (nothing && na == nb) {
+                    CHECK(A.dump() == B.dump());
+                    CHECK(A.to_dot() == B.to_dot());
+                  }
+                });
+}
+
+TEST_CASE("generated plans: the recorded plan an update leaves describes the template, edit after edit",
+          "[generated][update]") {
+  // What update() leaves in the executable's recorded plan (Executable::plan(), from which dump(),
+  // to_dot() and later diffs read) is computed on the host: updated_copy. After any sequence of
+  // updates it must print as the template does.
+  World w;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, plan_gen::Options{});
+    plan_gen::Spec s = gen.plan();
+    gd::Graph recorded = plan_gen::build(s, w.r);
+    INFO("seed " << seed);
+    std::string trail;
+    for (int step = 0; step < edits_per_seed; ++step) {
+      plan_gen::Spec next = s;
+      const std::string what = gen.edit(next);
+      if (what.empty() || !plan_gen::same_shape(s, next)) continue;  // update() would refuse it
+      trail += "\n  " + what;
+      INFO("edits:" << trail);
+      const gd::Graph templ = plan_gen::build(next, w.r);
+      std::vector<std::uint32_t> renamed;
+      bool conditions = false;
+      const gd::UpdateResult r = gd::detail::plan_diff(recorded.impl(), templ.impl(), &renamed, &conditions);
+      REQUIRE(r.status == gd::UpdateStatus::success);
+      auto copy = gd::detail::updated_copy(recorded.impl(), templ.impl(), r.changed, renamed);
+      gd::Graph after(copy.release());
+      CHECK(after.dump() == templ.dump());
+      CHECK(after.to_dot() == templ.to_dot());
+      CHECK(after.fingerprint() == templ.fingerprint());
+      const gd::UpdateResult again = gd::diff(after, templ);
+      CHECK(again.changed.empty());
+      CHECK(text(again) == "nothing to update: the parameters are the same");
+      recorded = std::move(after);
+      s = next;
+    }
+  }
+}
+
+TEST_CASE("generated plans: a copy never changes when its original, or a handle taken from it, is used",
+          "[generated][copy]") {
+  World w;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, plan_gen::Options{});
+    const plan_gen::Spec s = gen.plan();
+    INFO("seed " << seed);
+    for (int direction = 0; direction < 2; ++direction) {
+      // direction 0: the original changes (through handles taken before the copy), the copy is
+      // watched; 1: the copy changes (through its own handles), the original is watched.
+      gd::Graph p = plan_gen::build(s, w.r);
+      gd::Node in_body;  // a handle taken inside a body, kept past its builder
+      const gd::Condition c = p.add_condition(1);
+      p.add_if(c, [&](gd::Graph& b) {
+         in_body = b.add_empty().name("kept");
+         b.add_empty().name("other");
+       }).name("with_kept");
+      const std::vector<gd::Node> before_copy = p.nodes();
+      gd::Graph q = p;
+      gd::Graph& changed = direction == 0 ? p : q;
+      const gd::Graph& watched = direction == 0 ? q : p;
+      const std::vector<gd::Node> handles = direction == 0 ? before_copy : q.nodes();
+      INFO("direction " << direction);
+      const std::string dump = watched.dump(), dot = watched.to_dot();
+      const std::uint64_t fingerprint = watched.fingerprint();
+      const std::string races = watched.check_races().to_string();
+      const std::size_t k = gen.below(static_cast<std::uint32_t>(handles.size()));
+      gd::detail::name_node(handles[k], "renamed");
+      try {
+        gd::detail::place_node(handles[k], 1);
+      } catch (const gd::UsageError&) {  // a kind that cannot be placed: changes nothing either way
+      }
+      auto extra = changed.add_empty().name("extra");
+      gd::detail::add_edge(handles[k], extra);
+      changed.add_host([] {}).name("extra_host").after(extra);
+      changed.add_child(changed).name("itself");
+      // Edits through the handle kept inside the body are refused (copies share the body).
+      CHECK_THROWS_AS(gd::detail::name_node(in_body, "x"), gd::UsageError);
+      CHECK_THROWS_AS(gd::detail::declare_accesses(in_body, nullptr, 0), gd::UsageError);
+      CHECK(watched.dump() == dump);
+      CHECK(watched.to_dot() == dot);
+      CHECK(watched.fingerprint() == fingerprint);
+      CHECK(watched.check_races().to_string() == races);
+    }
+  }
+}
+
+TEST_CASE("generated plans: dump() and to_dot() are deterministic and name every node", "[generated][print]") {
+  World w;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, plan_gen::Options{});
+    plan_gen::Spec s = gen.plan();
+    (void)gen.edit(s);
+    INFO("seed " << seed);
+    const gd::Graph g = plan_gen::build(s, w.r);
+    const gd::Graph again = plan_gen::build(s, w.r);
+    CHECK(g.dump() == g.dump());
+    CHECK(g.dump() == gd::Graph(g).dump());
+    CHECK(g.dump() == again.dump());  // host callables differ, and are not printed
+    CHECK(g.to_dot() == g.to_dot());
+    CHECK(g.to_dot() == again.to_dot());
+    CHECK(all_names_in(g.dump(), s, true));
+    CHECK(all_names_in(g.to_dot(), s, false));
+  }
+}
+
+// ---- the defects the generated cases found, each pinned by name -----------------------------------
+
+TEST_CASE("diff() refuses a cluster shape change as update() does, and the fingerprint tells it",
+          "[generated][diff][attributes]") {
+  float x[64] = {};
+  auto plan = [&](unsigned cluster) {
+    gd::Graph g("clusters");
+    gd::Launch l{4, 64};
+    if (cluster != 0) l = l.with_cluster(cluster);
+    g.add_kernel(kernel_a, l, x, 1.0f, 64).name("probe");
+    return g;
+  };
+  const gd::Graph four = plan(4), two = plan(2), none = plan(0);
+  for (const gd::Graph* t : {&two, &none}) {
+    const gd::UpdateResult r = gd::diff(four, *t);
+    CHECK(r.status == gd::UpdateStatus::attributes_changed);
+    REQUIRE(r.node.has_value());
+    CHECK(r.node->name == "probe");
+    CHECK(four.fingerprint() != t->fingerprint());
+  }
+  CHECK(gd::diff(four, two).reason ==
+        "kernel node 'probe' (#0): its cluster or cooperative launch changed (cluster (4,1,1), not cooperative to "
+        "cluster (2,1,1), not cooperative), which CUDA cannot patch in an executable; compile the new plan instead");
+  CHECK(gd::diff(four, plan(4)).status == gd::UpdateStatus::success);
+}
+
+TEST_CASE("diff() does not say 'nothing to update' when only a condition's default changed", "[generated][diff]") {
+  auto plan = [](unsigned def) {
+    gd::Graph g("cond");
+    const gd::Condition c = g.add_condition(def);
+    g.add_if(c, [](gd::Graph& b) { b.add_empty(); }).name("branch");
+    return g;
+  };
+  const gd::UpdateResult r = gd::diff(plan(0), plan(1));
+  CHECK(r.status == gd::UpdateStatus::success);
+  CHECK(r.changed.empty());
+  CHECK(r.to_string() == "update possible: condition #0 of graph 'cond' changes its default (0 to 1)");
+  CHECK(gd::diff(plan(1), plan(1)).to_string() == "nothing to update: the parameters are the same");
+}
+
+TEST_CASE("a handle taken inside a body cannot declare accesses once the builder returned (a copy shares the body)",
+          "[generated][copy][races]") {
+  float x[64] = {};
+  gd::Graph p("p");
+  gd::EmptyNode first, second;
+  const gd::Condition c = p.add_condition(1);
+  p.add_if(c, [&](gd::Graph& b) {
+     first = b.add_empty().name("first");
+     second = b.add_empty().name("second");
+   }).name("branch");
+  const gd::Graph q = p;
+  const std::string before = q.check_races().to_string();
+  CHECK_THROWS_WITH(first.accesses(gd::writes(x, 4)),
+                    "graphdsl: empty node 'first' (#0) is in conditional body 'if body', which is fixed once its "
+                    "builder returns (copies of the plan share it); declaring its accesses is allowed only inside "
+                    "the builder");
+  CHECK_THROWS_AS(second.accesses(gd::writes(x, 4)), gd::UsageError);
+  CHECK(q.check_races().to_string() == before);
+  CHECK(q.check_races().races_found == 0);
+}
+
+TEST_CASE("diff() refuses a change only cudaGraphExecUpdate makes in a plan it cannot take, as update() does",
+          "[generated][diff]") {
+  // Per-node setters cannot change a kernel's priority; cudaGraphExecUpdate cannot take a graph with
+  // a device-updatable node, nor one that allocates graph memory: update() refuses under every
+  // policy, and diff() says so with automatic's status and reason.
+  float x[64] = {};
+  auto plan = [&](int priority, bool device_updatable, bool allocates) {
+    gd::Graph g("g");
+    gd::Launch first{1, 64};
+    first.priority = priority;
+    g.add_kernel(kernel_a, first, x, 1.0f, 64).name("first");
+    gd::Launch second{1, 64};
+    if (device_updatable) second.with_device_updatable();
+    g.add_kernel(kernel_b, second, x, 2.0f, 64).name("second");
+    if (allocates) g.add_mem_alloc<float>(64).node.name("scratch");
+    return g;
+  };
+  const gd::UpdateResult plain = gd::diff(plan(0, false, false), plan(1, false, false));
+  CHECK(plain.status == gd::UpdateStatus::success);
+  CHECK(plain.changed == std::vector<std::uint32_t>{0});
+  const gd::UpdateResult updatable = gd::diff(plan(0, true, false), plan(1, true, false));
+  CHECK(updatable.status == gd::UpdateStatus::not_supported);
+  REQUIRE(updatable.node.has_value());
+  CHECK(updatable.node->name == "second");
+  CHECK(updatable.reason ==
+        "graph 'g' holds device-updatable kernel node 'second' (#1), and CUDA does not allow cudaGraphExecUpdate on a "
+        "graph with device-updatable nodes; only changes per-node setters make (kernel arguments, grid, block, shared "
+        "memory; memset and memcpy parameters) can be applied to it: compile the new plan instead");
+  CHECK(gd::diff(plan(0, false, true), plan(1, false, true)).status == gd::UpdateStatus::not_supported);
+  // A change per-node setters make is still possible in both.
+  const gd::Graph before = plan(0, true, true);
+  gd::Graph after("g");
+  {
+    gd::Launch first{1, 64};
+    after.add_kernel(kernel_a, first, x, 3.0f, 64).name("first");
+    gd::Launch second{1, 64};
+    second.with_device_updatable();
+    after.add_kernel(kernel_b, second, x, 2.0f, 64).name("second");
+    after.add_mem_alloc<float>(64).node.name("scratch");
+  }
+  CHECK(gd::diff(before, after).status == gd::UpdateStatus::success);
+}
+
+}  // namespace generated_plans_test
