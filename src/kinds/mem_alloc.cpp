@@ -15,10 +15,12 @@ std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t byt
   static std::atomic<std::uint64_t> next{1};
   auto& g = impl();
   const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
+  Change change(*this);
   g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,
                                        static_cast<std::uint32_t>(g.nodes.size())});
   const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
   if (options.device >= 0) g.nodes[ref.index].device = detail::device_number(options.device, "MemAllocOptions::device");
+  change.commit();
   return {MemAllocNode(ref), uid};
 }
 
