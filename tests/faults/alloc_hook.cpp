@@ -23,10 +23,13 @@ bool fail_now() noexcept {
   return true;
 }
 
+constexpr std::size_t plain = alignof(std::max_align_t);
+std::size_t align_of(std::align_val_t a) { return static_cast<std::size_t>(a); }
+
 void* allocate(std::size_t bytes, std::size_t alignment) noexcept {
   if (fail_now()) return nullptr;
   if (bytes == 0) bytes = 1;
-  if (alignment <= alignof(std::max_align_t)) return std::malloc(bytes);
+  if (alignment <= plain) return std::malloc(bytes);
   void* p = nullptr;
   return posix_memalign(&p, alignment, bytes) == 0 ? p : nullptr;
 }
@@ -53,22 +56,17 @@ std::uint64_t allocations() noexcept { return counted; }
 
 }  // namespace faults
 
-namespace {
-constexpr std::size_t plain = alignof(std::max_align_t);
-std::size_t align_of(std::align_val_t a) { return static_cast<std::size_t>(a); }
-}  // namespace
-
-void* operator new(std::size_t n) { return faults::allocate_or_throw(n, plain); }
-void* operator new[](std::size_t n) { return faults::allocate_or_throw(n, plain); }
-void* operator new(std::size_t n, std::align_val_t a) { return faults::allocate_or_throw(n, align_of(a)); }
-void* operator new[](std::size_t n, std::align_val_t a) { return faults::allocate_or_throw(n, align_of(a)); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return faults::allocate(n, plain); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return faults::allocate(n, plain); }
+void* operator new(std::size_t n) { return faults::allocate_or_throw(n, faults::plain); }
+void* operator new[](std::size_t n) { return faults::allocate_or_throw(n, faults::plain); }
+void* operator new(std::size_t n, std::align_val_t a) { return faults::allocate_or_throw(n, faults::align_of(a)); }
+void* operator new[](std::size_t n, std::align_val_t a) { return faults::allocate_or_throw(n, faults::align_of(a)); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return faults::allocate(n, faults::plain); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return faults::allocate(n, faults::plain); }
 void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return faults::allocate(n, align_of(a));
+  return faults::allocate(n, faults::align_of(a));
 }
 void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  return faults::allocate(n, align_of(a));
+  return faults::allocate(n, faults::align_of(a));
 }
 
 void operator delete(void* p) noexcept { std::free(p); }
