@@ -251,10 +251,10 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
   GraphImpl& a = x.plan.impl();
   std::vector<SavedParams> old;
   old.reserve(changed.size());
-  // Roll back nodes changed[0..k]: the recorded plan and the nodes already patched return to
-  // the old parameters.
+  // Roll back: the recorded plan returns to the old parameters of the nodes saved in `old`, and
+  // nodes changed[0..k) (already patched) to them too.
   auto roll_back = [&](std::size_t k) {
-    for (std::size_t j = 0; j <= k; ++j) {
+    for (std::size_t j = 0; j < old.size(); ++j) {
       old[j].restore(a, changed[j]);
       if (j < k) {
         const Applied back = apply_node(x, changed[j]);
@@ -264,11 +264,12 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
   };
   for (std::size_t k = 0; k < changed.size(); ++k) {
     const std::uint32_t i = changed[k];
-    old.push_back(SavedParams::save(a, i));
-    SavedParams::save(t, i, true).restore(a, i);
     Applied applied;
-    try {
-      applied = apply_node(x, i);  // a child plan's captured function may throw
+    try {  // the saves allocate (std::bad_alloc), a child plan's captured function may throw
+      SavedParams next = SavedParams::save(t, i, true);
+      old.push_back(SavedParams::save(a, i));
+      next.restore(a, i);
+      applied = apply_node(x, i);
     } catch (...) {
       roll_back(k);
       throw;
