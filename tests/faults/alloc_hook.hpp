@@ -8,6 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <new>
+#include <string>
 
 namespace faults {
 
@@ -19,5 +22,37 @@ bool disarm() noexcept;
 
 /// Allocations the calling thread made while armed (the failed one included), since arm().
 std::uint64_t allocations() noexcept;
+
+/// How a run of an operation with one allocation failing went.
+struct Outcome {
+  bool failed = false;  ///< the k-th allocation was reached (and failed); false: the operation made fewer
+  bool threw = false;   ///< std::bad_alloc came out of the operation
+  std::string other;    ///< the message of any other exception that came out of it ("" when none)
+};
+
+/// Runs `op()` with its k-th allocation failing. The exception is looked at only once the hook is
+/// disarmed (reading its message may allocate).
+template <class Op>
+Outcome run_failing(std::uint64_t k, Op&& op) {
+  std::exception_ptr thrown;
+  arm(k);
+  try {
+    op();
+  } catch (...) {
+    thrown = std::current_exception();
+  }
+  Outcome out;
+  out.failed = disarm();
+  try {
+    if (thrown) std::rethrow_exception(thrown);
+  } catch (const std::bad_alloc&) {
+    out.threw = true;
+  } catch (const std::exception& e) {
+    out.other = e.what();
+  } catch (...) {
+    out.other = "an exception of unknown type";
+  }
+  return out;
+}
 
 }  // namespace faults

@@ -64,30 +64,20 @@ std::uint64_t sweep(const std::string& what, Make make, Op op) {
     std::vector<PlanState> before;
     before.reserve(plans.size());
     for (const gd::Graph* g : plans) before.emplace_back(*g);
-    bool threw = false;
-    std::string other;
-    arm(k);
-    try {
-      op(f);
-    } catch (const std::bad_alloc&) {
-      threw = true;
-    } catch (const std::exception& e) {
-      other = e.what();
-    }
-    const bool failed = disarm();
+    const Outcome run = run_failing(k, [&] { op(f); });
     INFO(what << ": allocation " << k << " failed");
-    if (!other.empty()) {
-      FAIL_CHECK("threw another exception: " << other);
+    if (!run.other.empty()) {
+      FAIL_CHECK("threw another exception: " << run.other);
       return k;
     }
-    if (!failed) {  // op completed without reaching allocation k: every allocation was tried
+    if (!run.failed) {  // op completed without reaching allocation k: every allocation was tried
       ++totals().operations;
       totals().failure_points += k - 1;
       return k - 1;
     }
     std::string report;
     try {  // a plan left inconsistent may throw from its own inspection
-      if (threw) {
+      if (run.threw) {
         for (std::size_t i = 0; i < plans.size(); ++i) report += differences(before[i], *plans[i]);
         for (std::size_t i = 0; report.empty() && i < plans.size(); ++i) report += still_usable(before[i], *plans[i]);
       } else {  // absorbed: the result must be the fault-free one

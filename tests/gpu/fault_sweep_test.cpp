@@ -3,8 +3,6 @@
 // Executable::set(param) and a per-node update() either complete or leave every node launching the
 // old values, never a mix, and the recorded plan as it was. The plan-side sweep is tests/faults.
 #include <cstdint>
-#include <exception>
-#include <new>
 #include <string>
 
 #include "alloc_hook.hpp"
@@ -62,28 +60,24 @@ bool launches(gd::Executable& exec, Cells& c, float a, float in_body, float b) {
 }
 
 /// Runs `op` with allocation k failing, k = 1, 2, ...; after each run, `check(threw)` judges the
-/// executable (threw: std::bad_alloc, or a CudaError for memory, came out of `op`). Stops when `op` completes without
-/// reaching allocation k, or at the first run `check` refuses. Returns the number of allocations failed.
+/// executable (threw: std::bad_alloc, or a CudaError for memory, came out of `op`). Stops when `op`
+/// completes without reaching allocation k, or at the first run `check` refuses. Returns the number
+/// of allocations failed.
 template <class Op, class Check>
 std::uint64_t sweep(const char* what, Op op, Check check) {
   for (std::uint64_t k = 1;; ++k) {
-    bool threw = false;
-    std::string other;
-    faults::arm(k);
-    try {
-      op();
-    } catch (const std::bad_alloc&) {
-      threw = true;
-    } catch (const gd::CudaError& e) {  // the CUDA runtime's own allocation failed: refused all the same
-      threw = e.code() == cudaErrorMemoryAllocation;
-      if (!threw) other = e.what();
-    } catch (const std::exception& e) {
-      other = e.what();
-    }
-    const bool failed = faults::disarm();
+    bool cuda_memory = false;  // the CUDA runtime's own allocation failed: refused all the same
+    faults::Outcome run = faults::run_failing(k, [&] {
+      try {
+        op();
+      } catch (const gd::CudaError& e) {
+        if (e.code() != cudaErrorMemoryAllocation) throw;
+        cuda_memory = true;
+      }
+    });
     INFO(what << ": allocation " << k << " failed");
-    CHECK(other == "");
-    if (!check(threw) || !other.empty() || !failed) return k - 1;
+    CHECK(run.other == "");
+    if (!check(run.threw || cuda_memory) || !run.other.empty() || !run.failed) return k - 1;
   }
 }
 
