@@ -672,9 +672,8 @@ class Graph {
  private:
   /// An add_* under way: an add_* records a node in several steps (its parameters, then the node,
   /// then its parameter, buffer and symbol uses, ...), any of which may throw (std::bad_alloc
-  /// included). Destroyed before commit(), the outermost Change takes the plan back to what it held
-  /// when it was made, so that a failed add_* leaves no trace; a Change made while another is alive
-  /// on the plan leaves the undoing to that one.
+  /// included). Destroyed before commit(), a Change takes the plan back to what it held when the
+  /// Change was made, so that a failed add_* leaves no trace (an add_* made of others nests them).
   class Change {
    public:
     explicit Change(Graph& g);
@@ -687,9 +686,9 @@ class Graph {
    private:
     static constexpr std::size_t mark_bytes = 256;  ///< room for detail::PlanMark (plan/graph_impl.hpp)
     Graph& graph_;
-    detail::NodeRef plan_;  ///< the plan (id and slot; no node); plan 0: not the outermost Change
+    detail::NodeRef plan_;  ///< the plan (id and slot; no node)
     bool committed_ = false;
-    alignas(std::uint64_t) unsigned char mark_[mark_bytes];  ///< the outermost Change's PlanMark
+    alignas(std::uint64_t) unsigned char mark_[mark_bytes];  ///< the plan's detail::PlanMark when made
   };
   /// The compile-time rules of add_memset and Executable::set_memset.
   template <class T, class V>

@@ -298,7 +298,6 @@ struct GraphImpl {
   /// Shared with the Parameters of this plan; cleared by the destructor. A copy gets its own.
   SharedRef<PlanToken> token;
   Sealed sealed = Sealed::no;      ///< not copied: a copy is a new, changeable plan
-  bool changing = false;           ///< an add_* is under way (Graph::Change, which keeps the PlanMark); not copied
   std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
   std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted
   std::uint32_t held_kinds = 0;    ///< bit k: a node of kind k here or in a child plan (not in bodies)

@@ -78,21 +78,17 @@ void roll_back(GraphImpl& g, const PlanMark& m) noexcept {
 Graph::Change::Change(Graph& g) : graph_(g) {
   static_assert(sizeof(detail::PlanMark) <= mark_bytes && alignof(detail::PlanMark) <= alignof(std::uint64_t));
   detail::GraphImpl& plan = g.impl();
-  if (plan.changing) return;
   new (mark_) detail::PlanMark(detail::mark_of(plan));
-  plan.changing = true;
   plan_ = plan.handle(0);
 }
 
 Graph::Change::~Change() {
-  if (plan_.plan == 0) return;
+  if (committed_) return;
   detail::GraphImpl* plan = graph_.impl_.get();
   // A body builder may have moved the plan to another Graph or destroyed it (add_conditional
   // refuses both): the plan this Change marked is then found through the plan table, if alive.
   if (plan == nullptr || plan->id != plan_.plan) plan = detail::live_plan(plan_);
-  if (plan == nullptr) return;
-  if (!committed_) detail::roll_back(*plan, *std::launder(reinterpret_cast<const detail::PlanMark*>(mark_)));
-  plan->changing = false;
+  if (plan != nullptr) detail::roll_back(*plan, *std::launder(reinterpret_cast<const detail::PlanMark*>(mark_)));
 }
 
 }  // namespace graphdsl
