@@ -27,7 +27,7 @@ struct Cells {
 };
 
 /// 'top' top = a*x + 0.5; 'fill' fill = a; 'branch' (if, taken): body = in_body*x; 'sub' (child
-/// plan): child = b*x. `a` and `in_body` are floats or a Parameter<float>. Exec::set patches the
+/// plan): child = b*x. `a` and `in_body` are floats or a Parameter<float>. Executable::set patches the
 /// top-level uses first, so a failure in the body's patch comes after nodes were patched; a
 /// per-node update patches the child plan's node last.
 template <class A, class Body>
