@@ -1,6 +1,9 @@
 // tests/faults/sweep.cpp — the comparisons of the allocation-failure sweep (sweep.hpp).
 #include "sweep.hpp"
 
+#include "plan/graph_impl.hpp"       // the plan's storage (not installed: the suite includes src/)
+#include "plan/recorded_update.hpp"  // same_storage
+
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
@@ -77,6 +80,9 @@ std::string differences(const PlanState& before, const gd::Graph& g) {
   compare(out, "fingerprint", before.fingerprint, g.fingerprint());
   compare(out, "validation", before.validation, validation_of(g));
   compare(out, "race report", before.races, races_of(g));
+  // Records the public view does not show (a kernel's arguments, a memcpy's parameters) left behind:
+  // the stores differ in size from the copy taken before.
+  if (!gd::detail::same_storage(before.copy.impl(), g.impl())) out << "the plan's stores changed size\n";
   if (before.validation.empty()) {
     const gd::UpdateResult r = gd::diff(before.copy, g);
     if (!r || !r.changed.empty()) out << "diff against the plan before: " << r.to_string() << "\n";
