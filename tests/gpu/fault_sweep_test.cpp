@@ -102,31 +102,34 @@ TEST_CASE("an allocation failure inside Executable::set leaves every node on the
   CHECK(failed > 0);  // the body's kernel is patched from parameters built from the plan: allocations
 }
 
-TEST_CASE("an allocation failure inside a per-node update leaves every node on the old parameters",
-          "[gpu][faults][update]") {
+TEST_CASE("an allocation failure inside update() leaves every node on the old parameters", "[gpu][faults][update]") {
   Cells c;
   gd::Graph g("update");
   add_nodes(g, c, 2.0f, 1.0f, 3.0f);
-  gd::Executable exec = g.instantiate();
   gd::Graph next("update");
-  add_nodes(next, c, 0.25f, 1.0f, 1.5f);  // the body as it was: a changed body is a whole-graph update
-  REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
-  const std::string compiled = exec.plan().dump();
-  bool updated = false;
-  const std::uint64_t failed = sweep(
-      "update(per_node)",
-      [&] {
-        updated = false;
-        updated = static_cast<bool>(exec.update(next, gd::UpdatePolicy::per_node));
-      },
-      [&](bool threw) {
-        // A refusal is a value and changes nothing; an exception must change nothing either.
-        if (!threw && updated) return launches(exec, c, 0.25f, 1.0f, 1.5f);
-        CHECK(exec.plan().dump() == compiled);
-        return launches(exec, c, 2.0f, 1.0f, 3.0f) && exec.plan().dump() == compiled;
-      });
-  CHECK(failed > 0);
-  CHECK(updated);
+  add_nodes(next, c, 0.25f, 1.0f, 1.5f);  // the body as it was: per-node setters can make the change
+  for (const gd::UpdatePolicy policy : {gd::UpdatePolicy::per_node, gd::UpdatePolicy::whole_graph}) {
+    const std::string what = policy == gd::UpdatePolicy::per_node ? "update(per_node)" : "update(whole_graph)";
+    gd::Executable exec = g.instantiate();
+    REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
+    const std::string compiled = exec.plan().dump();
+    bool updated = false;
+    const std::uint64_t failed = sweep(
+        what.c_str(),
+        [&] {
+          updated = false;
+          updated = static_cast<bool>(exec.update(next, policy));
+        },
+        [&](bool threw) {
+          // A refusal is a value and changes nothing; an exception must change nothing either.
+          if (!threw && updated) return launches(exec, c, 0.25f, 1.0f, 1.5f);
+          CHECK(exec.plan().dump() == compiled);
+          return launches(exec, c, 2.0f, 1.0f, 3.0f) && exec.plan().dump() == compiled;
+        });
+    INFO(what);
+    CHECK(failed > 0);
+    CHECK(updated);
+  }
 }
 
 }  // namespace fault_sweep_test
