@@ -153,6 +153,20 @@ std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
 
 namespace {
 
+/// The template's parameters of the changed nodes, saved (allocations) before the executable
+/// changes, so that the recorded plan takes them afterwards without allocating: a failure between
+/// the two would leave the recorded plan behind what the executable runs.
+std::vector<SavedParams> saved_changes(const GraphImpl& t, const std::vector<std::uint32_t>& changed) {
+  std::vector<SavedParams> saved;
+  saved.reserve(changed.size());
+  for (std::uint32_t i : changed) saved.push_back(SavedParams::save(t, i, true));
+  return saved;
+}
+
+void take_changes(GraphImpl& a, const std::vector<SavedParams>& saved, const std::vector<std::uint32_t>& changed) {
+  for (std::size_t k = 0; k < changed.size(); ++k) saved[k].restore(a, changed[k]);
+}
+
 /// Materializes the template and applies it with one cudaGraphExecUpdate (exec_update_native); on
 /// success the recorded plan takes the template's parameters.
 std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
@@ -164,8 +178,9 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
   } catch (const CudaError& e) {
     return materialize_refusal(e);
   }
+  const std::vector<SavedParams> saved = saved_changes(t, changed);
   if (auto r = exec_update_native(x, t, m, !m->handles.empty() || has_nested_conditions(t))) return r;
-  for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
+  take_changes(a, saved, changed);
   take_condition_defaults(a, t);
   return std::nullopt;
 }
@@ -236,11 +251,12 @@ bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t
 std::optional<UpdateResult> update_in_place(ExecImpl& x, const GraphImpl& t,
                                             const std::vector<std::uint32_t>& changed) {
   GraphImpl& a = x.plan.impl();
+  const std::vector<SavedParams> saved = saved_changes(t, changed);
   for (std::uint32_t i : changed) mark_node_behind(x, i);
   if (const auto r = write_graph_behind(x, t)) return setter_refusal(t, r->node, r->applied);
   if (auto r = exec_update_from(x, t, x.native.graph.get(), x.native.nodes)) return r;
   clear_graph_behind(x);
-  for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
+  take_changes(a, saved, changed);
   return std::nullopt;
 }
 
