@@ -214,6 +214,7 @@ class Graph {
     static_assert(detail::check_declared_args(detail::DeclList<P...>{}, detail::DeclList<A...>{}));
     detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<detail::unwrap_declared_t<A&&>...>{});
     const auto& layout = detail::ArgLayoutOf<P...>::value;
+    Change change(*this);
     std::size_t offset = 0;
     unsigned char* block = add_argument_block(layout.total, offset);
     constexpr std::size_t parameters = (std::size_t{detail::is_parameter_v<A>} + ... + 0);
@@ -228,6 +229,7 @@ class Graph {
                                           conds.list.data(), conds.count));
     if constexpr ((detail::is_declared_v<A> || ...))
       declare_kernel_ranges(node, std::index_sequence_for<A...>{}, args...);
+    change.commit();
     return node;
   }
 
@@ -441,23 +443,29 @@ class Graph {
   /// A 1-D memset of `count` elements of a graph buffer (`value` as for add_memset(T*, ...)).
   template <class T, class V = T>
   MemsetNode add_memset(const GraphBuffer<T>& dst, V value, std::size_t count) {
+    Change change(*this);
     MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);
     use_buffer(n, detail::BufferField::memset_dst, dst.id());
+    change.commit();
     return n;
   }
   /// Copies `count` elements into a graph buffer.
   template <class T>
   MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count,
                         cudaMemcpyKind kind = cudaMemcpyDefault) {
+    Change change(*this);
     MemcpyNode n = add_memcpy_bytes(nullptr, src, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
     use_buffer(n, detail::BufferField::memcpy_dst, dst.id());
+    change.commit();
     return n;
   }
   /// Copies `count` elements out of a graph buffer.
   template <class T>
   MemcpyNode add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
+    Change change(*this);
     MemcpyNode n = add_memcpy_bytes(dst, nullptr, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
     use_buffer(n, detail::BufferField::memcpy_src, src.id());
+    change.commit();
     return n;
   }
 
@@ -663,6 +671,26 @@ class Graph {
   CapturedNode add_captured_node(detail::StreamClosure* fn, cudaStreamCaptureMode mode);
 
  private:
+  /// An add_* under way: an add_* records a node in several steps (its parameters, then the node,
+  /// then its parameter, buffer and symbol uses, ...), any of which may throw (std::bad_alloc
+  /// included). Destroyed before commit(), a Change takes the plan back to what it held when the
+  /// Change was made, so that a failed add_* leaves no trace (an add_* made of others nests them).
+  class Change {
+   public:
+    explicit Change(Graph& g);
+    ~Change();
+    Change(const Change&) = delete;
+    Change& operator=(const Change&) = delete;
+    /// The add_* completed: the plan keeps what it added.
+    void commit() noexcept { committed_ = true; }
+
+   private:
+    static constexpr std::size_t mark_bytes = 256;  ///< room for detail::PlanMark (plan/graph_impl.hpp)
+    Graph& graph_;
+    detail::NodeRef plan_;  ///< the plan (id and slot; no node)
+    bool committed_ = false;
+    alignas(std::uint64_t) unsigned char mark_[mark_bytes];  ///< the plan's detail::PlanMark when made
+  };
   /// The compile-time rules of add_memset and Executable::set_memset.
   template <class T, class V>
   static constexpr void check_memset_types() {

@@ -3,6 +3,7 @@
 // conditional bodies nested in it, with one per-node CUDA setter each, rolled back on a refusal.
 #include <array>
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -216,13 +217,19 @@ ParameterSet Executable::set_parameter(const detail::SharedRef<detail::PlanToken
   ParameterSet result;
   std::optional<detail::ParamSite> failed;
   detail::Applied applied;
+  std::exception_ptr thrown;  // a site whose parameters could not be built (std::bad_alloc): rolled back too
   detail::visit_sites(x, a, d, detail::ConditionRef::unresolved, [&](const detail::ParamSite& s) {
-    applied = detail::patch_site(x, s);
+    try {
+      applied = detail::patch_site(x, s);
+    } catch (...) {
+      thrown = std::current_exception();
+      return false;
+    }
     if (applied.rc == cudaSuccess) ++result.patched;
     if (applied.rc != cudaSuccess) failed = s;
     return applied.rc == cudaSuccess;
   });
-  if (failed) {
+  if (failed || thrown) {
     // Put the old value back in the recorded plan and in the nodes already patched.
     detail::write_param(a, d, old.data());
     std::size_t left = result.patched;
@@ -232,6 +239,7 @@ ParameterSet Executable::set_parameter(const detail::SharedRef<detail::PlanToken
       if (back.rc != cudaSuccess) detail::throw_site(x, s, back, "rolling back Executable::set");
       return true;
     });
+    if (thrown) std::rethrow_exception(thrown);
     detail::throw_site(x, *failed, applied, nullptr);
   }
   result.first = d.uses.data();

@@ -140,6 +140,20 @@ std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
 
 namespace {
 
+/// The template's parameters of the changed nodes, saved (allocations) before the executable
+/// changes, so that the recorded plan takes them afterwards without allocating: a failure between
+/// the two would leave the recorded plan behind what the executable runs.
+std::vector<SavedParams> saved_changes(const GraphImpl& t, const std::vector<std::uint32_t>& changed) {
+  std::vector<SavedParams> saved;
+  saved.reserve(changed.size());
+  for (std::uint32_t i : changed) saved.push_back(SavedParams::save(t, i, true));
+  return saved;
+}
+
+void take_changes(GraphImpl& a, const std::vector<SavedParams>& saved, const std::vector<std::uint32_t>& changed) {
+  for (std::size_t k = 0; k < changed.size(); ++k) saved[k].restore(a, changed[k]);
+}
+
 /// Materializes the template and applies it with one cudaGraphExecUpdate (exec_update_native); on
 /// success the recorded plan takes the template's parameters.
 std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
@@ -153,8 +167,9 @@ std::optional<UpdateResult> update_whole_graph(ExecImpl& x, const GraphImpl& t,
   } catch (const UsageError& e) {  // a rule of the whole template, or of the device (a refusal is a value)
     return refusal(UpdateStatus::invalid_template, std::nullopt, without_prefix(e));
   }
+  const std::vector<SavedParams> saved = saved_changes(t, changed);
   if (auto r = exec_update_native(x, t, m, !m->handles.empty() || has_nested_conditions(t))) return r;
-  for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
+  take_changes(a, saved, changed);
   take_condition_defaults(a, t);
   return std::nullopt;
 }
@@ -225,11 +240,12 @@ bool in_place_possible(const ExecImpl& x, const GraphImpl& a, const GraphImpl& t
 std::optional<UpdateResult> update_in_place(ExecImpl& x, const GraphImpl& t,
                                             const std::vector<std::uint32_t>& changed) {
   GraphImpl& a = x.plan.impl();
+  const std::vector<SavedParams> saved = saved_changes(t, changed);
   for (std::uint32_t i : changed) mark_node_behind(x, i);
   if (const auto r = write_graph_behind(x, t)) return setter_refusal(t, r->node, r->applied);
   if (auto r = exec_update_from(x, t, x.native.graph.get(), x.native.nodes)) return r;
   clear_graph_behind(x);
-  for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(a, i);
+  take_changes(a, saved, changed);
   return std::nullopt;
 }
 
@@ -240,10 +256,10 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
   GraphImpl& a = x.plan.impl();
   std::vector<SavedParams> old;
   old.reserve(changed.size());
-  // Roll back nodes changed[0..k]: the recorded plan and the nodes already patched return to
-  // the old parameters.
+  // Roll back: the recorded plan returns to the old parameters of the nodes saved in `old`, and
+  // nodes changed[0..k) (already patched) to them too.
   auto roll_back = [&](std::size_t k) {
-    for (std::size_t j = 0; j <= k; ++j) {
+    for (std::size_t j = 0; j < old.size(); ++j) {
       old[j].restore(a, changed[j]);
       if (j < k) {
         const Applied back = apply_node(x, changed[j]);
@@ -253,11 +269,12 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
   };
   for (std::size_t k = 0; k < changed.size(); ++k) {
     const std::uint32_t i = changed[k];
-    old.push_back(SavedParams::save(a, i));
-    SavedParams::save(t, i, true).restore(a, i);
     Applied applied;
-    try {
-      applied = apply_node(x, i);  // a child plan's captured function may throw
+    try {  // the saves allocate (std::bad_alloc), a child plan's captured function may throw
+      SavedParams next = SavedParams::save(t, i, true);
+      old.push_back(SavedParams::save(a, i));
+      next.restore(a, i);
+      applied = apply_node(x, i);
     } catch (...) {
       roll_back(k);
       throw;

@@ -21,8 +21,11 @@ namespace graphdsl {
 CapturedNode Graph::add_captured_node(detail::StreamClosure* fn, cudaStreamCaptureMode mode) {
   std::shared_ptr<detail::StreamClosure> owned(fn);
   auto& g = impl();
+  Change change(*this);
   g.captures.push_back(detail::CaptureData{std::move(owned), mode});
-  return CapturedNode(g.push(NodeKind::captured, g.captures.size() - 1));
+  const CapturedNode n(g.push(NodeKind::captured, g.captures.size() - 1));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

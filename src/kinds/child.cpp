@@ -15,11 +15,13 @@ ChildNode Graph::add_child(const Graph& child) {
   const auto& c = child.impl();
   auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
   auto& g = impl();
+  Change change(*this);
   g.embed({copy.get()}, true, "add_child");
   const detail::GraphImpl& inner = *copy;
   g.children.push_back(std::move(copy));
   const ChildNode node(g.push(NodeKind::child, g.children.size() - 1));
   detail::adopt_parameters(g, node.index(), 0, inner);
+  change.commit();
   return node;
 }
 

@@ -53,6 +53,7 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
                                             detail::FunctionRef<void(unsigned int, Graph&)> body) {
   auto& g = impl();
   check_body_count(type, size);  // before the builder is called: a wrong count would call it ~2^32 times
+  Change change(*this);          // also undoes what a builder that throws added to this plan
   detail::ConditionalData c{type, g.resolve(cond), {}};
   c.bodies.reserve(std::min(size, 16u));  // `size` is the user's: a huge one fails in validate(), not here
   // The bodies reach this plan through `link` while their builders run, and only then: the guard
@@ -87,6 +88,7 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
   g.conditionals.push_back(std::move(c));
   const ConditionalNode node(g.push(NodeKind::conditional, g.conditionals.size() - 1));
   for (std::uint32_t i = 0; i < built.size(); ++i) detail::adopt_parameters(g, node.index(), i, *built[i]);
+  change.commit();
   return node;
 }
 

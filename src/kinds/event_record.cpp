@@ -12,8 +12,11 @@ namespace graphdsl {
 
 EventRecordNode Graph::add_event_record(const Event& event) {
   auto& g = impl();
+  Change change(*this);
   g.events.push_back(event);
-  return EventRecordNode(g.push(NodeKind::event_record, g.events.size() - 1));
+  const EventRecordNode n(g.push(NodeKind::event_record, g.events.size() - 1));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

@@ -12,8 +12,11 @@ namespace graphdsl {
 
 EventWaitNode Graph::add_event_wait(const Event& event) {
   auto& g = impl();
+  Change change(*this);
   g.events.push_back(event);
-  return EventWaitNode(g.push(NodeKind::event_wait, g.events.size() - 1));
+  const EventWaitNode n(g.push(NodeKind::event_wait, g.events.size() - 1));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

@@ -19,8 +19,11 @@ namespace graphdsl {
 HostNode Graph::add_host_node(detail::HostClosure* closure) {
   std::shared_ptr<detail::HostClosure> owned(closure);
   auto& g = impl();
+  Change change(*this);
   g.hosts.push_back(std::move(owned));
-  return HostNode(g.push(NodeKind::host, g.hosts.size() - 1));
+  const HostNode n(g.push(NodeKind::host, g.hosts.size() - 1));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

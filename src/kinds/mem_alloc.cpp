@@ -17,10 +17,12 @@ std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t byt
   // Checked before anything is added: -2 is no device, and neither "the current one" (-1).
   const std::int16_t device = detail::device_number(options.device, "add_mem_alloc: MemAllocOptions::device");
   const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
+  Change change(*this);
   g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,
                                        static_cast<std::uint32_t>(g.nodes.size())});
   const detail::NodeRef ref = g.push(NodeKind::mem_alloc, g.allocs.size() - 1);
   if (device >= 0) g.nodes[ref.index].device = device;
+  change.commit();
   return {MemAllocNode(ref), uid};
 }
 

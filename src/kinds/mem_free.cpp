@@ -10,8 +10,11 @@ namespace graphdsl {
 
 MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
   auto& g = impl();
+  Change change(*this);
   g.frees.push_back(g.alloc_node(uid));
-  return MemFreeNode(g.push(NodeKind::mem_free, g.frees.size() - 1));
+  const MemFreeNode n(g.push(NodeKind::mem_free, g.frees.size() - 1));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

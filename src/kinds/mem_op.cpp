@@ -58,16 +58,13 @@ MemOpNode Graph::add_mem_ops(const std::vector<MemOp>& ops) {
                                  max_ops));
   }
   detail::GraphImpl& g = impl();
-  const std::size_t before = g.records.size();
-  try {
-    const auto count = static_cast<std::uint32_t>(ops.size());
-    const std::uint32_t at = detail::put_records(g, &count, 1);
-    detail::put_records(g, ops.data(), ops.size());
-    return MemOpNode(g.push(NodeKind::mem_op, at));
-  } catch (...) {
-    g.records.resize(before);  // a refused call changes nothing
-    throw;
-  }
+  Change change(*this);  // a refused call changes nothing
+  const auto count = static_cast<std::uint32_t>(ops.size());
+  const std::uint32_t at = detail::put_records(g, &count, 1);
+  detail::put_records(g, ops.data(), ops.size());
+  const MemOpNode n(g.push(NodeKind::mem_op, at));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

@@ -23,17 +23,22 @@ MemcpyNode Graph::add_memcpy_2d(void* dst, std::size_t dst_pitch, const void* sr
 
 MemcpyNode Graph::add_memcpy_3d(const cudaMemcpy3DParms& params) {
   auto& g = impl();
+  Change change(*this);
   g.memcpys.push_back(params);
-  return MemcpyNode(g.push(NodeKind::memcpy, g.memcpys.size() - 1));
+  const MemcpyNode n(g.push(NodeKind::memcpy, g.memcpys.size() - 1));
+  change.commit();
+  return n;
 }
 
 MemcpyNode Graph::add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes) {
   const std::int16_t d = detail::device_number(dst_device, "add_memcpy_peer (destination device)");
   const std::int16_t s = detail::device_number(src_device, "add_memcpy_peer (source device)");
+  Change change(*this);
   MemcpyNode n = add_memcpy_bytes(dst, src, bytes, cudaMemcpyDeviceToDevice);
   auto& g = impl();
   g.peer_copies.push_back(detail::PeerCopy{n.index(), s, d});
   g.nodes[n.index()].device = d;  // the copy runs in the destination's context
+  change.commit();
   return n;
 }
 
@@ -49,10 +54,12 @@ MemcpyNode Graph::add_memcpy_symbol_bytes(const void* symbol, std::size_t symbol
   // The record holds the symbol's own address plus the offset (as an integer: the offset may lie
   // past the symbol, which validate() reports); compiling puts the device address there.
   void* at = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(symbol) + offset);
+  Change change(*this);
   const MemcpyNode n = to_symbol ? add_memcpy_bytes(at, other, bytes, kind) : add_memcpy_bytes(other, at, bytes, kind);
   g.symbol_uses.push_back(
       detail::SymbolUse{n.index(), to_symbol ? detail::BufferField::memcpy_dst : detail::BufferField::memcpy_src,
                         symbol, offset, symbol_bytes});
+  change.commit();
   return n;
 }
 

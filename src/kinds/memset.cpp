@@ -17,9 +17,12 @@ MemsetNode Graph::add_memset_raw(void* dst, unsigned int value, unsigned int ele
 MemsetNode Graph::add_memset_node(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
                                   std::size_t height, std::size_t pitch_bytes, detail::ScalarType type) {
   auto& g = impl();
+  Change change(*this);
   g.memsets.push_back(detail::memset_node_params(dst, value, element_size, width, height, pitch_bytes));
   g.memset_types.push_back(type);
-  return MemsetNode(g.push(NodeKind::memset, g.memsets.size() - 1));
+  const MemsetNode n(g.push(NodeKind::memset, g.memsets.size() - 1));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

@@ -38,8 +38,11 @@ namespace graphdsl {
 
 SemaphoreSignalNode Graph::add_semaphore_signal(const std::vector<SemaphoreSignal>& signals) {
   auto& g = impl();
-  return SemaphoreSignalNode(g.push(NodeKind::semaphore_signal,
-                                    detail::kinds::semaphore_node::put(g, signals, "add_semaphore_signal")));
+  Change change(*this);
+  const SemaphoreSignalNode n(g.push(NodeKind::semaphore_signal,
+                                     detail::kinds::semaphore_node::put(g, signals, "add_semaphore_signal")));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

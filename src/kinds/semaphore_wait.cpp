@@ -40,8 +40,11 @@ namespace graphdsl {
 
 SemaphoreWaitNode Graph::add_semaphore_wait(const std::vector<SemaphoreWait>& waits) {
   auto& g = impl();
-  return SemaphoreWaitNode(g.push(NodeKind::semaphore_wait,
-                                  detail::kinds::semaphore_node::put(g, waits, "add_semaphore_wait")));
+  Change change(*this);
+  const SemaphoreWaitNode n(g.push(NodeKind::semaphore_wait,
+                                   detail::kinds::semaphore_node::put(g, waits, "add_semaphore_wait")));
+  change.commit();
+  return n;
 }
 
 }  // namespace graphdsl

@@ -308,9 +308,10 @@ EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noe
 void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind) {
   (void)checked_enum(kind, EdgeKind::launch_completion, "after", "EdgeKind",
                      "an edge kind (full, programmatic or launch_completion)");
-  add_edges(&from, 1, to);  // checks the edge; set semantics
-  GraphImpl& g = owner(to);
+  GraphImpl& g = owner(to);  // room for the kind first: once the edge is in, the insert below cannot fail
   auto& all = g.edge_kinds;
+  if (all.size() == all.capacity()) all.reserve(2 * all.size() + 1);
+  add_edges(&from, 1, to);  // checks the edge; set semantics
   const auto key = std::make_pair(to.index(), from.index());
   const auto it = std::lower_bound(all.begin(), all.end(), key, edge_before);
   const bool present = it != all.end() && it->to == key.first && it->from == key.second;
@@ -325,6 +326,8 @@ void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind) {
 
 void add_edges_from(const Node& from, const Node* to, std::size_t count) {
   for (std::size_t k = 0; k < count; ++k) check_edge(from, to[k]);
+  GraphImpl& g = owner(from);  // room for each edge first: then the edges are all added or none
+  for (std::size_t k = 0; k < count; ++k) g.nodes.at(to[k].index()).preds.reserve_more(1);
   for (std::size_t k = 0; k < count; ++k) add_edges(&from, 1, to[k]);
 }
 
@@ -333,7 +336,8 @@ void add_edges(const Node* from, std::size_t count, const Node& to) {
   for (std::size_t k = 0; k < count; ++k) check_edge(from[k], to);
   auto& preds = g.nodes.at(to.index()).preds;
   const std::size_t before = preds.size();
-  if (before + count <= 64) {
+  preds.reserve_more(static_cast<std::uint32_t>(count));  // the pushes below cannot fail: no partial list
+  if (count == 1 || before + count <= 64) {
     for (std::size_t k = 0; k < count; ++k) {
       if (std::find(preds.begin(), preds.end(), from[k].index()) == preds.end()) preds.push_back(from[k].index());
     }

@@ -228,6 +228,20 @@ struct ParentLink {
   SharedRef<PlanToken> outer;
 };
 
+/// The sizes of a plan's stores and its running totals when an add_* began (kept by Graph::Change):
+/// going back to them undoes an add_* that failed part way (plan/savepoint.cpp). Every store a node
+/// adds to appears here; stores_of (plan/savepoint.cpp) lists them.
+struct PlanMark {
+  std::size_t nodes = 0, names = 0, kernels = 0, kernel_links = 0, kernel_attributes = 0, edge_kinds = 0, args = 0,
+              memsets = 0, memset_types = 0, memcpys = 0, hosts = 0, children = 0, events = 0, conditions = 0,
+              placeholders = 0, conditionals = 0, captures = 0, allocs = 0, frees = 0, buffer_uses = 0, peer_copies = 0,
+              symbol_uses = 0, declared = 0, params = 0, records = 0;
+  std::size_t edge_count = 0;
+  std::uint32_t depth = 0;
+  std::uint64_t nested_nodes = 0;
+  std::uint32_t held_kinds = 0;
+};
+
 /// Why a plan no longer changes through node handles.
 enum class Sealed : std::uint8_t {
   no,

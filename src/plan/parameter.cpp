@@ -101,13 +101,14 @@ struct ImportGuard {
   }
 };
 
-/// Renames the entries of parameter `uid` in the plans nested in g that use it (e.nested), at every depth.
-void rename_nested(const GraphImpl& g, const ParamData& e, const std::string& name) {
+/// Appends the names of the entries of parameter `e` in the plans nested in g that use it (e.nested),
+/// at every depth: what naming the parameter renames besides its own entry.
+void nested_names(const GraphImpl& g, const ParamData& e, std::vector<std::string*>& out) {
   for (const NestedUse& u : e.nested) {
     GraphImpl& in = nested_plan(g, u);
     ParamData& d = in.params[u.entry];
-    d.name = name;
-    rename_nested(in, d, name);
+    out.push_back(&d.name);
+    nested_names(in, d, out);
   }
 }
 
@@ -131,8 +132,11 @@ void name_parameter(const SharedRef<PlanToken>& plan, std::uint64_t uid, std::st
                     "it is allowed on a copy of the plan",
                     g->param_ref(k), quoted(g->name)));
   }
-  g->params[k].name.assign(name.data(), name.size());
-  rename_nested(*g, g->params[k], g->params[k].name);
+  // Every copy of the name is made before the first entry changes: all entries are renamed, or none.
+  std::vector<std::string*> entries{&g->params[k].name};
+  nested_names(*g, g->params[k], entries);
+  std::vector<std::string> names(entries.size(), std::string(name));
+  for (std::size_t i = 0; i < entries.size(); ++i) entries[i]->swap(names[i]);
 }
 
 std::string parameter_name(const SharedRef<PlanToken>& plan, std::uint64_t uid) {
@@ -228,6 +232,7 @@ MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, uns
                                        std::size_t count, detail::ScalarType type) {
   const std::size_t bytes = detail::checked_bytes(count, element_size, "add_memset");
   auto& g = impl();
+  Change change(*this);
   detail::ImportGuard imports{g};
   const std::uint32_t k = detail::check_param_arg(
       g, p, fmt::format("add_memset: the value of memset node #{} of graph {}", g.nodes.size(), detail::quoted(g.name)),
@@ -237,6 +242,7 @@ MemsetNode Graph::add_memset_parameter(void* dst, const detail::ParamArg& p, uns
                                        bytes, type);
   g.params[k].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memset_value});
   imports.keep = true;
+  change.commit();
   return n;
 }
 
@@ -245,6 +251,7 @@ MemcpyNode Graph::add_memcpy_parameters(const detail::ParamArg* dst_param, void*
   auto& g = impl();
   const std::string node = fmt::format("memcpy node #{} of graph {}", g.nodes.size(), detail::quoted(g.name));
   std::uint32_t k_dst = 0, k_src = 0;  // both checked before anything is added: a refusal leaves the plan as it was
+  Change change(*this);
   detail::ImportGuard imports{g};
   if (dst_param != nullptr) {
     k_dst = detail::check_param_arg(g, *dst_param, fmt::format("add_memcpy: the destination of {}", node),
@@ -264,6 +271,7 @@ MemcpyNode Graph::add_memcpy_parameters(const detail::ParamArg* dst_param, void*
     g.params[k_src].uses.push_back(detail::ParamUse{n.index(), 0, 0, detail::ParamPlace::memcpy_src});
   }
   imports.keep = true;
+  change.commit();
   return n;
 }
 

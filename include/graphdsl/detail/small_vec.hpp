@@ -63,6 +63,11 @@ class SmallVec {
     if (size_ == cap_) grow(cap_ * 2);
     data()[size_++] = v;
   }
+  /// Makes room for `n` more elements (growing as push_back does), so that the next n push_back
+  /// calls cannot throw: a caller adding several elements either adds them all or none.
+  void reserve_more(std::uint32_t n) {
+    if (n > cap_ - size_) grow(size_ + n > cap_ * 2 ? size_ + n : cap_ * 2);
+  }
   template <class It>
   void assign(It first, It last) {
     const auto n = static_cast<std::uint32_t>(last - first);

@@ -1,0 +1,94 @@
+// src/plan/savepoint.cpp — Graph::Change: an add_* that fails part way leaves the plan as it was.
+// No function in this file calls CUDA.
+#include <new>
+
+#include "graphdsl/graph.hpp"
+#include "plan/graph_impl.hpp"
+#include "plan/handles.hpp"
+
+namespace graphdsl {
+namespace detail {
+namespace {
+
+/// Calls f(store, size) for each store of g a node may add to, with its size in `m`.
+template <class Mark, class F>
+void stores_of(GraphImpl& g, Mark& m, F&& f) {
+  f(g.nodes, m.nodes);
+  f(g.names, m.names);
+  f(g.kernels, m.kernels);
+  f(g.kernel_links, m.kernel_links);
+  f(g.kernel_attributes, m.kernel_attributes);
+  f(g.edge_kinds, m.edge_kinds);
+  f(g.args, m.args);
+  f(g.memsets, m.memsets);
+  f(g.memset_types, m.memset_types);
+  f(g.memcpys, m.memcpys);
+  f(g.hosts, m.hosts);
+  f(g.children, m.children);
+  f(g.events, m.events);
+  f(g.conditions, m.conditions);
+  f(g.placeholders, m.placeholders);
+  f(g.conditionals, m.conditionals);
+  f(g.captures, m.captures);
+  f(g.allocs, m.allocs);
+  f(g.frees, m.frees);
+  f(g.buffer_uses, m.buffer_uses);
+  f(g.peer_copies, m.peer_copies);
+  f(g.symbol_uses, m.symbol_uses);
+  f(g.declared, m.declared);
+  f(g.params, m.params);
+  f(g.records, m.records);
+}
+
+PlanMark mark_of(GraphImpl& g) noexcept {
+  PlanMark m;
+  stores_of(g, m, [](const auto& store, std::size_t& size) { size = store.size(); });
+  m.edge_count = g.edge_count;
+  m.depth = g.depth;
+  m.nested_nodes = g.nested_nodes;
+  m.held_kinds = g.held_kinds;
+  return m;
+}
+
+/// Drops the entries of `list` (in node order) that name a node from `nodes` on.
+template <class T>
+void drop_uses_from(std::vector<T>& list, std::size_t nodes) noexcept {
+  while (!list.empty() && list.back().node >= nodes) list.pop_back();
+}
+
+/// Takes g back to `m`: what was appended since is dropped (only appended: an add_* changes no
+/// entry it did not add, but for the uses of the parameters already declared, which are in node order).
+void roll_back(GraphImpl& g, const PlanMark& m) noexcept {
+  stores_of(g, m, [](auto& store, std::size_t size) {
+    if (store.size() > size) store.erase(store.begin() + static_cast<std::ptrdiff_t>(size), store.end());
+  });
+  for (ParamData& p : g.params) {
+    drop_uses_from(p.uses, m.nodes);
+    drop_uses_from(p.nested, m.nodes);
+  }
+  g.edge_count = m.edge_count;
+  g.depth = m.depth;
+  g.nested_nodes = m.nested_nodes;
+  g.held_kinds = m.held_kinds;
+}
+
+}  // namespace
+}  // namespace detail
+
+Graph::Change::Change(Graph& g) : graph_(g) {
+  static_assert(sizeof(detail::PlanMark) <= mark_bytes && alignof(detail::PlanMark) <= alignof(std::uint64_t));
+  detail::GraphImpl& plan = g.impl();
+  new (mark_) detail::PlanMark(detail::mark_of(plan));
+  plan_ = plan.handle(0);
+}
+
+Graph::Change::~Change() {
+  if (committed_) return;
+  detail::GraphImpl* plan = graph_.impl_.get();
+  // A body builder may have moved the plan to another Graph or destroyed it (add_conditional
+  // refuses both): the plan this Change marked is then found through the plan table, if alive.
+  if (plan == nullptr || plan->id != plan_.plan) plan = detail::live_plan(plan_);
+  if (plan != nullptr) detail::roll_back(*plan, *std::launder(reinterpret_cast<const detail::PlanMark*>(mark_)));
+}
+
+}  // namespace graphdsl

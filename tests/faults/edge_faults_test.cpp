@@ -1,0 +1,122 @@
+// Allocation failures inside the other mutating operations of a plan: edges (after, before, their
+// range forms, edge kinds, Graph::add_edge), naming, placing, declared accesses, parameter names,
+// copies and assignments of plans. Each leaves every plan exactly as before it, and usable.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fixture.hpp"
+#include "sweep.hpp"
+
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds), where the two files' helpers would collide.
+namespace edge_faults {
+namespace {
+
+namespace gd = graphdsl;
+using faults::Fixture;
+
+/// The fan nodes: enough for the long-list path of after() (more than 64 predecessors).
+constexpr unsigned wide = 70;
+
+struct Operation {
+  std::string what;
+  std::function<void(Fixture&)> op;
+  unsigned fan = 0;
+  std::function<void(Fixture&)> prepare;  ///< run on the fixture before the sweep's snapshot, if set
+};
+
+/// Sweeps each operation; returns how many of them allocated at all.
+std::size_t sweep_all(const std::vector<Operation>& ops) {
+  std::size_t allocating = 0;
+  for (const Operation& o : ops) {
+    const auto make = [&o] {
+      auto f = faults::make_fixture(o.fan);
+      if (o.prepare) o.prepare(*f);
+      return f;
+    };
+    const std::uint64_t points = faults::sweep(o.what, make, [&o](std::unique_ptr<Fixture>& f) { o.op(*f); });
+    allocating += points > 0 ? 1 : 0;
+  }
+  return allocating;
+}
+
+/// Compiles `g` (const&). Without a device (CI) compiling stops at the version check, a UsageError
+/// naming the driver's version, or at the first CUDA call; with one it completes.
+void instantiate_or_no_device(const gd::Graph& g) {
+  try {
+    (void)g.instantiate();
+  } catch (const gd::Error&) {
+  }
+}
+
+/// A node of the fan that is not yet after `join`.
+gd::Node fan_node(const Fixture& f, std::size_t i) { return f.fan.at(i); }
+
+}  // namespace
+
+TEST_CASE("an allocation failure inside after() or before() leaves the plan's edges as they were", "[faults][edges]") {
+  const std::size_t allocating = sweep_all({
+      {"after(node)", [](Fixture& f) { f.join.after(f.upload); }},
+      {"after(a, b)", [](Fixture& f) { f.join.after(f.upload, f.alloc.node); }, 2},
+      {"after(range)", [](Fixture& f) { f.join.after(f.fan); }, 8},
+      {"after(long range)", [](Fixture& f) { f.join.after(f.fan); }, wide},
+      {"after(range, node)", [](Fixture& f) { f.join.after(f.fan, f.upload); }, wide},
+      {"after(long range) onto a long list",
+       [](Fixture& f) {
+         std::vector<gd::Node> half(f.fan.begin() + wide / 2, f.fan.end());
+         f.join.after(half);
+       },
+       wide},
+      {"after(node, programmatic)", [](Fixture& f) { f.scale_x.after(fan_node(f, 0), gd::programmatic); }, 1},
+      {"after(node, launch_completion) on an edge",
+       [](Fixture& f) { f.scale_x.after(f.upload, gd::launch_completion); }},
+      {"after(node, full) over a programmatic edge", [](Fixture& f) { f.scale_x.after(f.upload, gd::EdgeKind::full); },
+       0, [](Fixture& f) { f.scale_x.after(f.upload, gd::programmatic); }},
+      {"before(node)", [](Fixture& f) { f.upload.before(f.join); }},
+      {"before(a, b)", [](Fixture& f) { f.upload.before(f.join, fan_node(f, 0)); }, 1},
+      {"before(range)", [](Fixture& f) { f.upload.before(f.fan); }, 8},
+      {"before(long range)", [](Fixture& f) { f.upload.before(f.fan); }, wide},
+      // 'join' has two predecessors, as many as a list keeps without allocating: the second edge
+      // allocates once the first is in.
+      {"before(a, b) onto a full list", [](Fixture& f) { f.upload.before(fan_node(f, 0), f.join); }, 1},
+      {"before(range) onto a long list",
+       [](Fixture& f) {
+         f.upload.before(std::vector<gd::Node>{fan_node(f, 0), f.join});
+       },
+       wide, [](Fixture& f) { f.join.after(std::vector<gd::Node>(f.fan.begin() + 1, f.fan.end())); }},
+      {"Graph::add_edge", [](Fixture& f) { f.g.add_edge(f.upload, f.join); }},
+  });
+  CHECK(allocating > 0);
+}
+
+TEST_CASE("an allocation failure while naming, placing or declaring accesses leaves the plan as it was",
+          "[faults][setters]") {
+  faults::Memory& m = faults::memory();
+  const std::size_t allocating = sweep_all({
+      {"name(long)", [](Fixture& f) { f.join.name("a name long enough to need its own allocation"); }},
+      {"name(unnamed node)",
+       [](Fixture& f) { gd::node_cast<gd::EmptyNode>(fan_node(f, 7)).name("the last of the fan, named"); }, 8},
+      {"on_device", [](Fixture& f) { f.scale_x.on_device(1); }},
+      {"accesses", [&m](Fixture& f) { f.join.accesses(gd::reads(m.x, 16), gd::writes(m.y, 16)); }},
+      {"Parameter::name", [](Fixture& f) { f.lr.name("a learning rate with a name too long to fit inline"); }},
+      {"set_default_device", [](Fixture& f) { f.g.set_default_device(1); }},
+      {"reserve", [](Fixture& f) { f.g.reserve(1000); }},
+  });
+  CHECK(allocating > 0);
+}
+
+TEST_CASE("an allocation failure while copying or assigning a plan leaves both plans as they were",
+          "[faults][copies]") {
+  const std::size_t allocating = sweep_all({
+      {"Graph(const Graph&)", [](Fixture& f) { gd::Graph copy(f.g); }},
+      {"Graph::operator=", [](Fixture& f) { f.other = f.g; }},
+      {"body_plan", [](Fixture& f) { (void)f.g.body_plan(f.repeat, 0); }},
+      // Compiling copies and validates the plan before anything else.
+      {"instantiate() const&", [](Fixture& f) { instantiate_or_no_device(f.g); }},
+  });
+  CHECK(allocating == 4);
+}
+
+}  // namespace edge_faults

@@ -1,0 +1,135 @@
+// Allocation failures inside the executable's mutating operations (tests/faults/alloc_hook.hpp: the
+// k-th allocation of the calling thread fails, for every k until the operation makes no more):
+// Executable::set(param) and a per-node update() either complete or leave every node launching the
+// old values, never a mix, and the recorded plan as it was. The plan-side sweep is tests/faults.
+#include <cstdint>
+#include <string>
+
+#include "alloc_hook.hpp"
+#include "gpu_support.hpp"
+
+using namespace gpu_test;
+
+// The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
+// builds), where N and Cells would collide with other files'.
+namespace fault_sweep_test {
+
+namespace {
+
+constexpr int N = 1024;
+
+struct Cells {
+  std::mt19937 gen = rng(97);
+  DeviceBuffer<float> x{random_floats(N, gen)};
+  std::vector<float> hx = x.download();
+  DeviceBuffer<float> top{N}, body{N}, fill{N}, child{N};
+  Stream s;
+};
+
+/// 'top' top = a*x + 0.5; 'fill' fill = a; 'branch' (if, taken): body = in_body*x; 'sub' (child
+/// plan): child = b*x. `a` and `in_body` are floats or a Parameter<float>. Executable::set patches the
+/// top-level uses first, so a failure in the body's patch comes after nodes were patched; a
+/// per-node update patches the child plan's node last.
+template <class A, class Body>
+void add_nodes(gd::Graph& g, Cells& c, const A& a, const Body& in_body, float b) {
+  g.add_kernel(axpb, gd::cover(N), c.top.get(), c.x.get(), a, 0.5f, N).name("top");
+  g.add_memset(c.fill.get(), a, N).name("fill");
+  g.add_if(g.add_condition(1), [&](gd::Graph& body) {
+     body.add_kernel(axpb, gd::cover(N), c.body.get(), c.x.get(), in_body, 0.0f, N).name("body");
+   }).name("branch");
+  gd::Graph sub("sub");
+  sub.add_kernel(axpb, gd::cover(N), c.child.get(), c.x.get(), b, 0.0f, N).name("scale");
+  g.add_child(sub).name("sub");
+}
+
+/// Launches `exec`; whether every node computed with `a`, `in_body` and `b` (exact in float).
+bool launches(gd::Executable& exec, Cells& c, float a, float in_body, float b) {
+  exec.launch(c.s);
+  exec.synchronize(c.s);
+  const auto top = c.top.download(), body = c.body.download(), fill = c.fill.download(), child = c.child.download();
+  int bad = 0;
+  for (int i = 0; i < N; ++i) {
+    bad += top[i] != a * c.hx[i] + 0.5f;
+    bad += body[i] != in_body * c.hx[i];
+    bad += fill[i] != a;
+    bad += child[i] != b * c.hx[i];
+  }
+  INFO("expected a = " << a << ", in the body " << in_body << ", b = " << b << ": " << bad << " wrong values");
+  CHECK(bad == 0);
+  return bad == 0;
+}
+
+/// Runs `op` with allocation k failing, k = 1, 2, ...; after each run, `check(threw)` judges the
+/// executable (threw: std::bad_alloc, or a CudaError for memory, came out of `op`). Stops when `op`
+/// completes without reaching allocation k, or at the first run `check` refuses. Returns the number
+/// of allocations failed.
+template <class Op, class Check>
+std::uint64_t sweep(const char* what, Op op, Check check) {
+  for (std::uint64_t k = 1;; ++k) {
+    bool cuda_memory = false;  // the CUDA runtime's own allocation failed: refused all the same
+    faults::Outcome run = faults::run_failing(k, [&] {
+      try {
+        op();
+      } catch (const gd::CudaError& e) {
+        if (e.code() != cudaErrorMemoryAllocation) throw;
+        cuda_memory = true;
+      }
+    });
+    INFO(what << ": allocation " << k << " failed");
+    CHECK(run.other == "");
+    if (!check(run.threw || cuda_memory) || !run.other.empty() || !run.failed) return k - 1;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an allocation failure inside Executable::set leaves every node on the old value",
+          "[gpu][faults][parameter]") {
+  Cells c;
+  gd::Graph g("set");
+  const auto lr = g.parameter<float>(2.0f).name("lr");
+  add_nodes(g, c, lr, lr, 3.0f);
+  gd::Executable exec = g.instantiate();
+  REQUIRE(launches(exec, c, 2.0f, 2.0f, 3.0f));
+  const std::string compiled = exec.plan().dump();
+  const std::uint64_t failed = sweep(
+      "Executable::set", [&] { (void)exec.set(lr, 0.25f); },
+      [&](bool threw) {
+        if (!threw) return launches(exec, c, 0.25f, 0.25f, 3.0f);  // completed, a failure absorbed or none
+        CHECK(exec.plan().dump() == compiled);
+        return launches(exec, c, 2.0f, 2.0f, 3.0f) && exec.plan().dump() == compiled;
+      });
+  CHECK(failed > 0);  // the body's kernel is patched from parameters built from the plan: allocations
+}
+
+TEST_CASE("an allocation failure inside update() leaves every node on the old parameters", "[gpu][faults][update]") {
+  Cells c;
+  gd::Graph g("update");
+  add_nodes(g, c, 2.0f, 1.0f, 3.0f);
+  gd::Graph next("update");
+  add_nodes(next, c, 0.25f, 1.0f, 1.5f);  // the body as it was: per-node setters can make the change
+  for (const gd::UpdatePolicy policy : {gd::UpdatePolicy::per_node, gd::UpdatePolicy::whole_graph}) {
+    const std::string what = policy == gd::UpdatePolicy::per_node ? "update(per_node)" : "update(whole_graph)";
+    gd::Executable exec = g.instantiate();
+    REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
+    const std::string compiled = exec.plan().dump();
+    bool updated = false;
+    const std::uint64_t failed = sweep(
+        what.c_str(),
+        [&] {
+          updated = false;
+          updated = static_cast<bool>(exec.update(next, policy));
+        },
+        [&](bool threw) {
+          // A refusal is a value and changes nothing; an exception must change nothing either.
+          if (!threw && updated) return launches(exec, c, 0.25f, 1.0f, 1.5f);
+          CHECK(exec.plan().dump() == compiled);
+          return launches(exec, c, 2.0f, 1.0f, 3.0f) && exec.plan().dump() == compiled;
+        });
+    INFO(what);
+    CHECK(failed > 0);
+    CHECK(updated);
+  }
+}
+
+}  // namespace fault_sweep_test
