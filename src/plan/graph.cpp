@@ -92,6 +92,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       nodes(o.nodes),
       names(o.names),
       edge_count(o.edge_count),
+      succs(o.succs),
       kernels(o.kernels),
       kernel_links(o.kernel_links),
       kernel_attributes(o.kernel_attributes),
@@ -114,6 +115,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       symbol_uses(o.symbol_uses),
       declared(o.declared),
       params(o.params),
+      param_order(o.param_order),
       records(o.records),
       default_device(o.default_device),
       token(SharedRef<PlanToken>::adopt(new PlanToken{this, id, name})),
@@ -160,7 +162,14 @@ NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
   if (nodes.size() >= ConditionRef::unresolved) {  // node numbers are 32-bit; the last value means "none"
     throw UsageError(fmt::format("graph {} holds {} nodes, the most a plan can hold", quoted(name), nodes.size()));
   }
-  NodeData& n = nodes.emplace_back();
+  succs.emplace_back();
+  try {
+    nodes.emplace_back();
+  } catch (...) {
+    succs.pop_back();
+    throw;
+  }
+  NodeData& n = nodes.back();
   n.kind = kind;
   n.payload = static_cast<std::uint32_t>(payload);
   n.device = static_cast<std::int16_t>(default_device);
@@ -173,7 +182,10 @@ NodeInfo GraphImpl::info(std::uint32_t index) const {
   return NodeInfo{index, n.kind, node_name(index), name, {}};
 }
 
-std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
+std::string node_ref(const GraphImpl& g, std::uint32_t i) {  // NodeInfo::ref() without copying the plan's name
+  const std::string& name = g.node_name(i);
+  return name.empty() ? fmt::format("#{}", i) : quoted(name);
+}
 
 std::uint32_t GraphImpl::alloc_node(std::uint64_t uid) const {
   // allocs are in creation order and uids increase: a binary search.
@@ -187,8 +199,11 @@ ConditionRef GraphImpl::resolve(const Condition& c) const {
   if (!c.valid()) return {};
   std::uint32_t levels = 0;
   for (const GraphImpl* p = this; p != nullptr; ++levels) {
-    for (std::uint32_t k = 0; k < p->conditions.size(); ++k) {
-      if (p->conditions[k].uid == c.id()) return ConditionRef{levels, k};
+    // conditions are in creation order and uids increase: a binary search.
+    const auto it = std::lower_bound(p->conditions.begin(), p->conditions.end(), c.id(),
+                                     [](const ConditionData& d, std::uint64_t u) { return d.uid < u; });
+    if (it != p->conditions.end() && it->uid == c.id()) {
+      return ConditionRef{levels, static_cast<std::uint32_t>(it - p->conditions.begin())};
     }
     p = p->parent && p->parent->outer ? p->parent->outer->plan : nullptr;
   }
@@ -328,23 +343,8 @@ void add_edges_from(const Node& from, const Node* to, std::size_t count) {
 void add_edges(const Node* from, std::size_t count, const Node& to) {
   GraphImpl& g = changeable(to, "adding an edge to it");
   for (std::size_t k = 0; k < count; ++k) check_edge(from[k], to);
-  auto& preds = g.nodes.at(to.index()).preds;
-  const std::size_t before = preds.size();
-  if (before + count <= 64) {
-    for (std::size_t k = 0; k < count; ++k) {
-      if (std::find(preds.begin(), preds.end(), from[k].index()) == preds.end()) preds.push_back(from[k].index());
-    }
-  } else {  // long lists: mark what is there once instead of searching per edge
-    std::vector<bool> present(g.nodes.size());
-    for (std::uint32_t p : preds) present[p] = true;
-    for (std::size_t k = 0; k < count; ++k) {
-      if (!present[from[k].index()]) {
-        present[from[k].index()] = true;
-        preds.push_back(from[k].index());
-      }
-    }
-  }
-  g.edge_count += preds.size() - before;
+  (void)g.nodes.at(to.index());
+  add_preds(g, to.index(), from, count);
 }
 
 namespace {
@@ -503,12 +503,12 @@ int Graph::device_of(const Node& node) const {
 
 std::vector<Node> Graph::successors(const Node& node) const {
   auto& g = impl();
-  const std::uint32_t self = own_index(g, node);
+  const detail::SmallVec& succs = g.succs[own_index(g, node)];  // in the order the edges were added
+  std::vector<std::uint32_t> order(succs.begin(), succs.end());
+  if (!std::is_sorted(order.begin(), order.end())) std::sort(order.begin(), order.end());
   std::vector<Node> out;
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    const auto& preds = g.nodes[i].preds;
-    if (std::find(preds.begin(), preds.end(), self) != preds.end()) out.emplace_back(g.handle(i));
-  }
+  out.reserve(order.size());
+  for (std::uint32_t s : order) out.emplace_back(g.handle(s));
   return out;
 }
 
@@ -551,6 +551,8 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
     if (s.capacity() > 15) bytes += s.capacity() + 1;  // beyond the small-string buffer
   }
   for (const auto& n : g.nodes) bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
+  bytes += g.succs.capacity() * sizeof(detail::SmallVec);
+  for (const auto& s : g.succs) bytes += s.heap_capacity() * sizeof(std::uint32_t);
   bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.kernel_links.capacity() * sizeof(detail::KernelLinks);
   bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
   bytes += g.memset_types.capacity() * sizeof(detail::ScalarType) + g.args.capacity();
@@ -588,6 +590,7 @@ void Graph::reserve(std::size_t n) {
                                  detail::ConditionRef::unresolved - 1));
   }
   g.nodes.reserve(n);
+  g.succs.reserve(n);
   g.kernels.reserve(n);
   g.kernel_links.reserve(n);
 }

@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -250,6 +252,14 @@ struct GraphImpl {
   /// while no node has one (most plans), so that a diff of unnamed plans reads no name.
   std::vector<std::string> names;
   std::size_t edge_count = 0;
+  /// Successors by node index: the reverse of NodeData::preds (each list in the order its edges were
+  /// added), so that Graph::successors() costs what it returns. Kept by push() and add_preds().
+  std::vector<SmallVec> succs;
+  /// The edges into nodes whose predecessor lists grew long (over long_preds entries), as
+  /// to << 32 | from, and to << 32 | 0xffffffff once node `to`'s list is in: adding one edge to such a
+  /// node finds a duplicate without reading its list (add_preds). A cache of `nodes`, rebuilt per
+  /// node when missing: copies start without it.
+  std::unordered_set<std::uint64_t> long_edges;
 
   std::vector<KernelData> kernels;
   std::vector<KernelLinks> kernel_links;            ///< per kernel, same index as `kernels`: layout and placeholders
@@ -274,6 +284,9 @@ struct GraphImpl {
   std::vector<SymbolUse> symbol_uses;    ///< memcpy nodes made by add_memcpy_to/from_symbol, in node order
   std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
   std::vector<ParamData> params;         ///< declared here (Graph::parameter), in declaration order
+  /// (uid, index in `params`) of every entry of `params`, sorted by uid: param_index's binary search.
+  /// Kept by push_param() and truncate_params().
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> param_order;
   /// The records of node kinds that keep trivially copyable data (put_records / get_record): a
   /// kind added through the kind table keeps its nodes' parameters here, NodeData::payload being the
   /// byte offset of the node's record, so that it adds no field to this struct.
@@ -337,6 +350,20 @@ struct GraphImpl {
 inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelLinks& l, std::uint32_t c) noexcept {
   return g.placeholders[l.ph_first + c];
 }
+
+/// Predecessor lists up to this long are searched for a duplicate edge; longer ones are indexed
+/// (GraphImpl::long_edges).
+inline constexpr std::uint32_t long_preds = 64;
+
+/// Adds the edges from[k] -> to (node indices of g, checked by the caller) that g does not hold yet,
+/// to both ends' lists and g.edge_count. O(count) time, and O(count + the list's length) the first
+/// time a long list is indexed. Basic guarantee: on std::bad_alloc the edges added so far stay.
+void add_preds(GraphImpl& g, std::uint32_t to, const Node* from, std::size_t count);
+
+/// Appends entry `d` to g.params (its uid not there yet) and returns its index. Strong guarantee.
+std::uint32_t push_param(GraphImpl& g, ParamData d);
+/// Drops the entries of g.params from `size` on.
+void truncate_params(GraphImpl& g, std::size_t size) noexcept;
 
 /// Throws the UsageError of a plan whose node records would pass 4 GiB.
 [[noreturn]] void throw_records_full();

@@ -58,10 +58,11 @@ std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
 
 // same_storage and take_updated list GraphImpl's members by hand, as its copy constructor does
 // (plan/graph.cpp). A member added to GraphImpl must be added to all three, or be one they leave
-// out on purpose (as `parent` and `token`); this fails when GraphImpl changes size, to say so. The
+// out on purpose (as `parent` and `token`, and `succs`, `long_edges` and `param_order`,
+// which follow `nodes` and `params`: an update changes neither); this fails when GraphImpl changes size, to say so. The
 // size is that of the ABI of CI and the GPU machines (x86-64, libstdc++); elsewhere it is not checked.
 #if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG)
-static_assert(sizeof(GraphImpl) == 720,
+static_assert(sizeof(GraphImpl) == 824,
               "GraphImpl changed: add the new member to same_storage and take_updated (plan/recorded_update.cpp) "
               "and to GraphImpl's copy constructor (plan/graph.cpp), or leave it out on purpose, then set the "
               "size here");

@@ -63,6 +63,8 @@ class SmallVec {
     if (size_ == cap_) grow(cap_ * 2);
     data()[size_++] = v;
   }
+  /// Removes the last element (the list must not be empty).
+  void pop_back() noexcept { --size_; }
   template <class It>
   void assign(It first, It last) {
     const auto n = static_cast<std::uint32_t>(last - first);

@@ -1,0 +1,73 @@
+// src/plan/edges.cpp — adding edges to a plan's node lists with set semantics, at a cost that does
+// not grow with the lists: a short predecessor list is searched, a long one is indexed
+// (GraphImpl::long_edges), and a range that is a good part of the plan is marked in one pass.
+// No CUDA call.
+#include <algorithm>
+#include <vector>
+
+#include "plan/graph_impl.hpp"
+
+namespace graphdsl::detail {
+
+namespace {
+
+std::uint64_t edge_key(std::uint32_t to, std::uint32_t from) noexcept { return std::uint64_t{to} << 32 | from; }
+
+/// Adds from -> to, which g does not hold, to both lists. Strong guarantee.
+void append_edge(GraphImpl& g, std::uint32_t to, std::uint32_t from) {
+  SmallVec& preds = g.nodes[to].preds;
+  preds.push_back(from);
+  try {
+    g.succs[from].push_back(to);
+  } catch (...) {
+    preds.pop_back();
+    throw;
+  }
+  ++g.edge_count;
+}
+
+/// Puts node `to`'s predecessor list into g.long_edges, once (its marker says it is in).
+void index_preds(GraphImpl& g, std::uint32_t to) {
+  const std::uint64_t marker = edge_key(to, ConditionRef::unresolved);
+  if (g.long_edges.count(marker) != 0) return;
+  for (std::uint32_t p : g.nodes[to].preds) g.long_edges.insert(edge_key(to, p));  // a key per edge held: a
+  g.long_edges.insert(marker);  // partial fill (std::bad_alloc) leaves only true keys
+}
+
+}  // namespace
+
+void add_preds(GraphImpl& g, std::uint32_t to, const Node* from, std::size_t count) {
+  SmallVec& preds = g.nodes[to].preds;
+  if (preds.size() + count <= long_preds) {
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint32_t f = from[k].index();
+      if (std::find(preds.begin(), preds.end(), f) == preds.end()) append_edge(g, to, f);
+    }
+    return;
+  }
+  const bool indexed = g.long_edges.count(edge_key(to, ConditionRef::unresolved)) != 0;
+  if (!indexed && count >= g.nodes.size() / 8) {  // a range of a good part of the plan: mark what is there once
+    std::vector<bool> present(g.nodes.size());
+    for (std::uint32_t p : preds) present[p] = true;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint32_t f = from[k].index();
+      if (present[f]) continue;
+      append_edge(g, to, f);
+      present[f] = true;
+    }
+    return;
+  }
+  index_preds(g, to);
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint64_t key = edge_key(to, from[k].index());
+    if (!g.long_edges.insert(key).second) continue;
+    try {
+      append_edge(g, to, from[k].index());
+    } catch (...) {
+      g.long_edges.erase(key);
+      throw;
+    }
+  }
+}
+
+}  // namespace graphdsl::detail
