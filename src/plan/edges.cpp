@@ -1,11 +1,13 @@
 // src/plan/edges.cpp — adding edges to a plan's node lists with set semantics, at a cost that does
 // not grow with the lists: a short predecessor list is searched, a long one is indexed
-// (GraphImpl::long_edges), and a range that is a good part of the plan is marked in one pass.
-// No CUDA call.
+// (GraphImpl::long_edges), and a range that is a good part of the plan is marked in one pass; and
+// the kinds of edges that are not full ones (GraphImpl::edge_kinds). No CUDA call.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "plan/graph_impl.hpp"
+#include "plan/rules.hpp"
 
 namespace graphdsl::detail {
 
@@ -32,6 +34,10 @@ void index_preds(GraphImpl& g, std::uint32_t to) {
   if (g.long_edges.count(marker) != 0) return;
   for (std::uint32_t p : g.nodes[to].preds) g.long_edges.insert(edge_key(to, p));  // a key per edge held: a
   g.long_edges.insert(marker);  // partial fill (std::bad_alloc) leaves only true keys
+}
+
+bool edge_before(const EdgeKindData& e, std::pair<std::uint32_t, std::uint32_t> to_from) {
+  return std::make_pair(e.to, e.from) < to_from;
 }
 
 }  // namespace
@@ -67,6 +73,28 @@ void add_preds(GraphImpl& g, std::uint32_t to, const Node* from, std::size_t cou
       g.long_edges.erase(key);
       throw;
     }
+  }
+}
+
+EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noexcept {
+  if (g.edge_kinds.empty()) return EdgeKind::full;
+  const auto it = std::lower_bound(g.edge_kinds.begin(), g.edge_kinds.end(), std::make_pair(to, from), edge_before);
+  return it != g.edge_kinds.end() && it->to == to && it->from == from ? it->kind : EdgeKind::full;
+}
+
+void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind) {
+  add_edges(&from, 1, to);  // checks the edge; set semantics
+  GraphImpl& g = handle_plan(to);
+  auto& all = g.edge_kinds;
+  const auto key = std::make_pair(to.index(), from.index());
+  const auto it = std::lower_bound(all.begin(), all.end(), key, edge_before);
+  const bool present = it != all.end() && it->to == key.first && it->from == key.second;
+  if (kind == EdgeKind::full) {
+    if (present) all.erase(it);
+  } else if (present) {
+    it->kind = kind;
+  } else {
+    all.insert(it, EdgeKindData{from.index(), to.index(), kind});
   }
 }
 

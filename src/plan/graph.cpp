@@ -307,34 +307,6 @@ void check_edge(const Node& from, const Node& to) {
 
 void add_edge(const Node& from, const Node& to) { add_edges(&from, 1, to); }
 
-namespace {
-bool edge_before(const EdgeKindData& e, std::pair<std::uint32_t, std::uint32_t> to_from) {
-  return std::make_pair(e.to, e.from) < to_from;
-}
-}  // namespace
-
-EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noexcept {
-  if (g.edge_kinds.empty()) return EdgeKind::full;
-  const auto it = std::lower_bound(g.edge_kinds.begin(), g.edge_kinds.end(), std::make_pair(to, from), edge_before);
-  return it != g.edge_kinds.end() && it->to == to && it->from == from ? it->kind : EdgeKind::full;
-}
-
-void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind) {
-  add_edges(&from, 1, to);  // checks the edge; set semantics
-  GraphImpl& g = owner(to);
-  auto& all = g.edge_kinds;
-  const auto key = std::make_pair(to.index(), from.index());
-  const auto it = std::lower_bound(all.begin(), all.end(), key, edge_before);
-  const bool present = it != all.end() && it->to == key.first && it->from == key.second;
-  if (kind == EdgeKind::full) {
-    if (present) all.erase(it);
-  } else if (present) {
-    it->kind = kind;
-  } else {
-    all.insert(it, EdgeKindData{from.index(), to.index(), kind});
-  }
-}
-
 void add_edges_from(const Node& from, const Node* to, std::size_t count) {
   for (std::size_t k = 0; k < count; ++k) check_edge(from, to[k]);
   for (std::size_t k = 0; k < count; ++k) add_edges(&from, 1, to[k]);

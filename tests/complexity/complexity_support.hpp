@@ -112,8 +112,8 @@ void check_growth(const std::string& what, std::size_t base, Make make, Op op) {
   }
   const double ratio = large.wall / std::max(small.wall, 1e-6);
   const double cpu_ratio = large.cpu / std::max(small.cpu, 1e-6);
-  std::printf("complexity: %-50s n=%-8zu %9.3f ms   8n=%-8zu %9.3f ms   ratio %5.1f (cpu %5.1f)%s%s\n", what.c_str(),
-              n, small.wall, 8 * n, large.wall, ratio, cpu_ratio, attempt > 1 ? "   (measured again)" : "",
+  std::printf("complexity: %-50s n=%-8zu %9.3f ms   8n=%-8zu %9.3f ms   ratio %5.1f (cpu %5.1f)%s%s\n", what.c_str(), n,
+              small.wall, 8 * n, large.wall, ratio, cpu_ratio, attempt > 1 ? "   (measured again)" : "",
               ok ? "" : "   <-- grows faster than the work");
   std::fflush(stdout);
   INFO(what << ": n=" << n << " " << small.wall << " ms, 8n=" << 8 * n << " " << large.wall << " ms, ratio " << ratio

@@ -51,13 +51,12 @@ TEST_CASE("complexity: parameters", "[complexity]") {
   check_growth("value() of every parameter, last declared first", 2000, with_params, [](Params& p) {
     for (auto it = p.params.rbegin(); it != p.params.rend(); ++it) (void)it->value();
   });
-  check_growth(
-      "one parameter used by n kernels", 4000, size_only, [](std::size_t n) {
-        gd::Graph g;
-        auto lr = g.parameter<float>(0.5f);
-        for (std::size_t i = 0; i < n; ++i) g.add_kernel(step, gd::Launch{1, 32}, X, lr, 32);
-        return g;
-      });
+  check_growth("one parameter used by n kernels", 4000, size_only, [](std::size_t n) {
+    gd::Graph g;
+    auto lr = g.parameter<float>(0.5f);
+    for (std::size_t i = 0; i < n; ++i) g.add_kernel(step, gd::Launch{1, 32}, X, lr, 32);
+    return g;
+  });
   check_growth("copy and dump() of a plan with n parameters", 1000, with_params, [](Params& p) {
     gd::Graph copy(p.g);
     (void)copy.dump();
@@ -86,7 +85,8 @@ TEST_CASE("complexity: conditional bodies and child plans", "[complexity]") {
     gd::Graph g;
     auto lr = g.parameter<float>(0.5f).name("lr");
     const gd::Condition c = g.add_condition(1);
-    for (std::size_t i = 0; i < n; ++i) g.add_if(c, [&](gd::Graph& b) { b.add_kernel(step, gd::Launch{1, 32}, X, lr, 32); });
+    for (std::size_t i = 0; i < n; ++i)
+      g.add_if(c, [&](gd::Graph& b) { b.add_kernel(step, gd::Launch{1, 32}, X, lr, 32); });
     return g;
   });
   check_growth("add_if n times, each body using its own parameter", 1000, size_only, [](std::size_t n) {
@@ -132,8 +132,9 @@ TEST_CASE("complexity: conditional bodies and child plans", "[complexity]") {
     (void)p.first.dump();
     (void)p.first.to_dot();
   });
-  check_growth("diff() of two plans of n bodies", 1000, [&](std::size_t n) { return std::make_pair(bodies(n), bodies(n)); },
-               [](auto& p) { CHECK(gd::diff(p.first.first, p.second.first)); });
+  check_growth(
+      "diff() of two plans of n bodies", 1000, [&](std::size_t n) { return std::make_pair(bodies(n), bodies(n)); },
+      [](auto& p) { CHECK(gd::diff(p.first.first, p.second.first)); });
 }
 
 // ---- race checker -------------------------------------------------------------------------------
@@ -235,7 +236,9 @@ gd::Graph update_plan(std::size_t n, float value) {
 TEST_CASE("complexity: the plan side of an update", "[complexity]") {
   check_growth(
       "update: diff, updated copy, recorded plan takes it", 2000,
-      [](std::size_t n) { return Update{update_plan(n, 1.0f), update_plan(n, 2.0f)}; },
+      [](std::size_t n) {
+        return Update{update_plan(n, 1.0f), update_plan(n, 2.0f)};
+      },
       [](Update& u) {
         const gd::detail::GraphImpl& a = u.recorded.impl();
         const gd::detail::GraphImpl& t = u.templ.impl();

@@ -161,7 +161,10 @@ TEST_CASE("complexity: validate print fingerprint diff", "[complexity]") {
     gd::Graph a, b;
   };
   check_growth(
-      "diff() of two chains, equal", 4000, [](std::size_t n) { return Pair{chain(n), chain(n)}; },
+      "diff() of two chains, equal", 4000,
+      [](std::size_t n) {
+        return Pair{chain(n), chain(n)};
+      },
       [](Pair& p) { CHECK(gd::diff(p.a, p.b)); });
   check_growth(
       "diff() of two chains, every node changed", 4000,
