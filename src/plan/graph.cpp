@@ -93,6 +93,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       nodes(o.nodes),
       names(o.names),
       edge_count(o.edge_count),
+      succs(o.succs),
       kernels(o.kernels),
       kernel_links(o.kernel_links),
       kernel_attributes(o.kernel_attributes),
@@ -115,6 +116,7 @@ GraphImpl::GraphImpl(const GraphImpl& o)
       symbol_uses(o.symbol_uses),
       declared(o.declared),
       params(o.params),
+      param_order(o.param_order),
       records(o.records),
       default_device(o.default_device),
       token(SharedRef<PlanToken>::adopt(new PlanToken{this, id, name})),
@@ -161,7 +163,14 @@ NodeRef GraphImpl::push(NodeKind kind, std::size_t payload) {
   if (nodes.size() >= ConditionRef::unresolved) {  // node numbers are 32-bit; the last value means "none"
     throw UsageError(fmt::format("graph {} holds {} nodes, the most a plan can hold", quoted(name), nodes.size()));
   }
-  NodeData& n = nodes.emplace_back();
+  succs.emplace_back();
+  try {
+    nodes.emplace_back();
+  } catch (...) {
+    succs.pop_back();
+    throw;
+  }
+  NodeData& n = nodes.back();
   n.kind = kind;
   n.payload = static_cast<std::uint32_t>(payload);
   n.device = static_cast<std::int16_t>(default_device);
@@ -174,7 +183,10 @@ NodeInfo GraphImpl::info(std::uint32_t index) const {
   return NodeInfo{index, n.kind, node_name(index), name, {}};
 }
 
-std::string node_ref(const GraphImpl& g, std::uint32_t i) { return g.info(i).ref(); }
+std::string node_ref(const GraphImpl& g, std::uint32_t i) {  // NodeInfo::ref() without copying the plan's name
+  const std::string& name = g.node_name(i);
+  return name.empty() ? fmt::format("#{}", i) : quoted(name);
+}
 
 std::uint32_t GraphImpl::alloc_node(std::uint64_t uid) const {
   // allocs are in creation order and uids increase: a binary search.
@@ -188,8 +200,11 @@ ConditionRef GraphImpl::resolve(const Condition& c) const {
   if (!c.valid()) return {};
   std::uint32_t levels = 0;
   for (const GraphImpl* p = this; p != nullptr; ++levels) {
-    for (std::uint32_t k = 0; k < p->conditions.size(); ++k) {
-      if (p->conditions[k].uid == c.id()) return ConditionRef{levels, k};
+    // conditions are in creation order and uids increase: a binary search.
+    const auto it = std::lower_bound(p->conditions.begin(), p->conditions.end(), c.id(),
+                                     [](const ConditionData& d, std::uint64_t u) { return d.uid < u; });
+    if (it != p->conditions.end() && it->uid == c.id()) {
+      return ConditionRef{levels, static_cast<std::uint32_t>(it - p->conditions.begin())};
     }
     p = p->parent && p->parent->outer ? p->parent->outer->plan : nullptr;
   }
@@ -293,65 +308,28 @@ void check_edge(const Node& from, const Node& to) {
 
 void add_edge(const Node& from, const Node& to) { add_edges(&from, 1, to); }
 
-namespace {
-bool edge_before(const EdgeKindData& e, std::pair<std::uint32_t, std::uint32_t> to_from) {
-  return std::make_pair(e.to, e.from) < to_from;
-}
-}  // namespace
-
-EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noexcept {
-  if (g.edge_kinds.empty()) return EdgeKind::full;
-  const auto it = std::lower_bound(g.edge_kinds.begin(), g.edge_kinds.end(), std::make_pair(to, from), edge_before);
-  return it != g.edge_kinds.end() && it->to == to && it->from == from ? it->kind : EdgeKind::full;
-}
-
-void add_edge_of_kind(const Node& from, const Node& to, EdgeKind kind) {
-  (void)checked_enum(kind, EdgeKind::launch_completion, "after", "EdgeKind",
-                     "an edge kind (full, programmatic or launch_completion)");
-  GraphImpl& g = owner(to);  // room for the kind first: once the edge is in, the insert below cannot fail
-  auto& all = g.edge_kinds;
-  if (all.size() == all.capacity()) all.reserve(2 * all.size() + 1);
-  add_edges(&from, 1, to);  // checks the edge; set semantics
-  const auto key = std::make_pair(to.index(), from.index());
-  const auto it = std::lower_bound(all.begin(), all.end(), key, edge_before);
-  const bool present = it != all.end() && it->to == key.first && it->from == key.second;
-  if (kind == EdgeKind::full) {
-    if (present) all.erase(it);
-  } else if (present) {
-    it->kind = kind;
-  } else {
-    all.insert(it, EdgeKindData{from.index(), to.index(), kind});
-  }
-}
-
 void add_edges_from(const Node& from, const Node* to, std::size_t count) {
   for (std::size_t k = 0; k < count; ++k) check_edge(from, to[k]);
-  GraphImpl& g = owner(from);  // room for each edge first: then the edges are all added or none
-  for (std::size_t k = 0; k < count; ++k) g.nodes.at(to[k].index()).preds.reserve_more(1);
-  for (std::size_t k = 0; k < count; ++k) add_edges(&from, 1, to[k]);
+  GraphImpl& g = owner(from);
+  std::vector<std::uint32_t> added;  // the nodes an edge was added to, undone on a failure: all or none
+  added.reserve(count);
+  try {
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t edges = g.edge_count;
+      add_edges(&from, 1, to[k]);
+      if (g.edge_count != edges) added.push_back(to[k].index());
+    }
+  } catch (...) {
+    for (auto it = added.rbegin(); it != added.rend(); ++it) pop_edge(g, *it);
+    throw;
+  }
 }
 
 void add_edges(const Node* from, std::size_t count, const Node& to) {
   GraphImpl& g = changeable(to, "adding an edge to it");
   for (std::size_t k = 0; k < count; ++k) check_edge(from[k], to);
-  auto& preds = g.nodes.at(to.index()).preds;
-  const std::size_t before = preds.size();
-  preds.reserve_more(static_cast<std::uint32_t>(count));  // the pushes below cannot fail: no partial list
-  if (count == 1 || before + count <= 64) {
-    for (std::size_t k = 0; k < count; ++k) {
-      if (std::find(preds.begin(), preds.end(), from[k].index()) == preds.end()) preds.push_back(from[k].index());
-    }
-  } else {  // long lists: mark what is there once instead of searching per edge
-    std::vector<bool> present(g.nodes.size());
-    for (std::uint32_t p : preds) present[p] = true;
-    for (std::size_t k = 0; k < count; ++k) {
-      if (!present[from[k].index()]) {
-        present[from[k].index()] = true;
-        preds.push_back(from[k].index());
-      }
-    }
-  }
-  g.edge_count += preds.size() - before;
+  (void)g.nodes.at(to.index());
+  add_preds(g, to.index(), from, count);
 }
 
 namespace {
@@ -510,12 +488,12 @@ int Graph::device_of(const Node& node) const {
 
 std::vector<Node> Graph::successors(const Node& node) const {
   auto& g = impl();
-  const std::uint32_t self = own_index(g, node);
+  const detail::SmallVec& succs = g.succs[own_index(g, node)];  // in the order the edges were added
+  std::vector<std::uint32_t> order(succs.begin(), succs.end());
+  if (!std::is_sorted(order.begin(), order.end())) std::sort(order.begin(), order.end());
   std::vector<Node> out;
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    const auto& preds = g.nodes[i].preds;
-    if (std::find(preds.begin(), preds.end(), self) != preds.end()) out.emplace_back(g.handle(i));
-  }
+  out.reserve(order.size());
+  for (std::uint32_t s : order) out.emplace_back(g.handle(s));
   return out;
 }
 
@@ -558,6 +536,8 @@ std::size_t plan_bytes(const detail::GraphImpl& g) {
     if (s.capacity() > 15) bytes += s.capacity() + 1;  // beyond the small-string buffer
   }
   for (const auto& n : g.nodes) bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
+  bytes += g.succs.capacity() * sizeof(detail::SmallVec);
+  for (const auto& s : g.succs) bytes += s.heap_capacity() * sizeof(std::uint32_t);
   bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.kernel_links.capacity() * sizeof(detail::KernelLinks);
   bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
   bytes += g.memset_types.capacity() * sizeof(detail::ScalarType) + g.args.capacity();
@@ -595,6 +575,7 @@ void Graph::reserve(std::size_t n) {
                                  detail::ConditionRef::unresolved - 1));
   }
   g.nodes.reserve(n);
+  g.succs.reserve(n);
   g.kernels.reserve(n);
   g.kernel_links.reserve(n);
 }

@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -236,7 +238,6 @@ struct PlanMark {
               memsets = 0, memset_types = 0, memcpys = 0, hosts = 0, children = 0, events = 0, conditions = 0,
               placeholders = 0, conditionals = 0, captures = 0, allocs = 0, frees = 0, buffer_uses = 0, peer_copies = 0,
               symbol_uses = 0, declared = 0, params = 0, records = 0;
-  std::size_t edge_count = 0;
   std::uint32_t depth = 0;
   std::uint64_t nested_nodes = 0;
   std::uint32_t held_kinds = 0;
@@ -264,6 +265,14 @@ struct GraphImpl {
   /// while no node has one (most plans), so that a diff of unnamed plans reads no name.
   std::vector<std::string> names;
   std::size_t edge_count = 0;
+  /// Successors by node index: the reverse of NodeData::preds (each list in the order its edges were
+  /// added), so that Graph::successors() costs what it returns. Kept by push() and add_preds().
+  std::vector<SmallVec> succs;
+  /// The edges into nodes whose predecessor lists grew long (over long_preds entries), as
+  /// to << 32 | from, and to << 32 | 0xffffffff once node `to`'s list is in: adding one edge to such a
+  /// node finds a duplicate without reading its list (add_preds). A cache of `nodes`, rebuilt per
+  /// node when missing: copies start without it.
+  std::unordered_set<std::uint64_t> long_edges;
 
   std::vector<KernelData> kernels;
   std::vector<KernelLinks> kernel_links;            ///< per kernel, same index as `kernels`: layout and placeholders
@@ -288,6 +297,9 @@ struct GraphImpl {
   std::vector<SymbolUse> symbol_uses;    ///< memcpy nodes made by add_memcpy_to/from_symbol, in node order
   std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
   std::vector<ParamData> params;         ///< declared here (Graph::parameter), in declaration order
+  /// (uid, index in `params`) of every entry of `params`, sorted by uid: param_index's binary search.
+  /// Kept by push_param() and truncate_params().
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> param_order;
   /// The records of node kinds that keep trivially copyable data (put_records / get_record): a
   /// kind added through the kind table keeps its nodes' parameters here, NodeData::payload being the
   /// byte offset of the node's record, so that it adds no field to this struct.
@@ -351,6 +363,23 @@ struct GraphImpl {
 inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelLinks& l, std::uint32_t c) noexcept {
   return g.placeholders[l.ph_first + c];
 }
+
+/// Predecessor lists up to this long are searched for a duplicate edge; longer ones are indexed
+/// (GraphImpl::long_edges).
+inline constexpr std::uint32_t long_preds = 64;
+
+/// Adds the edges from[k] -> to (node indices of g, checked by the caller) that g does not hold yet,
+/// to both ends' lists and g.edge_count. O(count) time, and O(count + the list's length) the first
+/// time a long list is indexed. All or none: on std::bad_alloc the edges it added are removed.
+void add_preds(GraphImpl& g, std::uint32_t to, const Node* from, std::size_t count);
+/// Removes the last edge into node `to` (its last predecessor), undoing the last edge add_preds
+/// added there: the caller undoes edges in the reverse order of their adding.
+void pop_edge(GraphImpl& g, std::uint32_t to) noexcept;
+
+/// Appends entry `d` to g.params (its uid not there yet) and returns its index. Strong guarantee.
+std::uint32_t push_param(GraphImpl& g, ParamData d);
+/// Drops the entries of g.params from `size` on.
+void truncate_params(GraphImpl& g, std::size_t size) noexcept;
 
 /// Throws the UsageError of a plan whose node records would pass 4 GiB.
 [[noreturn]] void throw_records_full();

@@ -13,11 +13,35 @@
 namespace graphdsl {
 namespace detail {
 
+namespace {
+bool uid_before(const std::pair<std::uint64_t, std::uint32_t>& e, std::uint64_t uid) { return e.first < uid; }
+}  // namespace
+
 std::uint32_t GraphImpl::param_index(std::uint64_t uid) const {
-  for (std::uint32_t k = 0; k < params.size(); ++k) {
-    if (params[k].uid == uid) return k;
+  const auto it = std::lower_bound(param_order.begin(), param_order.end(), uid, uid_before);
+  return it != param_order.end() && it->first == uid ? it->second : ConditionRef::unresolved;
+}
+
+std::uint32_t push_param(GraphImpl& g, ParamData d) {
+  const auto k = static_cast<std::uint32_t>(g.params.size());
+  // Declared parameters come in uid order (appended); entries for parameters of other plans may not.
+  const auto at = std::lower_bound(g.param_order.begin(), g.param_order.end(), d.uid, uid_before);
+  const auto pos = at - g.param_order.begin();
+  g.param_order.insert(at, std::make_pair(d.uid, k));
+  try {
+    g.params.push_back(std::move(d));
+  } catch (...) {
+    g.param_order.erase(g.param_order.begin() + pos);
+    throw;
   }
-  return ConditionRef::unresolved;
+  return k;
+}
+
+void truncate_params(GraphImpl& g, std::size_t size) noexcept {
+  if (g.params.size() <= size) return;
+  g.params.erase(g.params.begin() + static_cast<std::ptrdiff_t>(size), g.params.end());
+  const auto dropped = [size](const std::pair<std::uint64_t, std::uint32_t>& e) { return e.second >= size; };
+  g.param_order.erase(std::remove_if(g.param_order.begin(), g.param_order.end(), dropped), g.param_order.end());
 }
 
 std::string GraphImpl::param_ref(std::uint32_t k) const {
@@ -85,9 +109,7 @@ std::uint32_t check_param_arg(GraphImpl& g, const ParamArg& p, const std::string
                                  d.type->name, wanted, p.wanted->name, rule));
   }
   if (owner == &g) return k;
-  ParamData mine{d.uid, d.type, d.name, d.value, {}, {}, false};  // the enclosing plan's, used here
-  g.params.push_back(std::move(mine));
-  return static_cast<std::uint32_t>(g.params.size() - 1);
+  return push_param(g, ParamData{d.uid, d.type, d.name, d.value, {}, {}, false});  // the enclosing plan's, used here
 }
 
 /// Truncates g.params back to what it held when constructed unless dismissed: the parameter entries
@@ -97,7 +119,7 @@ struct ImportGuard {
   std::size_t size = g.params.size();
   bool keep = false;
   ~ImportGuard() {
-    if (!keep) g.params.resize(size);
+    if (!keep) truncate_params(g, size);
   }
 };
 
@@ -172,10 +194,7 @@ void adopt_parameters(GraphImpl& g, std::uint32_t node, std::uint32_t slot, cons
   for (std::uint32_t entry = 0; entry < inner.params.size(); ++entry) {
     const ParamData& e = inner.params[entry];
     std::uint32_t k = g.param_index(e.uid);
-    if (k == ConditionRef::unresolved) {
-      g.params.push_back(ParamData{e.uid, e.type, e.name, e.value, {}, {}, false});
-      k = static_cast<std::uint32_t>(g.params.size() - 1);
-    }
+    if (k == ConditionRef::unresolved) k = push_param(g, ParamData{e.uid, e.type, e.name, e.value, {}, {}, false});
     g.params[k].nested.push_back(NestedUse{node, slot, entry});
   }
 }
@@ -193,8 +212,7 @@ std::uint64_t Graph::add_parameter(const detail::ParamType& type, const void* in
   }
   detail::ParamData d{next.fetch_add(1, std::memory_order_relaxed), &type, {}, {}, {}, {}, true};
   std::memcpy(d.value.data(), initial, type.size);
-  g.params.push_back(std::move(d));
-  return g.params.back().uid;
+  return g.params[detail::push_param(g, std::move(d))].uid;
 }
 
 void Graph::bind_kernel_parameters(std::size_t args_offset, const detail::ParamArg* list, std::size_t count) {

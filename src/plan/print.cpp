@@ -15,6 +15,7 @@
 #include "plan/kind_describe.hpp"
 #include "plan/node_params.hpp"
 #include "plan/print_parts.hpp"
+#include "plan/rules.hpp"
 
 namespace graphdsl::detail {
 
@@ -139,7 +140,7 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
     if (!n.preds.empty()) {
       out += "; after ";
       for (std::size_t k = 0; k < n.preds.size(); ++k) {
-        out += (k ? ", " : "") + g.info(n.preds[k]).ref();
+        out += (k ? ", " : "") + detail::node_ref(g, n.preds[k]);
         const EdgeKind kind = detail::edge_kind(g, n.preds[k], i);
         if (kind != EdgeKind::full) out += fmt::format(" ({})", to_string(kind));
       }

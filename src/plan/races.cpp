@@ -7,12 +7,14 @@
 //      carries the union of the accesses of the plans it holds (analysed first, recursively);
 //      what a node of each kind touches is the races section of src/kinds/<kind>.cpp (RaceOps,
 //      plan/kind_races.hpp; the model they share is plan/races_model.hpp);
-//   3. the strict ancestors of every node as one bitset row per node, built in topological order;
-//      an edge p -> v is redundant when p is an ancestor of another predecessor of v;
+//   3. ordering questions (plan/race_order.hpp): searches backwards from the later node, pruned by
+//      the topological order, and, once they have read a few times the level's edges, the strict
+//      ancestors of every node as one bitset row per node (n^2 / 8 bytes); an edge p -> v is
+//      redundant when p is an ancestor of another predecessor of v;
 //   4. accesses sorted by (space, key, first byte) and cut into groups of transitively overlapping
 //      bounding ranges; inside a group, pairs with a writer whose rows really overlap and whose
-//      nodes are not ordered are races (small groups pairwise, large ones with bitsets in
-//      topological order, so a chain of 10,000 nodes updating one buffer costs O(n^2 / 64)).
+//      nodes are not ordered are races (small groups pairwise; large ones first checked for a
+//      chain of ordered nodes, the common case, else with bitsets in topological order).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -25,7 +27,7 @@
 #include "graphdsl/graph.hpp"
 #include "graphdsl/races.hpp"
 #include "plan/kind_races.hpp"
-#include "plan/plan_access.hpp"
+#include "plan/race_order.hpp"
 #include "plan/races_model.hpp"
 #include "plan/rules.hpp"
 
@@ -48,7 +50,7 @@ Region whole(Space space, std::uint64_t key) { return Region{space, key, 0, all_
 
 /// The graph buffer id standing for `field` of memset/memcpy node i, or 0.
 std::uint64_t buffer_of(const GraphImpl& g, std::uint32_t i, BufferField field) {
-  for (const BufferUse& u : g.buffer_uses) {
+  for (const BufferUse& u : buffer_uses_of(g, i)) {  // node i's uses only (a binary search)
     if (u.node == i && u.field == field && u.alloc_node != ConditionRef::unresolved) {
       return g.allocs[g.nodes[u.alloc_node].payload].uid;
     }
@@ -80,14 +82,31 @@ void add_nested(Level& level, std::uint32_t i, std::int32_t body, std::unique_pt
 
 namespace {
 
+__extension__ typedef __int128 Wide;
+
+Wide floor_div(Wide num, Wide den) { return num >= 0 ? num / den : -((-num + den - 1) / den); }
+Wide ceil_div(Wide num, Wide den) { return num >= 0 ? (num + den - 1) / den : -((-num) / den); }
+
+/// rows_overlap for two regions of several rows the same pitch apart, in O(1): row i of `a` and row j
+/// of `b` start (a.lo - b.lo) + (i - j) * pitch apart, and share a byte when that distance lies in
+/// (-a.width, b.width); every k = i - j in [-(b.rows - 1), a.rows - 1] is reached by rows in range.
+bool same_pitch_overlap(const Region& a, const Region& b) {
+  const Wide p = a.pitch;
+  const Wide d = static_cast<Wide>(a.lo) - static_cast<Wide>(b.lo);
+  const Wide k_lo = std::max<Wide>(floor_div(-static_cast<Wide>(a.width) - d, p) + 1, -(static_cast<Wide>(b.rows) - 1));
+  const Wide k_hi = std::min<Wide>(ceil_div(static_cast<Wide>(b.width) - d, p) - 1, static_cast<Wide>(a.rows) - 1);
+  return k_lo <= k_hi;
+}
+
 /// True when rows of `a` and `b` (same space and key, bounding ranges overlapping) share a byte.
 bool rows_overlap(const Region& a, const Region& b) {
   if (a.width == 0 || b.width == 0) return false;
   if (a.rows == 1 && b.rows == 1) return true;
+  if (a.rows > 1 && b.rows > 1 && a.pitch == b.pitch) return same_pitch_overlap(a, b);
   const Region& few = a.rows <= b.rows ? a : b;
   const Region& many = a.rows <= b.rows ? b : a;
   if (few.rows > (1u << 22)) return true;  // too many rows to compare: conservatively overlapping
-  __extension__ typedef __int128 I;
+  using I = Wide;
   for (std::uint64_t i = 0; i < few.rows; ++i) {
     const I s = static_cast<I>(few.lo) + static_cast<I>(i) * few.pitch;
     const I e = s + few.width;
@@ -98,9 +117,9 @@ bool rows_overlap(const Region& a, const Region& b) {
     // rows j of `many` with many.lo + j p < e and many.lo + j p + w > s
     const I p = many.pitch;
     const I num_lo = s - static_cast<I>(many.width) - static_cast<I>(many.lo);
-    I j_lo = (num_lo >= 0 ? num_lo / p : -((-num_lo + p - 1) / p)) + 1;  // floor + 1
+    I j_lo = floor_div(num_lo, p) + 1;
     const I num_hi = e - static_cast<I>(many.lo);
-    I j_hi = (num_hi >= 0 ? (num_hi + p - 1) / p : -((-num_hi) / p)) - 1;  // ceil - 1
+    I j_hi = ceil_div(num_hi, p) - 1;
     j_lo = std::max<I>(j_lo, 0);
     j_hi = std::min<I>(j_hi, static_cast<I>(many.rows) - 1);
     if (j_lo <= j_hi) return true;
@@ -143,79 +162,6 @@ void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
   declared_accesses(g, i, decl, params, level);
   if (const auto accesses = race_ops(n.kind).accesses) accesses(NodeContext{g, i, here, decl, params, level});
 }
-
-// ---- ordering ---------------------------------------------------------------------------------
-
-/// The redundant edges of a plan with programmatic or launch-completion edges. Such an edge lets its
-/// successor start before its predecessor has finished, so a path that begins with one does not
-/// finish its first node before its last starts: removing an edge p -> v that only such a path
-/// implies would let p and v overlap. An edge p -> v is redundant when another predecessor q of v is
-/// preceded by p through a path whose first edge is full: p has finished before q started, and v
-/// starts after q started, whatever the kinds of the later edges. done(v), one bitset row per node:
-/// the nodes finished before v starts.
-void redundant_after_completion(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level) {
-  const std::size_t words = (g.nodes.size() + 63) / 64;
-  std::vector<std::uint64_t> done(g.nodes.size() * words);
-  for (const std::uint32_t v : order) {
-    std::uint64_t* out = done.data() + v * words;
-    const SmallVec& preds = g.nodes[v].preds;
-    for (const std::uint32_t p : preds) {
-      const std::uint64_t* in = done.data() + p * words;
-      for (std::size_t w = 0; w < words; ++w) out[w] |= in[w];
-    }
-    for (const std::uint32_t p : preds) {
-      if ((out[p / 64] >> (p % 64)) & 1u) level.redundant.push_back(RedundantEdge{level.info(p), level.info(v)});
-    }
-    for (const std::uint32_t p : preds) {
-      if (edge_kind(g, p, v) == EdgeKind::full) out[p / 64] |= std::uint64_t{1} << (p % 64);
-    }
-  }
-}
-
-/// The strict ancestors of every node, one bitset row per node.
-class Reach {
- public:
-  Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level)
-      : words_((g.nodes.size() + 63) / 64), bits_(g.nodes.size() * words_), pos_(g.nodes.size()) {
-    const bool kinded = has_kinded_edges(g);  // then redundant_after_completion judges the edges
-    std::vector<std::uint64_t> implied(words_);
-    for (std::uint32_t k = 0; k < order.size(); ++k) {
-      const std::uint32_t v = order[k];
-      pos_[v] = k;
-      const SmallVec& preds = g.nodes[v].preds;
-      std::uint64_t* out = row(v);
-      if (preds.size() == 1) {
-        std::memcpy(out, row(preds[0]), words_ * sizeof(std::uint64_t));
-      } else if (preds.size() > 1) {
-        std::fill(implied.begin(), implied.end(), 0);
-        for (std::uint32_t p : preds) {
-          const std::uint64_t* in = row(p);
-          for (std::size_t w = 0; w < words_; ++w) implied[w] |= in[w];
-        }
-        for (std::uint32_t p : preds) {
-          if (!kinded && test(implied.data(), p)) {
-            level.redundant.push_back(RedundantEdge{level.info(p), level.info(v)});
-          }
-        }
-        std::memcpy(out, implied.data(), words_ * sizeof(std::uint64_t));
-      }
-      for (std::uint32_t p : preds) out[p / 64] |= std::uint64_t{1} << (p % 64);
-    }
-    if (kinded) redundant_after_completion(g, order, level);
-  }
-  static bool test(const std::uint64_t* row, std::uint32_t u) { return (row[u / 64] >> (u % 64)) & 1u; }
-  const std::uint64_t* row(std::uint32_t v) const { return bits_.data() + v * words_; }
-  std::uint64_t* row(std::uint32_t v) { return bits_.data() + v * words_; }
-  std::uint32_t pos(std::uint32_t v) const { return pos_[v]; }
-  std::size_t words() const { return words_; }
-  /// True when a path of edges joins u and v (either way).
-  bool ordered(std::uint32_t u, std::uint32_t v) const { return pos_[u] < pos_[v] ? test(row(v), u) : test(row(u), v); }
-
- private:
-  std::size_t words_;
-  std::vector<std::uint64_t> bits_;
-  std::vector<std::uint32_t> pos_;
-};
 
 // ---- describing -------------------------------------------------------------------------------
 
@@ -286,7 +232,7 @@ RaceAccess side(const Level& level, const Access& a) {
 
 class RaceFinder {
  public:
-  RaceFinder(Level& level, const Reach& reach) : level_(level), reach_(reach) {}
+  RaceFinder(Level& level, Order& order) : level_(level), order_(order) {}
 
   void run() {
     const std::vector<Access>& acc = level_.accesses;
@@ -334,7 +280,7 @@ class RaceFinder {
   /// Records a race when a and b (distinct nodes, one writing, overlapping) are not ordered.
   void check(const Access& a, const Access& b) {
     if (a.node == b.node || (a.mode != AccessMode::write && b.mode != AccessMode::write)) return;
-    if (!overlap(a.r, b.r) || reach_.ordered(a.node, b.node)) return;
+    if (!overlap(a.r, b.r) || order_.ordered(a.node, b.node)) return;
     const Access& x = a.node < b.node ? a : b;
     const Access& y = a.node < b.node ? b : a;
     if (!seen_.insert((std::uint64_t{x.node} << 32) | y.node).second) return;
@@ -351,15 +297,17 @@ class RaceFinder {
     const std::vector<Access>& acc = level_.accesses;
     std::vector<std::uint32_t> by_pos(members, members + count);
     std::stable_sort(by_pos.begin(), by_pos.end(), [&](std::uint32_t x, std::uint32_t y) {
-      return reach_.pos(acc[x].node) < reach_.pos(acc[y].node);
+      return order_.pos(acc[x].node) < order_.pos(acc[y].node);
     });
-    const std::size_t words = reach_.words();
+    if (chained(by_pos)) return;
+    const Reach& reach = order_.reach();
+    const std::size_t words = reach.words();
     std::vector<std::uint64_t> seen_any(words), seen_write(words);
     std::vector<std::vector<std::uint32_t>> of_node;  // accesses of each node seen so far, by slot
     std::vector<std::int32_t>& slot = slots(level_.g->nodes.size());
     for (std::uint32_t m : by_pos) {
       const Access& a = acc[m];
-      const std::uint64_t* anc = reach_.row(a.node);
+      const std::uint64_t* anc = reach.row(a.node);
       const std::vector<std::uint64_t>& earlier = a.mode == AccessMode::write ? seen_any : seen_write;
       for (std::size_t w = 0; w < words; ++w) {
         std::uint64_t bits = earlier[w] & ~anc[w];
@@ -380,13 +328,26 @@ class RaceFinder {
     for (std::uint32_t m : by_pos) slot[acc[m].node] = -1;
   }
 
+  /// True when the nodes of `by_pos` (accesses in topological order) are all ordered: each after the
+  /// one before it (a buffer updated by a sequence of nodes), so that none of them race. Linear when
+  /// consecutive nodes are close in the plan.
+  bool chained(const std::vector<std::uint32_t>& by_pos) {
+    std::uint32_t prev = ConditionRef::unresolved;
+    for (std::uint32_t m : by_pos) {
+      const std::uint32_t v = level_.accesses[m].node;
+      if (prev != ConditionRef::unresolved && v != prev && !order_.ordered(prev, v)) return false;
+      prev = v;
+    }
+    return true;
+  }
+
   std::vector<std::int32_t>& slots(std::size_t n) {
     if (slot_.size() != n) slot_.assign(n, -1);
     return slot_;
   }
 
   Level& level_;
-  const Reach& reach_;
+  Order& order_;
   std::unordered_set<std::uint64_t> seen_;
   std::vector<std::int32_t> slot_;
 };
@@ -414,8 +375,9 @@ std::unique_ptr<Level> analyze(const GraphImpl& g, std::string context, const Sc
     decl.assign(by_node.begin() + first[i], by_node.begin() + first[i + 1]);
     node_accesses(g, i, here, decl, *level);
   }
-  const Reach reach(g, order, *level);
-  RaceFinder(*level, reach).run();
+  Order ordering(g, order, *level);
+  ordering.find_redundant();
+  RaceFinder(*level, ordering).run();
   std::sort(level->races.begin(), level->races.end(), [](const Race& a, const Race& b) {
     return std::pair(a.first.node.index, a.second.node.index) < std::pair(b.first.node.index, b.second.node.index);
   });

@@ -43,7 +43,6 @@ void stores_of(GraphImpl& g, Mark& m, F&& f) {
 PlanMark mark_of(GraphImpl& g) noexcept {
   PlanMark m;
   stores_of(g, m, [](const auto& store, std::size_t& size) { size = store.size(); });
-  m.edge_count = g.edge_count;
   m.depth = g.depth;
   m.nested_nodes = g.nested_nodes;
   m.held_kinds = g.held_kinds;
@@ -59,6 +58,8 @@ void drop_uses_from(std::vector<T>& list, std::size_t nodes) noexcept {
 /// Takes g back to `m`: what was appended since is dropped (only appended: an add_* changes no
 /// entry it did not add, but for the uses of the parameters already declared, which are in node order).
 void roll_back(GraphImpl& g, const PlanMark& m) noexcept {
+  const bool nodes_dropped = g.nodes.size() > m.nodes;
+  truncate_params(g, m.params);  // with the parameters' index (param_order)
   stores_of(g, m, [](auto& store, std::size_t size) {
     if (store.size() > size) store.erase(store.begin() + static_cast<std::ptrdiff_t>(size), store.end());
   });
@@ -66,7 +67,19 @@ void roll_back(GraphImpl& g, const PlanMark& m) noexcept {
     drop_uses_from(p.uses, m.nodes);
     drop_uses_from(p.nested, m.nodes);
   }
-  g.edge_count = m.edge_count;
+  if (g.succs.size() > m.nodes) g.succs.erase(g.succs.begin() + static_cast<std::ptrdiff_t>(m.nodes), g.succs.end());
+  if (nodes_dropped) {
+    // Edges between the nodes kept and those dropped (a body builder may add them to this plan),
+    // and the edge index, a cache rebuilt when a long list is next added to.
+    for (std::size_t v = 0; v < g.nodes.size(); ++v) {
+      g.nodes[v].preds.keep_below(static_cast<std::uint32_t>(m.nodes));
+      g.succs[v].keep_below(static_cast<std::uint32_t>(m.nodes));
+    }
+    g.long_edges.clear();
+  }
+  std::size_t edges = 0;  // counted: a builder may also have added edges between nodes kept
+  for (const NodeData& n : g.nodes) edges += n.preds.size();
+  g.edge_count = edges;
   g.depth = m.depth;
   g.nested_nodes = m.nested_nodes;
   g.held_kinds = m.held_kinds;

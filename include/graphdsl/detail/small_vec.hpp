@@ -68,6 +68,18 @@ class SmallVec {
   void reserve_more(std::uint32_t n) {
     if (n > cap_ - size_) grow(size_ + n > cap_ * 2 ? size_ + n : cap_ * 2);
   }
+  /// Removes the last element (the list must not be empty). Its slot is zeroed (see below).
+  void pop_back() noexcept { data()[--size_] = 0; }
+  /// Removes the elements not below `limit`, keeping the order of the others.
+  void keep_below(std::uint32_t limit) noexcept {
+    std::uint32_t* p = data();
+    std::uint32_t kept = 0;
+    for (std::uint32_t k = 0; k < size_; ++k) {
+      if (p[k] < limit) p[kept++] = p[k];
+    }
+    for (std::uint32_t k = kept; k < size_; ++k) p[k] = 0;
+    size_ = kept;
+  }
   template <class It>
   void assign(It first, It last) {
     const auto n = static_cast<std::uint32_t>(last - first);

@@ -1,0 +1,184 @@
+// tests/complexity/plan_complexity_test.cpp — building plans, their edges and the questions asked of
+// them cost at most ~linear time: each operation timed at n and 8n nodes (complexity_support.hpp).
+// No CUDA call: kernels are host functions a plan only stores the address of, and pointers are
+// addresses a plan never dereferences.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <graphdsl/graphdsl.hpp>
+
+#include "catch.hpp"
+#include "complexity_support.hpp"
+
+// A namespace of its own: CI compiles the suite in unity batches (tests/CMakeLists.txt).
+namespace plan_complexity_test {
+
+namespace gd = graphdsl;
+using complexity::check_growth;
+
+void step(float*, float, int) {}
+float* const X = reinterpret_cast<float*>(0x10000);
+
+/// n kernel nodes, unlinked, and one empty node to join or fork them.
+struct Unlinked {
+  gd::Graph g;
+  std::vector<gd::KernelNode<float*, float, int>> nodes;
+  gd::EmptyNode hub;
+};
+
+Unlinked unlinked(std::size_t n) {
+  Unlinked u;
+  u.g.reserve(n + 1);
+  u.nodes.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) u.nodes.push_back(u.g.add_kernel(step, gd::Launch{1, 32}, X, 1.0f, 32));
+  u.hub = u.g.add_empty();
+  return u;
+}
+
+/// A chain of n kernel nodes named "k0", "k1", ..., each after the one before.
+gd::Graph chain(std::size_t n) {
+  gd::Graph g("chain");
+  gd::Node prev;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto k = g.add_kernel(step, gd::Launch{1, 32}, X, static_cast<float>(i), 32).name("k" + std::to_string(i));
+    if (i > 0) k.after(prev);
+    prev = k;
+  }
+  return g;
+}
+
+/// n kernel nodes, each after one empty node (a fork), and one empty node after all of them (a join).
+gd::Graph fork_join(std::size_t n) {
+  Unlinked u = unlinked(n);
+  auto fork = u.g.add_empty();
+  fork.before(u.nodes);
+  u.hub.after(u.nodes);
+  return std::move(u.g);
+}
+
+auto size_only = [](std::size_t n) { return n; };
+
+// ---- building -----------------------------------------------------------------------------------
+
+TEST_CASE("complexity: building nodes", "[complexity]") {
+  check_growth("add_kernel + name", 4000, size_only, [](std::size_t n) {
+    gd::Graph g;
+    for (std::size_t i = 0; i < n; ++i) g.add_kernel(step, gd::Launch{1, 32}, X, 1.0f, 32).name("node");
+    return g;
+  });
+  check_growth("add_empty, add_memset, add_host", 2000, size_only, [](std::size_t n) {
+    gd::Graph g;
+    for (std::size_t i = 0; i < n; ++i) {
+      g.add_empty();
+      g.add_memset(X, 0.0f, 32);
+      g.add_host([] {});
+    }
+    return g;
+  });
+  check_growth("chain built with after(previous)", 4000, size_only, [](std::size_t n) { return chain(n); });
+  check_growth("copy of a chain", 4000, chain, [](gd::Graph& g) { return gd::Graph(g); });
+}
+
+// ---- edges --------------------------------------------------------------------------------------
+
+TEST_CASE("complexity: edges one at a time and as ranges", "[complexity]") {
+  check_growth("after() one at a time, all into one node", 4000, unlinked, [](Unlinked& u) {
+    for (const auto& k : u.nodes) u.hub.after(k);
+  });
+  check_growth("after() one at a time, each edge twice", 4000, unlinked, [](Unlinked& u) {
+    for (const auto& k : u.nodes) u.hub.after(k);
+    for (const auto& k : u.nodes) u.hub.after(k);
+  });
+  check_growth("after() a range, all into one node", 4000, unlinked, [](Unlinked& u) { u.hub.after(u.nodes); });
+  check_growth("after() two nodes at a time, all into one node", 4000, unlinked, [](Unlinked& u) {
+    for (std::size_t i = 0; i + 1 < u.nodes.size(); i += 2) u.hub.after(u.nodes[i], u.nodes[i + 1]);
+  });
+  check_growth("Graph::add_edge one at a time, all into one node", 4000, unlinked, [](Unlinked& u) {
+    for (const auto& k : u.nodes) u.g.add_edge(k, u.hub);
+  });
+  check_growth("before() one at a time, one node before all", 4000, unlinked, [](Unlinked& u) {
+    for (const auto& k : u.nodes) u.hub.before(k);
+  });
+  check_growth("before() one at a time, all before one node", 4000, unlinked, [](Unlinked& u) {
+    for (const auto& k : u.nodes) k.before(u.hub);
+  });
+  check_growth("before() a range, one node before all", 4000, unlinked, [](Unlinked& u) { u.hub.before(u.nodes); });
+  check_growth("after(k, programmatic) one at a time, all into one node", 4000, unlinked, [](Unlinked& u) {
+    for (const auto& k : u.nodes) u.hub.after(k, gd::programmatic);
+  });
+}
+
+// ---- questions ----------------------------------------------------------------------------------
+
+TEST_CASE("complexity: questions asked of a plan", "[complexity]") {
+  check_growth("successors() of every node of a chain", 4000, chain, [](gd::Graph& g) {
+    for (const gd::Node& v : g.nodes()) (void)g.successors(v);
+  });
+  check_growth("predecessors() of every node of a chain", 4000, chain, [](gd::Graph& g) {
+    for (const gd::Node& v : g.nodes()) (void)g.predecessors(v);
+  });
+  check_growth("successors() and predecessors(), fork-join", 4000, fork_join, [](gd::Graph& g) {
+    for (const gd::Node& v : g.nodes()) {
+      (void)g.successors(v);
+      (void)g.predecessors(v);
+    }
+  });
+  check_growth("edges() of a fork-join", 4000, fork_join, [](gd::Graph& g) { (void)g.edges(); });
+  check_growth("nodes(), node(i), kind(), name() of a chain", 4000, chain, [](gd::Graph& g) {
+    (void)g.nodes();
+    for (std::uint32_t i = 0; i < g.node_count(); ++i) {
+      (void)g.node(i).kind();
+      (void)g.node(i).name();
+    }
+  });
+  check_growth("find() of the last name of a chain", 4000, chain,
+               [](gd::Graph& g) { (void)g.find("k" + std::to_string(g.node_count() - 1)); });
+  check_growth("storage_bytes() of a chain", 4000, chain, [](gd::Graph& g) { (void)g.storage_bytes(); });
+}
+
+// ---- rules, printing, comparing -----------------------------------------------------------------
+
+TEST_CASE("complexity: validate print fingerprint diff", "[complexity]") {
+  check_growth("validate() of a chain", 4000, chain, [](gd::Graph& g) { g.validate(); });
+  check_growth("validate() of a fork-join", 4000, fork_join, [](gd::Graph& g) { g.validate(); });
+  check_growth("dump() of a chain", 2000, chain, [](gd::Graph& g) { (void)g.dump(); });
+  check_growth("dump() of a fork-join", 2000, fork_join, [](gd::Graph& g) { (void)g.dump(); });
+  // The plan's name grows with the plan (n characters): printed once, it must not cost once per edge.
+  check_growth(
+      "dump() of a plan with a name of n characters", 4000,
+      [](std::size_t n) {
+        gd::Graph g(std::string(n, 'p'));
+        gd::Node prev = g.add_empty().name("first");
+        for (std::size_t i = 1; i < n; ++i) prev = g.add_empty().name("n" + std::to_string(i)).after(prev);
+        return g;
+      },
+      [](gd::Graph& g) { (void)g.dump(); });
+  check_growth("to_dot() of a chain", 2000, chain, [](gd::Graph& g) { (void)g.to_dot(); });
+  check_growth("to_dot() of a fork-join", 2000, fork_join, [](gd::Graph& g) { (void)g.to_dot(); });
+  check_growth("fingerprint() of a chain", 4000, chain, [](gd::Graph& g) { (void)g.fingerprint(); });
+  struct Pair {
+    gd::Graph a, b;
+  };
+  check_growth(
+      "diff() of two chains, equal", 4000,
+      [](std::size_t n) {
+        return Pair{chain(n), chain(n)};
+      },
+      [](Pair& p) { CHECK(gd::diff(p.a, p.b)); });
+  check_growth(
+      "diff() of two chains, every node changed", 4000,
+      [](std::size_t n) {
+        Pair p{chain(n), gd::Graph("chain")};
+        gd::Node prev;
+        for (std::size_t i = 0; i < n; ++i) {
+          auto k = p.b.add_kernel(step, gd::Launch{2, 32}, X, -1.0f, 32).name("k" + std::to_string(i));
+          if (i > 0) k.after(prev);
+          prev = k;
+        }
+        return p;
+      },
+      [](Pair& p) { CHECK(gd::diff(p.a, p.b).changed.size() == p.a.node_count()); });
+}
+
+}  // namespace plan_complexity_test
