@@ -53,7 +53,6 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
                                             detail::FunctionRef<void(unsigned int, Graph&)> body) {
   auto& g = impl();
   check_body_count(type, size);  // before the builder is called: a wrong count would call it ~2^32 times
-  Change change(*this);          // also undoes what a builder that throws added to this plan
   detail::ConditionalData c{type, g.resolve(cond), {}};
   c.bodies.reserve(std::min(size, 16u));  // `size` is the user's: a huge one fails in validate(), not here
   // The bodies reach this plan through `link` while their builders run, and only then: the guard
@@ -84,6 +83,10 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
     built.push_back(b.impl_.get());
     c.bodies.push_back(std::shared_ptr<const detail::GraphImpl>(b.impl_.release()));
   }
+  // What the node adds to this plan, undone if any of it fails. Made after the builders: what a
+  // builder added to this plan itself (a node, through its own add_*) stays, as the handles the
+  // builder holds to it do; undoing it would leave those handles naming the next node added there.
+  Change change(*this);
   g.embed(built, false, fmt::format("add_conditional ({})", to_string(type)));
   g.conditionals.push_back(std::move(c));
   const ConditionalNode node(g.push(NodeKind::conditional, g.conditionals.size() - 1));

@@ -310,6 +310,7 @@ void add_edge(const Node& from, const Node& to) { add_edges(&from, 1, to); }
 
 void add_edges_from(const Node& from, const Node* to, std::size_t count) {
   for (std::size_t k = 0; k < count; ++k) check_edge(from, to[k]);
+  if (count == 0) return;  // nothing to add (and `from` is not read: it may be an empty handle)
   GraphImpl& g = owner(from);
   std::vector<std::uint32_t> added;  // the nodes an edge was added to, undone on a failure: all or none
   added.reserve(count);

@@ -158,15 +158,6 @@ TEST_CASE("an allocation failure inside a conditional node's add_* leaves the pl
        },
        true},
       {"add_switch", [body](Fixture& f) { f.g.add_switch(f.cond, body(f), body(f), body(f)); }, true},
-      // A builder may add to the plan the node goes into: those nodes go when the add_if fails.
-      {"add_if whose builder adds to the enclosing plan",
-       [&m, body](Fixture& f) {
-         f.g.add_if(f.cond, [&](gd::Graph& b) {
-           f.g.add_memset(m.y, f.lr, 256);
-           body(f)(b);
-         });
-       },
-       true},
       {"add_conditional(nested)",
        [body](Fixture& f) {
          f.g.add_conditional(gd::ConditionalType::if_then, f.cond, 1, [&](unsigned, gd::Graph& b) {

@@ -2,6 +2,7 @@
 // their plan, bodies shared by copies, deep and self-embedding nesting, and allocation/edge counts
 // that made validate() and diff() quadratic. No CUDA call.
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ namespace {
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// A plan with one WHILE node whose body holds two kernels; `first`/`second` are the body's handles.
-gd::Graph plan_with_body(Buffers& buf, gd::KernelNode<float*, float, int>& first, gd::KernelNode<float*, float, int>& second) {
+gd::Graph plan_with_body(Buffers& buf, gd::KernelNode<float*, float, int>& first,
+                         gd::KernelNode<float*, float, int>& second) {
   gd::Graph g("outer");
   const gd::Condition c = g.add_condition(1);
   g.add_while(c, [&](gd::Graph& body) {
@@ -103,8 +105,8 @@ TEST_CASE("a dead handle stays dead when a new plan takes its plan's slot in the
     for (int i = 0; i < 2100; ++i) crowd.emplace_back("crowd");
     doomed = gd::Graph("replacement");
   }
-  CHECK(has(usage_error_of([&] { (void)gone.name(); }), "node #0 of graph 'doomed' (plan id " +
-                                                           std::to_string(gone_id) + ") was used after its plan"));
+  CHECK(has(usage_error_of([&] { (void)gone.name(); }),
+            "node #0 of graph 'doomed' (plan id " + std::to_string(gone_id) + ") was used after its plan"));
   std::vector<gd::Graph> alive;
   std::vector<gd::Node> firsts;
   while (firsts.empty() || firsts.back().ref().slot != slot) {
@@ -149,6 +151,31 @@ TEST_CASE("node handles of a plan assigned over or lost in a throwing instantiat
   CHECK(d.name() == "d");
 }
 
+// A builder that throws fails its add_if, which adds no conditional node; what the builder added to
+// the enclosing plan through that plan's own add_* calls stays, so that the handles it took still
+// name those nodes (undoing them would leave the handles naming the next nodes added there).
+TEST_CASE("a builder that throws: no conditional node, and its own additions to the enclosing plan stay named",
+          "[reliability]") {
+  Buffers buf;
+  gd::Graph g("outer");
+  const gd::Condition c = g.add_condition(1);
+  gd::MemsetNode side;
+  REQUIRE_THROWS_AS(g.add_if(c,
+                             [&](gd::Graph& body) {
+                               side = g.add_memset(buf.x, 1.0f, 4).name("side");
+                               body.add_kernel(scale, gd::Launch{1, 1}, buf.y, 3.0f, 1).name("inner");
+                               throw std::runtime_error("builder gave up");
+                             }),
+                    std::runtime_error);
+  REQUIRE(g.node_count() == 1);
+  CHECK(side.name() == "side");
+  CHECK(g.node(0).kind() == gd::NodeKind::memset);
+  const gd::MemsetNode later = g.add_memset(buf.y, 2.0f, 4).name("later");
+  CHECK(side.name() == "side");  // still the builder's node, not the one added after
+  CHECK(later.index() == 1);
+  CHECK(g.node_count() == 2);  // the memsets: no conditional node
+}
+
 TEST_CASE("a body builder that replaces or destroys the outer plan is refused", "[reliability]") {
   gd::Graph g("outer");
   const gd::EmptyNode before = g.add_empty();
@@ -167,9 +194,7 @@ TEST_CASE("a body builder that replaces or destroys the outer plan is refused", 
   gd::Graph h("outer2");
   const gd::Condition c2 = h.add_condition(1);
   gd::Graph thief;
-  const std::string moved = usage_error_of([&] {
-    h.add_while(c2, [&](gd::Graph&) { thief = std::move(h); });
-  });
+  const std::string moved = usage_error_of([&] { h.add_while(c2, [&](gd::Graph&) { thief = std::move(h); }); });
   CHECK(has(moved, "destroyed, replaced or moved graph 'outer2'"));
 }
 
@@ -187,8 +212,7 @@ TEST_CASE("a body moved out of its builder no longer reaches the outer plan", "[
   CHECK(has(usage_error_of([&] { stolen.validate(); }), "a Condition argument is not declared"));
 }
 
-TEST_CASE("Conditions and GraphBuffers of a destroyed plan are refused by the plan they are used in",
-          "[reliability]") {
+TEST_CASE("Conditions and GraphBuffers of a destroyed plan are refused by the plan they are used in", "[reliability]") {
   Buffers buf;
   gd::Condition cond;
   gd::GraphBuffer<float> tmp;
