@@ -58,10 +58,8 @@ struct ParamSite {
 
 /// The entry of x.native.nested for the plan nested in `u` of the plan whose entry is `parent`.
 std::uint32_t nested_entry(const ExecImpl& x, std::uint32_t parent, const NestedUse& u) {
-  for (std::uint32_t e = 0; e < x.native.nested.size(); ++e) {
-    const NestedNative& nested = x.native.nested[e];
-    if (nested.parent == parent && nested.node == u.node && nested.slot == u.slot) return e;
-  }
+  const std::uint32_t e = find_nested(x.native, parent, u.node, u.slot);
+  if (e != ConditionRef::unresolved) return e;
   throw std::logic_error("graphdsl: a nested plan using a parameter has no native nodes");  // materialize records them
 }
 

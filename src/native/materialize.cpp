@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -347,10 +348,31 @@ void Builder::build_nested(std::uint32_t i, std::uint32_t slot, const GraphImpl&
   slots_ = outer_slots;
 }
 
+namespace {
+bool nested_key_before(const NestedNative& a, const NestedNative& b) noexcept {
+  return std::tie(a.parent, a.node, a.slot) < std::tie(b.parent, b.node, b.slot);
+}
+}  // namespace
+
 void Builder::take_results(Materialized& m) {
   m.handles = std::move(root_handles_);
   m.dptrs = std::move(dptrs_);
   m.nested = std::move(nested_);
+  m.nested_by_key.resize(m.nested.size());
+  for (std::uint32_t e = 0; e < m.nested.size(); ++e) m.nested_by_key[e] = e;
+  std::sort(m.nested_by_key.begin(), m.nested_by_key.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return nested_key_before(m.nested[a], m.nested[b]); });
+}
+
+std::uint32_t find_nested(const Materialized& m, std::uint32_t parent, std::uint32_t node,
+                          std::uint32_t slot) noexcept {
+  const NestedNative key{parent, node, slot, {}, {}, {}};
+  const auto it = std::lower_bound(m.nested_by_key.begin(), m.nested_by_key.end(), key,
+                                   [&](std::uint32_t e, const NestedNative& k) {
+                                     return nested_key_before(m.nested[e], k);
+                                   });
+  if (it == m.nested_by_key.end() || nested_key_before(key, m.nested[*it])) return ConditionRef::unresolved;
+  return *it;
 }
 
 cudaGraphNode_t Builder::add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,

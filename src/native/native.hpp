@@ -141,7 +141,14 @@ struct Materialized {
   std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions
   std::vector<void*> dptrs;                         ///< per top-level node: a mem_alloc node's address
   std::vector<NestedNative> nested;                 ///< in the order built (an entry before those it encloses)
+  /// The indices of `nested` sorted by (parent, node, slot): find_nested looks an entry up in
+  /// O(log entries), so that setting a parameter used in b bodies costs O(b log b), not O(b^2).
+  std::vector<std::uint32_t> nested_by_key;
 };
+
+/// The entry of m.nested for the plan nested in body `slot` of node `node` of the plan whose entry
+/// is `parent` (ConditionRef::unresolved: the top level), or ConditionRef::unresolved.
+std::uint32_t find_nested(const Materialized& m, std::uint32_t parent, std::uint32_t node, std::uint32_t slot) noexcept;
 
 /// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.
 using HandleScopes = std::vector<std::vector<cudaGraphConditionalHandle>>;
