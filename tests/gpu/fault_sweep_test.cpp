@@ -1,8 +1,10 @@
 // Allocation failures inside the executable's mutating operations (tests/faults/alloc_hook.hpp: the
 // k-th allocation of the calling thread fails, for every k until the operation makes no more):
-// Executable::set(param) and a per-node update() either complete or leave every node launching the
-// old values, never a mix, and the recorded plan as it was. The plan-side sweep is tests/faults.
+// Executable::set(param), update() (per node and whole graph), set_child, prepare_update,
+// update(prepared) and prepare_child either complete or leave every node launching the old values,
+// never a mix, and the recorded plan as it was. The plan-side sweep is tests/faults.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "alloc_hook.hpp"
@@ -134,6 +136,83 @@ TEST_CASE("an allocation failure inside update() leaves every node on the old pa
     INFO(what);
     CHECK(failed > 0);
     CHECK(updated);
+  }
+}
+
+TEST_CASE("an allocation failure inside set_child, prepare_update, update(prepared) and prepare_child changes nothing",
+          "[gpu][faults][update]") {
+  Cells c;
+  gd::Graph g("setters");
+  add_nodes(g, c, 2.0f, 1.0f, 3.0f);
+  gd::Graph next("setters");
+  add_nodes(next, c, 0.25f, 1.0f, 1.5f);
+  gd::Graph sub("sub");
+  sub.add_kernel(axpb, gd::cover(N), c.child.get(), c.x.get(), 1.5f, 0.0f, N).name("scale");
+  const auto node = gd::node_cast<gd::ChildNode>(*g.find("sub"));
+
+  // set_child(node, plan): the child plan is copied, checked and materialized, then set.
+  {
+    gd::Executable exec = g.instantiate();
+    REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
+    const std::string compiled = exec.plan().dump();
+    const std::uint64_t failed = sweep(
+        "set_child", [&] { exec.set_child(node, sub); },
+        [&](bool threw) {
+          if (!threw) return launches(exec, c, 2.0f, 1.0f, 1.5f);
+          CHECK(exec.plan().dump() == compiled);
+          return launches(exec, c, 2.0f, 1.0f, 3.0f) && exec.plan().dump() == compiled;
+        });
+    CHECK(failed > 0);
+  }
+  // prepare_update changes nothing whatever fails; update(prepared) completes or changes nothing.
+  {
+    gd::Executable exec = g.instantiate();
+    REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
+    const std::string compiled = exec.plan().dump();
+    std::optional<gd::PreparedUpdate> prepared;
+    const std::uint64_t preparing = sweep(
+        "prepare_update", [&] { prepared.emplace(exec.prepare_update(next)); },
+        [&](bool threw) {
+          CHECK(exec.plan().dump() == compiled);
+          const bool same = launches(exec, c, 2.0f, 1.0f, 3.0f);
+          if (threw) prepared.reset();
+          return same;
+        });
+    CHECK(preparing > 0);
+    REQUIRE(prepared.has_value());
+    bool updated = false;
+    const std::uint64_t applying = sweep(
+        "update(prepared)",
+        [&] {
+          updated = false;
+          updated = static_cast<bool>(exec.update(*prepared));
+        },
+        [&](bool threw) {
+          if (!threw && updated) return launches(exec, c, 0.25f, 1.0f, 1.5f);
+          CHECK(exec.plan().dump() == compiled);
+          return launches(exec, c, 2.0f, 1.0f, 3.0f) && exec.plan().dump() == compiled;
+        });
+    INFO("update(prepared) made " << applying << " allocations");
+    CHECK(updated);
+  }
+  // prepare_child, then set_child(node, prepared).
+  {
+    gd::Executable exec = g.instantiate();
+    REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
+    std::optional<gd::PreparedChild> prepared;
+    const std::uint64_t preparing = sweep(
+        "prepare_child", [&] { prepared.emplace(exec.prepare_child(node, sub)); },
+        [&](bool threw) {
+          if (threw) prepared.reset();
+          return launches(exec, c, 2.0f, 1.0f, 3.0f);
+        });
+    CHECK(preparing > 0);
+    REQUIRE(prepared.has_value());
+    const std::uint64_t setting = sweep(
+        "set_child(prepared)", [&] { exec.set_child(node, *prepared); },
+        [&](bool threw) { return launches(exec, c, 2.0f, 1.0f, threw ? 3.0f : 1.5f); });
+    INFO("set_child(prepared) made " << setting << " allocations");
+    CHECK(launches(exec, c, 2.0f, 1.0f, 1.5f));
   }
 }
 
