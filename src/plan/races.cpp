@@ -236,6 +236,13 @@ class RaceFinder {
 
   void run() {
     const std::vector<Access>& acc = level_.accesses;
+    // A pair of nodes is checked once per pair of their accesses: only a node with several
+    // accesses can make a pair come up twice, and only such pairs are remembered (seen_). Pairs of
+    // nodes with one access each (thousands of unordered writers of one buffer) cost no memory.
+    std::vector<std::uint8_t> count(level_.g->nodes.size(), 0);
+    for (const Access& a : acc) count[a.node] = count[a.node] < 2 ? count[a.node] + 1 : 2;
+    several_.assign(count.size(), false);
+    for (std::size_t v = 0; v < count.size(); ++v) several_[v] = count[v] > 1;
     std::vector<std::uint32_t> idx(acc.size());
     for (std::uint32_t k = 0; k < idx.size(); ++k) idx[k] = k;
     std::sort(idx.begin(), idx.end(), [&](std::uint32_t x, std::uint32_t y) {
@@ -283,7 +290,7 @@ class RaceFinder {
     if (!overlap(a.r, b.r) || order_.ordered(a.node, b.node)) return;
     const Access& x = a.node < b.node ? a : b;
     const Access& y = a.node < b.node ? b : a;
-    if (!seen_.insert((std::uint64_t{x.node} << 32) | y.node).second) return;
+    if ((several_[x.node] || several_[y.node]) && !seen_.insert((std::uint64_t{x.node} << 32) | y.node).second) return;
     ++level_.races_found;
     if (level_.races.size() < RaceReport::max_races) {
       level_.races.push_back(Race{side(level_, x), side(level_, y), memory(level_, x.r, y.r)});
@@ -348,7 +355,8 @@ class RaceFinder {
 
   Level& level_;
   Order& order_;
-  std::unordered_set<std::uint64_t> seen_;
+  std::unordered_set<std::uint64_t> seen_;  ///< pairs of nodes found racing, one of them with several accesses
+  std::vector<bool> several_;               ///< per node: it has several accesses
   std::vector<std::int32_t> slot_;
 };
 

@@ -202,6 +202,22 @@ TEST_CASE("races: an edge implied only through a programmatic or launch-completi
   }
 }
 
+// Every pair of unordered writers races; each pair is counted once, also when both nodes touch
+// the memory twice (then the pairs are remembered), and without remembering pairs otherwise.
+TEST_CASE("races: unordered writers are counted once per pair, with one access or several", "[races]") {
+  float x[64] = {}, y[64] = {};
+  const std::size_t n = 1500;
+  gd::Graph single("single");
+  for (std::size_t k = 0; k < n; ++k) single.add_kernel(write_x, one, x, 64);
+  const gd::RaceReport r = single.check_races();
+  CHECK(r.races_found == n * (n - 1) / 2);
+  CHECK(r.races.size() == gd::RaceReport::max_races);
+
+  gd::Graph twice("twice");  // each host node writes x and y: a pair races on both, counted once
+  for (int k = 0; k < 40; ++k) twice.add_host([] {}).accesses(gd::writes(x, 64), gd::writes(y, 64));
+  CHECK(twice.check_races().races_found == 40 * 39 / 2);
+}
+
 TEST_CASE("races: host and captured nodes are unbounded unless they declare accesses", "[races]") {
   float x[16] = {};
   gd::Graph g("host");
