@@ -349,9 +349,10 @@ void Builder::build_nested(std::uint32_t i, std::uint32_t slot, const GraphImpl&
 }
 
 namespace {
-bool nested_key_before(const NestedNative& a, const NestedNative& b) noexcept {
-  return std::tie(a.parent, a.node, a.slot) < std::tie(b.parent, b.node, b.slot);
+std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> nested_key(const NestedNative& nested) noexcept {
+  return {nested.parent, nested.node, nested.slot};
 }
+bool nested_key_before(const NestedNative& a, const NestedNative& b) noexcept { return nested_key(a) < nested_key(b); }
 }  // namespace
 
 void Builder::take_results(Materialized& m) {
