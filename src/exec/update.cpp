@@ -123,6 +123,8 @@ std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
   // Every node of the executable now has the template graph's parameters, which its own graph
   // (native.graph) may not have: an update from that graph patches them all there first.
   mark_graph_behind(x);
+  // The copies below cannot fail: the template has the executable's shape, so each vector is
+  // assigned one of its own size, which reuses its storage (no allocation after CUDA's update).
   x.native.host_slots = m.host_slots;  // the executable now holds the template's slots
   // ... and the references of the template graph's user object (cudaGraphExecUpdate replaces
   // the executable's with them): events given to setters from now on go to that one.
