@@ -7,7 +7,7 @@
 
 namespace graphdsl::detail::race {
 
-Reach::Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level, bool record)
+Reach::Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level, bool record, bool finished)
     : words_((g.nodes.size() + 63) / 64), bits_(g.nodes.size() * words_) {
   std::vector<std::uint64_t> implied(words_);
   for (const std::uint32_t v : order) {
@@ -26,7 +26,9 @@ Reach::Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level&
       }
       std::memcpy(out, implied.data(), words_ * sizeof(std::uint64_t));
     }
-    for (std::uint32_t p : preds) out[p / 64] |= std::uint64_t{1} << (p % 64);
+    for (std::uint32_t p : preds) {
+      if (!finished || edge_kind(g, p, v) == EdgeKind::full) out[p / 64] |= std::uint64_t{1} << (p % 64);
+    }
   }
 }
 
@@ -59,39 +61,9 @@ bool Order::mark_ancestors(const std::uint32_t* from, std::size_t count, std::ui
   return true;
 }
 
-namespace {
-
-/// The redundant edges of a plan with programmatic or launch-completion edges. Such an edge lets its
-/// successor start before its predecessor has finished, so a path that begins with one does not
-/// finish its first node before its last starts: removing an edge p -> v that only such a path
-/// implies would let p and v overlap. An edge p -> v is redundant when another predecessor q of v is
-/// preceded by p through a path whose first edge is full: p has finished before q started, and v
-/// starts after q started, whatever the kinds of the later edges. done(v), one bitset row per node:
-/// the nodes finished before v starts.
-void redundant_after_completion(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level) {
-  const std::size_t words = (g.nodes.size() + 63) / 64;
-  std::vector<std::uint64_t> done(g.nodes.size() * words);
-  for (const std::uint32_t v : order) {
-    std::uint64_t* out = done.data() + v * words;
-    const SmallVec& preds = g.nodes[v].preds;
-    for (const std::uint32_t p : preds) {
-      const std::uint64_t* in = done.data() + p * words;
-      for (std::size_t w = 0; w < words; ++w) out[w] |= in[w];
-    }
-    for (const std::uint32_t p : preds) {
-      if (Reach::test(out, p)) level.redundant.push_back(RedundantEdge{level.info(p), level.info(v)});
-    }
-    for (const std::uint32_t p : preds) {
-      if (edge_kind(g, p, v) == EdgeKind::full) out[p / 64] |= std::uint64_t{1} << (p % 64);
-    }
-  }
-}
-
-}  // namespace
-
 void Order::find_redundant() {
   if (!g_.edge_kinds.empty()) {  // edges that let their successor start early: judged by completion
-    redundant_after_completion(g_, order_, level_);
+    (void)Reach(g_, order_, level_, true, true);
     return;
   }
   for (std::uint32_t v = 0; v < g_.nodes.size(); ++v) {

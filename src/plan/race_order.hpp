@@ -15,9 +15,15 @@ namespace graphdsl::detail::race {
 /// The strict ancestors of every node, one bitset row per node (n^2 / 8 bytes), built in
 /// topological order. With `record`, the redundant edges are added to `level` on the way (an edge
 /// p -> v is redundant when p is an ancestor of another predecessor of v).
+/// With `finished`, a row holds only the nodes that have finished when its node starts: a
+/// programmatic or launch-completion edge lets its successor start before its predecessor has
+/// finished, so a predecessor joins the row over a full edge only (the nodes finished before it
+/// started join over any edge). An edge p -> v is then redundant when p has finished before another
+/// predecessor of v starts; an edge implied only through a path whose first edge starts early is
+/// needed (removing it would let p and v overlap).
 class Reach {
  public:
-  Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level, bool record);
+  Reach(const GraphImpl& g, const std::vector<std::uint32_t>& order, Level& level, bool record, bool finished = false);
   static bool test(const std::uint64_t* row, std::uint32_t u) { return (row[u / 64] >> (u % 64)) & 1u; }
   const std::uint64_t* row(std::uint32_t v) const { return bits_.data() + v * words_; }
   std::uint64_t* row(std::uint32_t v) { return bits_.data() + v * words_; }
