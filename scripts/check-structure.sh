@@ -11,6 +11,10 @@
 #     src/plan/ includes "native/", "exec/", "kinds/" or "nccl/"; src/native/ includes "exec/",
 #     "kinds/" or "nccl/"; src/exec/ includes "kinds/" or "nccl/"; include/graphdsl/graph.hpp
 #     includes graphdsl/executable.hpp; a public header under include/ includes a file of src/;
+#   - src/plan/ or src/native/ includes a public header of the executable's layer
+#     (graphdsl/executable.hpp, prepared_update.hpp, cache.hpp, device_graph.hpp, device_node.hpp);
+#   - a record type of a plan's store (src/plan/records/stores.def) is defined elsewhere than in its
+#     owner kind's src/plan/records/<owner>.hpp;
 #   - a file under src/native/ or src/exec/ names a data member of detail::GraphImpl (the plan's
 #     storage, src/plan/graph_impl.hpp) as `.field` or `->field`, outside comments: those layers
 #     reach a plan through the plan layer's functions (src/plan/plan_access.hpp and the others it
@@ -127,6 +131,14 @@ includes="$(grep -rhE '^[[:space:]]*#[[:space:]]*include' src include | wc -l)"
 upward src/plan "src/plan/ (no CUDA call)" "native|exec|kinds|nccl"
 upward src/native "src/native/" "exec|kinds|nccl"
 upward src/exec "src/exec/" "kinds|nccl"
+# The public headers of the executable's layer (its API, declared in include/graphdsl/) are
+# included from src/exec/ and above only.
+exec_headers='executable|prepared_update|cache|device_graph|device_node'
+hits="$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]graphdsl/($exec_headers)\.hpp[\">]" src/plan src/native 2>/dev/null)"
+if [ -n "$hits" ]; then
+  fail "src/plan/ or src/native/ includes a public header of the executable's layer ($exec_headers):"
+  indent <<<"$hits"
+fi
 if [ -f include/graphdsl/graph.hpp ]; then
   hits="$(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]graphdsl/executable\.hpp[">]' \
     include/graphdsl/graph.hpp)"
@@ -159,10 +171,11 @@ fi
 # 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (issue 13, item 3).
 # The data members of GraphImpl; `id` and `name` are left out (PlanToken and ParamType have
 # members of those names, read through handles): those layers use plan_id() and plan_name().
-graph_impl_fields='nodes|kernels|kernel_links|kernel_attributes|edge_kinds|args|memsets|memset_types|memcpys|hosts|children|events'
-graph_impl_fields+='|conditions|placeholders|conditionals|captures|allocs|frees|buffer_uses|peer_copies|symbol_uses'
-graph_impl_fields+='|declared|params|records|names|default_device|parent|token|sealed|depth|nested_nodes|held_kinds'
-graph_impl_fields+='|edge_count|copied_from'
+# The stores come from src/plan/records/stores.def; the rest are PlanStores' and GraphImpl's own.
+stores_def=src/plan/records/stores.def
+store_fields="$(sed -nE 's/^GRAPHDSL_STORE\([^,]+,[[:space:]]*([a-z_]+),.*/\1/p' "$stores_def" 2>/dev/null | paste -sd'|')"
+graph_impl_fields="${store_fields:+$store_fields|}default_device|parent|token|sealed|depth|nested_nodes|held_kinds"
+graph_impl_fields+='|edge_count|copied_from|succs|param_order|long_edges'
 # Members of other structs with those names, by the expressions that reach them: a Materialized's
 # nodes (ExecImpl::native, Builder::materialize's `m`, update_whole_graph's `m`), a NestedNative's
 # nodes and parent (an element of Materialized::nested or Builder::nested_, or `nested`, one of
@@ -194,6 +207,34 @@ if [ ${#storage_dirs[@]} -gt 0 ]; then
   fi
 fi
 [ "$failures" -eq "$failures_before" ] && summary+=("plan storage: src/native/ and src/exec/ name no field of GraphImpl ($allowed_lines line(s) name members of other structs of the same names)")
+
+# 6. Record types: each element type of a store (src/plan/records/stores.def) that graphdsl defines
+# in src/ is defined in src/plan/records/<owner>.hpp, and nowhere else; a record header makes no
+# CUDA call (it includes nothing of native/ or the CUDA call path).
+failures_before=$failures
+records=0
+if [ -f "$stores_def" ]; then
+  while IFS=, read -r owner member element _; do
+    owner="${owner// /}"
+    element="$(sed -E 's/^[[:space:]]+|[[:space:]]+$//g' <<<"$element")"
+    [[ "$element" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue  # std::, pointers, templates: not records
+    defs="$(grep -rlE "^[[:space:]]*(struct|class|enum class)[[:space:]]+$element\b[^;]*\{" src)"
+    [ -z "$defs" ] && continue  # a CUDA struct or a public type (include/graphdsl/)
+    records=$((records + 1))
+    home="src/plan/records/$owner.hpp"
+    if [ "$defs" != "$home" ]; then
+      fail "record type $element (store ${member// /}, owner $owner) is defined in $(paste -sd' ' <<<"$defs"), not only in $home"
+    fi
+  done < <(sed -nE 's/^GRAPHDSL_STORE\((.*)\)[[:space:]]*$/\1/p' "$stores_def")
+  hits="$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"(native|exec|kinds|nccl)/' src/plan/records)"
+  if [ -n "$hits" ]; then
+    fail "a record header (src/plan/records/) includes a layer above the plan's:"
+    indent <<<"$hits"
+  fi
+else
+  fail "$stores_def is missing"
+fi
+[ "$failures" -eq "$failures_before" ] && summary+=("records: $records record types of graphdsl's own, each defined in its owner's src/plan/records/<owner>.hpp only")
 
 [ ${#summary[@]} -gt 0 ] && printf 'check-structure: %s\n' "${summary[@]}"
 if [ "$failures" -ne 0 ]; then

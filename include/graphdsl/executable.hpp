@@ -37,7 +37,7 @@ class Event;
 
 namespace detail {
 struct ExecImpl;
-/// Deletes an executable's state (src/exec/executable.cpp); see GraphImplDelete.
+/// Deletes an executable's state (src/exec/exec_impl.cpp); see GraphImplDelete.
 struct ExecImplDelete {
   static void destroy(ExecImpl* x) noexcept;
 };

@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include "graphdsl/executable.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
@@ -99,26 +98,6 @@ void ExecTraits::destroy(cudaGraphExec_t e) noexcept {
   if (on_callback_thread() ||
       destroy_counted(&cudaGraphExecDestroy, e, counters().executables) == cudaErrorNotPermitted) {
     destroy_later(e, &destroy_exec_now);
-  }
-}
-
-void ExecImplDelete::destroy(ExecImpl* x) noexcept {
-  if (!on_callback_thread()) {
-    delete x;
-    return;
-  }
-  // Destroyed inside a CUDA callback, as by a host node deleting its own executable: the thread that
-  // launched it may still be inside cudaGraphLaunch of it, and destroying the executable then
-  // crashed the driver (SIGSEGV in cuGraphLaunch; docs/reliability.md section 11). The release
-  // thread deletes it once the callback has returned and no launch() of it is under way.
-  try {
-    release_later(std::shared_ptr<const void>(x, [](const void* p) {
-      auto* e = static_cast<ExecImpl*>(const_cast<void*>(p));
-      while (e->launching.load(std::memory_order_acquire)) std::this_thread::yield();
-      delete e;
-    }));
-  } catch (...) {
-    // Out of memory for the shared_ptr's control block: it has deleted x in place already.
   }
 }
 

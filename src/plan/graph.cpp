@@ -87,42 +87,11 @@ GraphImpl::GraphImpl(std::string graph_name)
 }
 
 GraphImpl::GraphImpl(const GraphImpl& o)
-    : id(next_plan_id()),
+    : PlanStores(o),
+      id(next_plan_id()),
       copied_from(o.id),
       name(o.name),
-      nodes(o.nodes),
-      names(o.names),
-      edge_count(o.edge_count),
-      succs(o.succs),
-      kernels(o.kernels),
-      kernel_links(o.kernel_links),
-      kernel_attributes(o.kernel_attributes),
-      edge_kinds(o.edge_kinds),
-      args(o.args),
-      memsets(o.memsets),
-      memset_types(o.memset_types),
-      memcpys(o.memcpys),
-      hosts(o.hosts),
-      children(o.children),
-      events(o.events),
-      conditions(o.conditions),
-      placeholders(o.placeholders),
-      conditionals(o.conditionals),
-      captures(o.captures),
-      allocs(o.allocs),
-      frees(o.frees),
-      buffer_uses(o.buffer_uses),
-      peer_copies(o.peer_copies),
-      symbol_uses(o.symbol_uses),
-      declared(o.declared),
-      params(o.params),
-      param_order(o.param_order),
-      records(o.records),
-      default_device(o.default_device),
-      token(SharedRef<PlanToken>::adopt(new PlanToken{this, id, name})),
-      depth(o.depth),
-      nested_nodes(o.nested_nodes),
-      held_kinds(o.held_kinds) {
+      token(SharedRef<PlanToken>::adopt(new PlanToken{this, id, name})) {
   own_parameter_plans(*this);
   slot = take_plan_slot(this, id);  // last: a constructor that throws has no slot to give back
   counters().plans.fetch_add(1);
@@ -531,27 +500,16 @@ namespace {
 /// The bytes of one plan, not counting the plans it embeds.
 std::size_t plan_bytes(const detail::GraphImpl& g) {
   std::size_t bytes = sizeof(detail::GraphImpl) + g.name.capacity();
-  bytes += g.nodes.capacity() * sizeof(detail::NodeData);
-  bytes += g.names.capacity() * sizeof(std::string);
+  detail::for_each_store(g, [&](const auto& store, detail::StoreId) {
+    bytes += store.capacity() * sizeof(typename std::decay_t<decltype(store)>::value_type);
+  });
   for (const auto& s : g.names) {
     if (s.capacity() > 15) bytes += s.capacity() + 1;  // beyond the small-string buffer
   }
   for (const auto& n : g.nodes) bytes += n.preds.heap_capacity() * sizeof(std::uint32_t);
   bytes += g.succs.capacity() * sizeof(detail::SmallVec);
   for (const auto& s : g.succs) bytes += s.heap_capacity() * sizeof(std::uint32_t);
-  bytes += g.kernels.capacity() * sizeof(detail::KernelData) + g.kernel_links.capacity() * sizeof(detail::KernelLinks);
-  bytes += g.memsets.capacity() * sizeof(cudaMemsetParams) + g.memcpys.capacity() * sizeof(cudaMemcpy3DParms);
-  bytes += g.memset_types.capacity() * sizeof(detail::ScalarType) + g.args.capacity();
-  bytes += g.hosts.capacity() * sizeof(g.hosts[0]) + g.events.capacity() * sizeof(Event);
-  bytes += g.children.capacity() * sizeof(g.children[0]);
-  bytes += g.captures.capacity() * sizeof(detail::CaptureData) + g.allocs.capacity() * sizeof(detail::AllocData) +
-           g.frees.capacity() * sizeof(std::uint32_t) + g.buffer_uses.capacity() * sizeof(detail::BufferUse);
-  bytes += g.conditions.capacity() * sizeof(detail::ConditionData) +
-           g.placeholders.capacity() * sizeof(detail::KernelPlaceholder) +
-           g.conditionals.capacity() * sizeof(detail::ConditionalData);
   for (const auto& c : g.conditionals) bytes += c.bodies.capacity() * sizeof(c.bodies[0]);
-  bytes += g.params.capacity() * sizeof(detail::ParamData) + g.records.capacity() +
-           g.symbol_uses.capacity() * sizeof(detail::SymbolUse);
   for (const auto& p : g.params) {
     if (p.name.capacity() > 15) bytes += p.name.capacity() + 1;
     bytes += p.uses.capacity() * sizeof(detail::ParamUse);

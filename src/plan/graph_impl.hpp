@@ -1,7 +1,8 @@
 // plan/graph_impl.hpp — the storage of a plan (the plan layer's; not a public header).
 //
-// One vector of nodes (kind, payload index, predecessor list), the node names apart, plus one vector
-// per node kind for the parameters, so a kernel node costs only what a kernel needs.
+// One vector of nodes (kind, payload index, predecessor list), the node names apart, plus the
+// stores of the node kinds' records (plan/records/stores.def lists every store; each record type is
+// in plan/records/<kind>.hpp), so a kernel node costs only what a kernel needs.
 //
 // Not installed: graph.hpp only forward-declares GraphImpl, and its templates reach the storage
 // through out-of-line members of Graph (docs/performance.md, "Include cost"). The small types those
@@ -37,179 +38,16 @@
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
 #include "graphdsl/parameter.hpp"
+#include "plan/records/captured.hpp"
+#include "plan/records/conditional.hpp"
+#include "plan/records/kernel.hpp"
+#include "plan/records/mem_alloc.hpp"
+#include "plan/records/memcpy.hpp"
+#include "plan/records/plan.hpp"
 
 namespace graphdsl::detail {
 
-/// A reference from a node to a Condition, by position: the plan `levels` steps out from the
-/// node's plan (0: the same plan, 1: the plan enclosing it, ...) and the index in that plan's
-/// `conditions`. Positions, not ids, so that two plans built the same way compare equal.
-struct ConditionRef {
-  static constexpr std::uint32_t unresolved = 0xffffffffu;
-  std::uint32_t levels = unresolved;  ///< `unresolved`: not declared in this plan or one enclosing it
-  std::uint32_t index = 0;
-};
-
-/// A placeholder argument of a kernel: where its value goes in the argument block. For a
-/// Condition, `ref` locates the condition; for a GraphBuffer, `ref.index` is the plan index of the
-/// mem_alloc node (levels 0), or `ref.levels` is unresolved.
-struct KernelPlaceholder {
-  std::uint32_t offset;  ///< byte offset within the kernel's argument block
-  PlaceholderKind kind;
-  ConditionRef ref;
-  std::uint64_t uid = 0;  ///< Condition::id() or GraphBuffer::id() (to resolve it in another plan)
-};
-
-/// A graph allocation (add_mem_alloc). A plan's allocs are in node order, so their uids increase.
-struct AllocData {
-  std::uint64_t uid;  ///< GraphBuffer::id()
-  std::size_t bytes;
-  int device;  ///< -1: the current device when compiled
-  std::vector<int> peers;
-  std::uint32_t node = 0;  ///< the mem_alloc node
-};
-
-/// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order).
-struct BufferUse {
-  std::uint32_t node;  ///< the memset or memcpy node
-  BufferField field;
-  std::uint32_t alloc_node;  ///< the mem_alloc node, or ConditionRef::unresolved
-  std::uint64_t uid = 0;     ///< GraphBuffer::id() (to resolve it in another plan)
-};
-
-struct CaptureData {
-  std::shared_ptr<StreamClosure> fn;
-  cudaStreamCaptureMode mode;
-};
-
-/// What a kernel record keeps of its Launch: grid, block, dynamic shared memory and priority (32
-/// bytes, so that KernelData stays 48). The launch attributes (cluster, cooperative, sync domain, L2
-/// window), which few kernels have, live in GraphImpl::kernel_attributes: launch_of() and
-/// store_launch() put the two together.
-struct LaunchShape {
-  dim3 grid{1, 1, 1};
-  dim3 block{1, 1, 1};
-  unsigned int shared_bytes = 0;
-  int priority = 0;
-};
-
-/// An edge that is not a full one (programmatic, launch completion): GraphImpl::edge_kinds.
-struct EdgeKindData {
-  std::uint32_t from = 0;
-  std::uint32_t to = 0;
-  EdgeKind kind = EdgeKind::full;
-};
-
-/// The launch attributes of one kernel (its index in GraphImpl::kernels).
-struct KernelAttributes {
-  std::uint32_t kernel = 0;
-  dim3 cluster{0, 0, 0};
-  bool cooperative = false;
-  MemSyncDomain sync_domain = MemSyncDomain::default_domain;
-  L2Window l2{};
-  bool device_updatable = false;
-};
-
-/// Where a parameter is used: a kernel argument (its byte offset in the kernel's block, position
-/// counting from 1) or a memset value (position 0).
-/// Where a parameter's value is written: a kernel argument, a memset's value, a memcpy's endpoint.
-enum class ParamPlace : std::uint8_t { kernel_argument, memset_value, memcpy_dst, memcpy_src };
-
-struct ParamUse {
-  std::uint32_t node;
-  std::uint32_t offset = 0;    ///< kernel_argument: the byte offset in the node's argument block
-  std::uint32_t position = 0;  ///< kernel_argument: the argument, counting from 1; else 0
-  ParamPlace place = ParamPlace::kernel_argument;
-};
-
-/// A plan nested in node `node` of a plan (a child plan: slot 0; a conditional node: its body
-/// `slot`) that uses a parameter, and the index of the parameter's entry in that plan's params (by
-/// position: a plan updated from a template keeps the positions, not the template's ids).
-struct NestedUse {
-  std::uint32_t node;
-  std::uint32_t slot = 0;
-  std::uint32_t entry = 0;
-};
-
-/// A parameter of a plan: declared by Graph::parameter() on it, or used in it and declared by an
-/// enclosing plan (a conditional body using its plan's parameter) or by a child plan it embeds.
-/// Its type, name, current value, uses in this plan (in node order) and the nested plans that use it
-/// (each has an entry for it: NestedUse::entry). One entry per parameter and plan, in the order the plan
-/// met them, so plans built the same way have the same entries.
-struct ParamData {
-  std::uint64_t uid;
-  const ParamType* type;
-  std::string name;
-  std::array<unsigned char, max_parameter_bytes> value{};
-  std::vector<ParamUse> uses;
-  std::vector<NestedUse> nested;  ///< in the order embedded
-  bool declared = true;           ///< false: declared by an enclosing plan or by a child plan
-};
-
-/// A kernel node's record (48 bytes): what the diff of Executable::update compares for every kernel
-/// of both plans, with one memcmp per block of nodes (plan/diff_blocks.cpp): the function, the launch
-/// shape and where its arguments are. The rest of a kernel is in its KernelLinks.
-struct KernelData {
-  const void* func = nullptr;
-  LaunchShape launch;
-  std::uint64_t args = 0;  ///< offset of the packed argument block in GraphImpl::args (64-bit: the
-                           ///< arena may pass 4 GiB)
-};
-
-/// What a kernel has besides its KernelData (16 bytes; GraphImpl::kernel_links, same index as
-/// GraphImpl::kernels, so a kernel costs 64 bytes in all): its argument layout, which its function
-/// determines (the ArgLayoutOf of the kernel's own signature, or a setter's that packs the same way:
-/// kernels of one function pack their arguments alike, so the diff need not compare layouts), and
-/// its placeholder arguments, which the diff reads only when a plan has placeholders.
-struct KernelLinks {
-  const ArgLayout* layout = nullptr;
-  std::uint32_t ph_first = 0;  ///< first entry in GraphImpl::placeholders
-  std::uint32_t ph_count = 0;  ///< placeholder arguments (conditions, graph buffers) of this kernel
-};
-
-/// A condition declared by add_condition().
-struct ConditionData {
-  std::uint64_t uid;
-  unsigned int default_value;
-  bool assign_default;
-};
-
 struct GraphImpl;
-
-/// A conditional node: its shape, its condition and its body plans.
-struct ConditionalData {
-  ConditionalType type;
-  ConditionRef condition;
-  std::vector<std::shared_ptr<const GraphImpl>> bodies;
-};
-
-/// A memcpy node made by add_memcpy_peer: a direct copy between two devices.
-struct PeerCopy {
-  std::uint32_t node;
-  int src_device;
-  int dst_device;
-};
-
-/// A memcpy node made by add_memcpy_to_symbol / add_memcpy_from_symbol: which of its pointers is a
-/// `__device__` symbol. The memcpy record holds the symbol's own address (the host-side variable the
-/// runtime API takes) plus `offset`; compiling replaces it with the symbol's device address plus
-/// `offset` (cudaGetSymbolAddress).
-struct SymbolUse {
-  std::uint32_t node;
-  BufferField field;         ///< memcpy_dst (a copy to the symbol) or memcpy_src (from it)
-  const void* symbol;        ///< the symbol
-  std::size_t offset;        ///< bytes into the symbol where the copy starts
-  std::size_t symbol_bytes;  ///< the symbol's size
-};
-
-/// One node of a plan (24 bytes: the diff of Executable::update reads every node of both plans, so
-/// the record holds only what every node has; names live in GraphImpl::names).
-struct NodeData {
-  SmallVec preds;             ///< set semantics, in insertion order
-  std::uint32_t payload = 0;  ///< index into the per-kind vector
-  NodeKind kind = NodeKind::empty;
-  std::uint8_t reserved = 0;  ///< no padding byte: the diff compares blocks of records with memcmp
-  std::int16_t device = -1;   ///< the device the node is placed on; -1: the current device at compile time
-};
 
 /// The liveness token of a plan, shared by the plan, its Parameters and its conditional bodies'
 /// builders through SharedRef (graphdsl/detail/shared_ref.hpp; retain / release in plan/token.cpp);
@@ -230,14 +68,52 @@ struct ParentLink {
   SharedRef<PlanToken> outer;
 };
 
+/// The data of a plan: one vector per line of plan/records/stores.def, and what follows from
+/// them. Copying it copies the plan's nodes, edges, parameters and names; GraphImpl adds what makes a
+/// plan itself (its id, liveness token, seal), which a copy does not take.
+struct PlanStores {
+#define GRAPHDSL_STORE(owner, member, element, on_update) std::vector<element> member;
+#include "plan/records/stores.def"
+#undef GRAPHDSL_STORE
+
+  std::size_t edge_count = 0;
+  /// Successors by node index: the reverse of NodeData::preds (each list in the order its edges were
+  /// added), so that Graph::successors() costs what it returns. Kept by push() and add_preds().
+  std::vector<SmallVec> succs;
+  /// (uid, index in `params`) of every entry of `params`, sorted by uid: param_index's binary search.
+  /// Kept by push_param() and truncate_params().
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> param_order;
+  int default_device = -1;         ///< the device new nodes are placed on (Graph::set_default_device)
+  std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
+  std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted
+  std::uint32_t held_kinds = 0;    ///< bit k: a node of kind k here or in a child plan (not in bodies)
+};
+
+/// The stores of plan/records/stores.def, by position.
+enum class StoreId : std::uint8_t {
+#define GRAPHDSL_STORE(owner, member, element, on_update) member,
+#include "plan/records/stores.def"
+#undef GRAPHDSL_STORE
+};
+/// The number of stores.
+inline constexpr std::size_t store_count = 0
+#define GRAPHDSL_STORE(owner, member, element, on_update) +1
+#include "plan/records/stores.def"
+#undef GRAPHDSL_STORE
+    ;
+
+/// Calls f(store, id) for every store of `s` (a PlanStores, const or not), in stores.def's order.
+template <class Stores, class F>
+void for_each_store(Stores& s, F&& f) {
+#define GRAPHDSL_STORE(owner, member, element, on_update) f(s.member, StoreId::member);
+#include "plan/records/stores.def"
+#undef GRAPHDSL_STORE
+}
+
 /// The sizes of a plan's stores and its running totals when an add_* began (kept by Graph::Change):
-/// going back to them undoes an add_* that failed part way (plan/savepoint.cpp). Every store a node
-/// adds to appears here; stores_of (plan/savepoint.cpp) lists them.
+/// going back to them undoes an add_* that failed part way (plan/savepoint.cpp).
 struct PlanMark {
-  std::size_t nodes = 0, names = 0, kernels = 0, kernel_links = 0, kernel_attributes = 0, edge_kinds = 0, args = 0,
-              memsets = 0, memset_types = 0, memcpys = 0, hosts = 0, children = 0, events = 0, conditions = 0,
-              placeholders = 0, conditionals = 0, captures = 0, allocs = 0, frees = 0, buffer_uses = 0, peer_copies = 0,
-              symbol_uses = 0, declared = 0, params = 0, records = 0;
+  std::size_t sizes[store_count] = {};  ///< by StoreId
   std::uint32_t depth = 0;
   std::uint64_t nested_nodes = 0;
   std::uint32_t held_kinds = 0;
@@ -250,9 +126,11 @@ enum class Sealed : std::uint8_t {
   recorded,  ///< an executable's recorded plan (Executable::plan())
 };
 
-struct GraphImpl {
+struct GraphImpl : PlanStores {
   explicit GraphImpl(std::string graph_name);
-  GraphImpl(const GraphImpl& other);  ///< a copy is a new plan with a new id (and unsealed)
+  /// A copy is a new plan with the same data (PlanStores), a new id and token, unsealed, and with
+  /// no link to a plan enclosing `other`.
+  GraphImpl(const GraphImpl& other);
   GraphImpl& operator=(const GraphImpl&) = delete;
   ~GraphImpl();
 
@@ -260,59 +138,16 @@ struct GraphImpl {
   std::uint32_t slot = 0;  ///< this plan's entry in the plan table (plan/handles.hpp), taken last by the constructors
   std::uint64_t copied_from = 0;  ///< the id of the plan this one is a copy of (0: none), for messages
   std::string name;
-  std::vector<NodeData> nodes;
-  /// Node names by node index: shorter than `nodes` where the last nodes have no name, and empty
-  /// while no node has one (most plans), so that a diff of unnamed plans reads no name.
-  std::vector<std::string> names;
-  std::size_t edge_count = 0;
-  /// Successors by node index: the reverse of NodeData::preds (each list in the order its edges were
-  /// added), so that Graph::successors() costs what it returns. Kept by push() and add_preds().
-  std::vector<SmallVec> succs;
   /// The edges into nodes whose predecessor lists grew long (over long_preds entries), as
   /// to << 32 | from, and to << 32 | 0xffffffff once node `to`'s list is in: adding one edge to such a
   /// node finds a duplicate without reading its list (add_preds). A cache of `nodes`, rebuilt per
   /// node when missing: copies start without it.
   std::unordered_set<std::uint64_t> long_edges;
-
-  std::vector<KernelData> kernels;
-  std::vector<KernelLinks> kernel_links;            ///< per kernel, same index as `kernels`: layout and placeholders
-  std::vector<KernelAttributes> kernel_attributes;  ///< sorted by kernel; only kernels that have attributes
-  std::vector<EdgeKindData>
-      edge_kinds;  ///< sorted by (to, from); only edges that are not full (the edge is in preds too)
-  std::vector<unsigned char> args;
-  std::vector<cudaMemsetParams> memsets;
-  std::vector<ScalarType> memset_types;  ///< per memset: the element type of its value (for dumps)
-  std::vector<cudaMemcpy3DParms> memcpys;
-  std::vector<std::shared_ptr<HostClosure>> hosts;
-  std::vector<std::shared_ptr<const GraphImpl>> children;
-  std::vector<Event> events;                    ///< for event record and event wait nodes
-  std::vector<ConditionData> conditions;        ///< declared here (add_condition)
-  std::vector<KernelPlaceholder> placeholders;  ///< Condition arguments of the kernels
-  std::vector<ConditionalData> conditionals;
-  std::vector<CaptureData> captures;
-  std::vector<AllocData> allocs;
-  std::vector<std::uint32_t> frees;  ///< per mem_free node: its mem_alloc node, or ConditionRef::unresolved
-  std::vector<BufferUse> buffer_uses;
-  std::vector<PeerCopy> peer_copies;     ///< memcpy nodes made by add_memcpy_peer, in node order
-  std::vector<SymbolUse> symbol_uses;    ///< memcpy nodes made by add_memcpy_to/from_symbol, in node order
-  std::vector<DeclaredAccess> declared;  ///< gd::reads / gd::writes ranges (check_races), in node order
-  std::vector<ParamData> params;         ///< declared here (Graph::parameter), in declaration order
-  /// (uid, index in `params`) of every entry of `params`, sorted by uid: param_index's binary search.
-  /// Kept by push_param() and truncate_params().
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> param_order;
-  /// The records of node kinds that keep trivially copyable data (put_records / get_record): a
-  /// kind added through the kind table keeps its nodes' parameters here, NodeData::payload being the
-  /// byte offset of the node's record, so that it adds no field to this struct.
-  std::vector<unsigned char> records;
-  int default_device = -1;  ///< the device new nodes are placed on (Graph::set_default_device)
   /// While a body is being built: the link to the plan it belongs to. Not copied.
   std::shared_ptr<ParentLink> parent;
   /// Shared with the Parameters of this plan; cleared by the destructor. A copy gets its own.
   SharedRef<PlanToken> token;
-  Sealed sealed = Sealed::no;      ///< not copied: a copy is a new, changeable plan
-  std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
-  std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted
-  std::uint32_t held_kinds = 0;    ///< bit k: a node of kind k here or in a child plan (not in bodies)
+  Sealed sealed = Sealed::no;  ///< not copied: a copy is a new, changeable plan
   /// Whether this plan (or a child plan it embeds, at any depth; not bodies) holds a node of `kind`.
   bool holds(NodeKind kind) const noexcept { return (held_kinds >> static_cast<unsigned>(kind)) & 1u; }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "plan/graph_impl.hpp"
+#include "plan/records/on_update.hpp"
 
 namespace graphdsl::detail {
 
@@ -158,10 +159,7 @@ inline const ConditionData& declared_condition(const GraphImpl& g, std::size_t k
 /// The recorded plan `a` takes the condition defaults of `t`, a plan of the same shape (after a
 /// whole-graph update).
 inline void take_condition_defaults(GraphImpl& a, const GraphImpl& t) noexcept {
-  for (std::size_t k = 0; k < a.conditions.size(); ++k) {
-    a.conditions[k].default_value = t.conditions[k].default_value;
-    a.conditions[k].assign_default = t.conditions[k].assign_default;
-  }
+  on_update::take_condition_defaults::apply(a.conditions, t.conditions);
 }
 /// Whether `holds(p)` is true of `g` or of a plan nested in it (child plans, conditional bodies, at any depth).
 template <class Holds>
@@ -198,10 +196,7 @@ inline ParamData& param_entry(GraphImpl& g, std::size_t k) noexcept { return g.p
 /// The recorded plan `a` takes the parameter values and names of `t`, a plan of the same shape
 /// (same entries, same types: after an update).
 inline void take_param_values(GraphImpl& a, const GraphImpl& t) {
-  for (std::size_t k = 0; k < a.params.size(); ++k) {
-    a.params[k].value = t.params[k].value;
-    a.params[k].name = t.params[k].name;
-  }
+  on_update::take_param_values::apply(a.params, t.params);
 }
 
 }  // namespace graphdsl::detail

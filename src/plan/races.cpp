@@ -438,6 +438,7 @@ void declare_accesses(const Node& node, const DeclaredAccess* list, std::size_t 
       throw UsageError(fmt::format("{}: {} at a null pointer", who, range));
     }
   }
+  g.declared.reserve(g.declared.size() + count);  // all or none: the pushes below cannot throw
   for (std::size_t k = 0; k < count; ++k) {
     g.declared.push_back(list[k]);
     g.declared.back().node = node.index();

@@ -3,6 +3,7 @@
 
 #include "plan/diff.hpp"
 #include "plan/plan_access.hpp"
+#include "plan/records/on_update.hpp"
 
 namespace graphdsl::detail {
 
@@ -56,50 +57,21 @@ std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
   return img;
 }
 
-// same_storage and take_updated list GraphImpl's members by hand, as its copy constructor does
-// (plan/graph.cpp) and stores_of (plan/savepoint.cpp, the stores an add_* may append to). A member
-// added to GraphImpl must be added to all four, or be one they leave out on purpose (as `parent`
-// and `token`, and `succs`, `long_edges` and `param_order`, which follow `nodes` and `params`: an
-// update changes neither, and a rolled-back add_* trims them with them); this fails when GraphImpl
-// changes size, to say so. The size is that of the ABI of CI and the GPU machines (x86-64,
-// libstdc++); elsewhere it is not checked.
-#if defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG)
-static_assert(sizeof(GraphImpl) == 824,
-              "GraphImpl changed: add the new member to same_storage and take_updated (plan/recorded_update.cpp), "
-              "to GraphImpl's copy constructor (plan/graph.cpp) and to stores_of (plan/savepoint.cpp), or leave it "
-              "out on purpose, then set the size here");
-#endif
-
 bool same_storage(const GraphImpl& a, const GraphImpl& img) noexcept {
-  return a.nodes.size() == img.nodes.size() && a.kernels.size() == img.kernels.size() &&
-         a.args.size() == img.args.size() && a.memsets.size() == img.memsets.size() &&
-         a.memcpys.size() == img.memcpys.size() && a.hosts.size() == img.hosts.size() &&
-         a.children.size() == img.children.size() && a.events.size() == img.events.size() &&
-         a.conditionals.size() == img.conditionals.size() && a.captures.size() == img.captures.size() &&
-         a.records.size() == img.records.size() && a.conditions.size() == img.conditions.size() &&
-         a.params.size() == img.params.size() && a.placeholders.size() == img.placeholders.size();
+  bool same = true;
+#define GRAPHDSL_STORE(owner, member, element, policy) \
+  same = same && (!on_update::policy::sized || a.member.size() == img.member.size());
+#include "plan/records/stores.def"
+#undef GRAPHDSL_STORE
+  return same;
 }
 
 void take_updated(GraphImpl& a, const GraphImpl& img) {
-  // Kernel records, links and arguments: img is a copy of a, so the argument offsets and
-  // placeholder ranges are a's own; the vectors keep their capacity (a memcpy each).
-  a.kernels = img.kernels;
-  a.kernel_links = img.kernel_links;
-  a.kernel_attributes = img.kernel_attributes;
-  a.args = img.args;
-  a.memsets = img.memsets;
-  a.memset_types = img.memset_types;
-  a.memcpys = img.memcpys;
-  a.records = img.records;
-  a.hosts = img.hosts;
-  a.events = img.events;
-  a.captures = img.captures;
-  a.children = img.children;  // shared: nested plans are not changed in place ...
-  for (std::size_t k = 0; k < a.conditionals.size(); ++k) a.conditionals[k].bodies = img.conditionals[k].bodies;
-  a.names = img.names;
-  take_condition_defaults(a, img);
-  take_param_values(a, img);
-  if (!a.params.empty()) own_parameter_plans(a);  // ... but those Executable::set writes into
+  // img is a copy of a (same_storage), so the argument offsets and placeholder ranges are a's own.
+#define GRAPHDSL_STORE(owner, member, element, policy) on_update::policy::apply(a.member, img.member);
+#include "plan/records/stores.def"
+#undef GRAPHDSL_STORE
+  if (!a.params.empty()) own_parameter_plans(a);  // the nested plans Executable::set writes into
 }
 
 }  // namespace graphdsl::detail

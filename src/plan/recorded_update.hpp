@@ -24,7 +24,8 @@ std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
                                         const std::vector<std::uint32_t>& renamed);
 
 /// Whether `img` (an updated_copy of `a`, or of a plan `a` was updated from) still lines up with `a`:
-/// the same sizes of every storage take_updated copies. O(1).
+/// every store has the same size (but names, whose on_update policy in plan/records/stores.def is
+/// take_names). O(stores).
 bool same_storage(const GraphImpl& a, const GraphImpl& img) noexcept;
 
 /// The recorded plan `a` takes, in bulk (vector copies, no per-node work beyond copying shared

@@ -10,39 +10,9 @@ namespace graphdsl {
 namespace detail {
 namespace {
 
-/// Calls f(store, size) for each store of g a node may add to, with its size in `m`.
-template <class Mark, class F>
-void stores_of(GraphImpl& g, Mark& m, F&& f) {
-  f(g.nodes, m.nodes);
-  f(g.names, m.names);
-  f(g.kernels, m.kernels);
-  f(g.kernel_links, m.kernel_links);
-  f(g.kernel_attributes, m.kernel_attributes);
-  f(g.edge_kinds, m.edge_kinds);
-  f(g.args, m.args);
-  f(g.memsets, m.memsets);
-  f(g.memset_types, m.memset_types);
-  f(g.memcpys, m.memcpys);
-  f(g.hosts, m.hosts);
-  f(g.children, m.children);
-  f(g.events, m.events);
-  f(g.conditions, m.conditions);
-  f(g.placeholders, m.placeholders);
-  f(g.conditionals, m.conditionals);
-  f(g.captures, m.captures);
-  f(g.allocs, m.allocs);
-  f(g.frees, m.frees);
-  f(g.buffer_uses, m.buffer_uses);
-  f(g.peer_copies, m.peer_copies);
-  f(g.symbol_uses, m.symbol_uses);
-  f(g.declared, m.declared);
-  f(g.params, m.params);
-  f(g.records, m.records);
-}
-
-PlanMark mark_of(GraphImpl& g) noexcept {
+PlanMark mark_of(const GraphImpl& g) noexcept {
   PlanMark m;
-  stores_of(g, m, [](const auto& store, std::size_t& size) { size = store.size(); });
+  for_each_store(g, [&](const auto& store, StoreId id) { m.sizes[static_cast<std::size_t>(id)] = store.size(); });
   m.depth = g.depth;
   m.nested_nodes = g.nested_nodes;
   m.held_kinds = g.held_kinds;
@@ -58,22 +28,25 @@ void drop_uses_from(std::vector<T>& list, std::size_t nodes) noexcept {
 /// Takes g back to `m`: what was appended since is dropped (only appended: an add_* changes no
 /// entry it did not add, but for the uses of the parameters already declared, which are in node order).
 void roll_back(GraphImpl& g, const PlanMark& m) noexcept {
-  const bool nodes_dropped = g.nodes.size() > m.nodes;
-  truncate_params(g, m.params);  // with the parameters' index (param_order)
-  stores_of(g, m, [](auto& store, std::size_t size) {
+  const std::size_t kept_nodes = m.sizes[static_cast<std::size_t>(StoreId::nodes)];
+  const bool nodes_dropped = g.nodes.size() > kept_nodes;
+  truncate_params(g, m.sizes[static_cast<std::size_t>(StoreId::params)]);  // with their index (param_order)
+  for_each_store(g, [&](auto& store, StoreId id) {
+    const std::size_t size = m.sizes[static_cast<std::size_t>(id)];
     if (store.size() > size) store.erase(store.begin() + static_cast<std::ptrdiff_t>(size), store.end());
   });
   for (ParamData& p : g.params) {
-    drop_uses_from(p.uses, m.nodes);
-    drop_uses_from(p.nested, m.nodes);
+    drop_uses_from(p.uses, kept_nodes);
+    drop_uses_from(p.nested, kept_nodes);
   }
-  if (g.succs.size() > m.nodes) g.succs.erase(g.succs.begin() + static_cast<std::ptrdiff_t>(m.nodes), g.succs.end());
+  if (g.succs.size() > kept_nodes)
+    g.succs.erase(g.succs.begin() + static_cast<std::ptrdiff_t>(kept_nodes), g.succs.end());
   if (nodes_dropped) {
     // Edges between the nodes kept and those dropped (a body builder may add them to this plan),
     // and the edge index, a cache rebuilt when a long list is next added to.
     for (std::size_t v = 0; v < g.nodes.size(); ++v) {
-      g.nodes[v].preds.keep_below(static_cast<std::uint32_t>(m.nodes));
-      g.succs[v].keep_below(static_cast<std::uint32_t>(m.nodes));
+      g.nodes[v].preds.keep_below(static_cast<std::uint32_t>(kept_nodes));
+      g.succs[v].keep_below(static_cast<std::uint32_t>(kept_nodes));
     }
     g.long_edges.clear();
   }

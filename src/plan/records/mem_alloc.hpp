@@ -1,0 +1,32 @@
+// plan/records/mem_alloc.hpp — the records of graph allocations and of the memset / memcpy nodes that use them.
+//
+// Plain data with no CUDA call: the one place any layer reads these records (plan/records/stores.def
+// lists the plan's stores of them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "graphdsl/detail/plan_types.hpp"
+
+namespace graphdsl::detail {
+
+/// A graph allocation (add_mem_alloc). A plan's allocs are in node order, so their uids increase.
+struct AllocData {
+  std::uint64_t uid;  ///< GraphBuffer::id()
+  std::size_t bytes;
+  int device;  ///< -1: the current device when compiled
+  std::vector<int> peers;
+  std::uint32_t node = 0;  ///< the mem_alloc node
+};
+
+/// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order).
+struct BufferUse {
+  std::uint32_t node;  ///< the memset or memcpy node
+  BufferField field;
+  std::uint32_t alloc_node;  ///< the mem_alloc node, or ConditionRef::unresolved
+  std::uint64_t uid = 0;     ///< GraphBuffer::id() (to resolve it in another plan)
+};
+
+}  // namespace graphdsl::detail
