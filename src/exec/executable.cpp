@@ -16,6 +16,7 @@
 
 #include "exec/device_update.hpp"
 #include "exec/update_steps.hpp"
+#include "graphdsl/detail/config.hpp"
 #include "graphdsl/executable.hpp"
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
@@ -275,7 +276,7 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
           "InstantiateOptions::auto_free_on_launch()";
     }
   }
-#if CUDART_VERSION >= 12080
+#if GRAPHDSL_HAS_SWITCH
   int stream_device = -1, current = -1;
   if (detail::cuda_try(cudaStreamGetDevice, stream, &stream_device) == cudaSuccess &&
       detail::cuda_try(cudaGetDevice, &current) == cudaSuccess && stream_device != current) {
