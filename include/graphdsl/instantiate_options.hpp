@@ -22,6 +22,19 @@ class InstantiateOptions {
     return set(cudaGraphInstantiateFlagUpload, true);
   }
 
+  /// Checked copies: the executable refuses to point a memcpy node whose end was device memory
+  /// when it was compiled at pageable host memory (a setter, a pointer parameter or a per-node
+  /// update). CUDA accepts that change and the next launch faults with cudaErrorIllegalAddress,
+  /// which ends the context (docs/reliability.md). Off by default because it costs one
+  /// cudaPointerGetAttributes per changed copy end (and one per memcpy node end when compiling);
+  /// the environment variable GRAPHDSL_CHECK_COPIES=1 turns it on for every executable.
+  InstantiateOptions& check_copies(bool on = true) {
+    check_copies_ = on;
+    return *this;
+  }
+  /// Whether check_copies() was asked for (the environment variable is read when compiling).
+  bool copies_checked() const noexcept { return check_copies_; }
+
   /// The cudaGraphInstantiateFlags bits set so far.
   unsigned long long flags() const noexcept { return flags_; }
   /// The stream given to upload_on() (nullptr when it was not called).
@@ -34,6 +47,7 @@ class InstantiateOptions {
   }
   unsigned long long flags_ = 0;
   cudaStream_t upload_stream_ = nullptr;
+  bool check_copies_ = false;
 };
 
 }  // namespace graphdsl

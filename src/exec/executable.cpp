@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "exec/device_update.hpp"
+#include "exec/patch.hpp"
 #include "exec/update_steps.hpp"
 #include "graphdsl/detail/config.hpp"
 #include "graphdsl/executable.hpp"
@@ -340,6 +341,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   x->native = detail::materialize(own, order, x->sink);
   x->graph_behind.assign(detail::graph_behind_words(x->native.nodes.size()), 0);
   if (!detail::uses_devices(own)) x->context = detail::current_context();  // the nodes' context (setters)
+  if (options.copies_checked() || detail::copies_checked_by_environment()) detail::record_copy_ends(*x);
 
   cudaGraphInstantiateParams params{};
   params.flags = options.flags();

@@ -153,7 +153,7 @@ Applied patch_nested(ExecImpl& x, const ParamSite& s) {
   if (const cudaError_t rc = memcpy_params(g, s.i, x.native.dptrs, p); rc != cudaSuccess) {
     return {rc, "cudaGetSymbolAddress"};
   }
-  return {exec_memcpy_set_params(x, node, p), "cudaGraphExecMemcpyNodeSetParams"};
+  return set_memcpy_node(x, node, p);
 }
 
 /// Patches the node of site s from its plan (the recorded plan, or the nested plan it is in): a kernel

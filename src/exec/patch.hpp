@@ -41,6 +41,13 @@ cudaError_t graph_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cud
 /// is the one reported (as exec_kernel_set_params).
 cudaError_t exec_memset_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemsetParams& p);
 cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p);
+/// exec_memcpy_set_params behind the checked-copies rule (exec/copy_check.cpp): the one way a
+/// per-node change reaches a memcpy node of an executable.
+Applied set_memcpy_node(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p);
+/// Turns checked copies on for `x` (just compiled) and records which copy ends are device memory.
+void record_copy_ends(ExecImpl& x);
+/// Whether GRAPHDSL_CHECK_COPIES asks for checked copies (set, not empty, not "0").
+bool copies_checked_by_environment() noexcept;
 /// cudaGraphExecChildGraphNodeSetParams of child node `node` with `child` (a materialized child
 /// plan) for set_child and per-node updates: the driver's entry point first, then the runtime.
 cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child);

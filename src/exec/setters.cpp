@@ -421,11 +421,7 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
   cudaMemcpy3DParms& slot = detail::memcpy_of(a, i);
   detail::patch_recorded(
       x, i, slot, detail::memcpy_node_params(dst, bytes, src, bytes, bytes, 1, kind),
-      [&] {
-        return detail::Applied{detail::exec_memcpy_set_params(x, x.native.nodes[i], slot),
-                               "cudaGraphExecMemcpyNodeSetParams"};
-      },
-      [] {});
+      [&] { return detail::set_memcpy_node(x, x.native.nodes[i], slot); }, [] {});
 }
 
 void Executable::set_child(const ChildNode& node, const Graph& child) {

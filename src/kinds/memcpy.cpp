@@ -404,7 +404,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   if (const cudaError_t rc = detail::memcpy_params(x.plan.impl(), i, x.native.dptrs, p); rc != cudaSuccess) {
     return {rc, "cudaGetSymbolAddress"};
   }
-  return {exec_memcpy_set_params(x, x.native.nodes[i], p), "cudaGraphExecMemcpyNodeSetParams"};
+  return set_memcpy_node(x, x.native.nodes[i], p);
 }
 
 Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {

@@ -227,6 +227,11 @@ struct ExecImpl {
   /// a device (compile: the context current then); null otherwise. The driver's memset and memcpy
   /// setters take the node's context: this one spares them a cuCtxGetCurrent per call (exec/setters.cpp).
   CUctx_st* context = nullptr;
+  /// Checked copies (InstantiateOptions::check_copies): per top-level memcpy node, which ends were
+  /// device memory when compiled (bit 0: the source, bit 1: the destination); empty when unchecked.
+  /// exec/copy_check.cpp reads it before every per-node copy change.
+  std::vector<std::pair<cudaGraphNode_t, std::uint8_t>> device_copy_ends;
+  bool check_copies = false;
 };
 
 /// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,
