@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The structure checks (issue 13; CONTRIBUTING.md and docs/architecture.md say why): seconds, no
+# The structure checks (CONTRIBUTING.md and docs/architecture.md say why): seconds, no
 # build, no GPU. Fails (exit 1), naming each offender, when
 #   - `grep -rn "switch (.*kind" src` finds more than 2 lines (per-kind behaviour goes through the
 #     node-kind table, src/kinds/, not through a switch on NodeKind);
@@ -156,7 +156,8 @@ if [ -n "$hits" ]; then
 fi
 [ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/); the umbrella's headers include no <memory>, <tuple>, <functional>, <unordered_map>, <algorithm>, <iterator>")
 
-# 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (issue 13, item 3).
+# 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (the plan's storage is
+# reached only through the plan layer's functions, src/plan/plan_access.hpp).
 # The data members of GraphImpl; `id` and `name` are left out (PlanToken and ParamType have
 # members of those names, read through handles): those layers use plan_id() and plan_name().
 graph_impl_fields='nodes|kernels|kernel_links|kernel_attributes|edge_kinds|args|memsets|memset_types|memcpys|hosts|children|events'
