@@ -1,4 +1,5 @@
-// samples/bench/bench_hot.cu — the hot paths (setters, updates, build, replay, launch), each against raw CUDA in the same run.
+// samples/bench/bench_hot.cu — the hot paths (setters, updates, build, replay, launch), each against
+// raw CUDA in the same run.
 //
 //   setters  typed setter on one node of a chain of N (a batch of 100 calls alternating two values)
 //            and on every node (one sweep of N calls) vs the raw exec setter: set_kernel_args and

@@ -93,8 +93,8 @@ void build_empty_body(unsigned, gd::Graph& b) { b.add_empty(); }
 }  // namespace
 
 // add_conditional took a std::function before it became a template (to keep <functional> out of
-// the public headers: docs/performance.md, "Include cost"); every callable that converted to that std::function must still work, and an empty one
-// still throws std::bad_function_call.
+// the public headers: docs/performance.md, "Include cost"); every callable that converted to that
+// std::function must still work, and an empty one still throws std::bad_function_call.
 TEST_CASE("add_conditional takes any callable std::function took", "[conditional]") {
   gd::Graph g("callables");
   const auto if_then = gd::ConditionalType::if_then;
