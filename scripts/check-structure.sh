@@ -169,7 +169,8 @@ if [ -n "$hits" ]; then
 fi
 [ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/); the umbrella's headers include no <memory>, <tuple>, <functional>, <unordered_map>, <algorithm>, <iterator>")
 
-# 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field.
+# 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (the plan's storage is
+# reached only through the plan layer's functions, src/plan/plan_access.hpp).
 # The data members of GraphImpl; `id` and `name` are left out (PlanToken and ParamType have
 # members of those names, read through handles): those layers use plan_id() and plan_name().
 # The stores come from src/plan/records/stores.def; the rest are PlanStores' and GraphImpl's own.

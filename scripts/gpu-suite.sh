@@ -4,7 +4,7 @@
 # on another machine works. One log per program goes to $OUT (if set) or <build>/gpu-logs; the
 # last lines of each are printed. Exit status: 0 when every program passed.
 #   usage: scripts/gpu-suite.sh [build-folder] [--all] [--memcheck] [--soak] [--soak-short] [--sanitizers]
-#   --all         the lead's single call: the suites, memcheck over the GPU suite, racecheck/synccheck/
+#   --all         everything in one call: the suites, memcheck over the GPU suite, racecheck/synccheck/
 #                 initcheck, and a short soak (1,000 cycles); one log per run under $OUT and a summary
 #                 table (run, exit status, verdict) at the end
 #   --soak-short  the soak with 1,000 cycles instead of 10,000

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Include cost (issue 12, item 5): how much longer nvcc takes to compile samples/quickstart/main.cu
+# Include cost: how much longer nvcc takes to compile samples/quickstart/main.cu
 # than the same program written with the raw CUDA graph API (scripts/include-cost/raw_quickstart.cu).
 # Same flags for both (-O3 -DNDEBUG, C++17, one GPU architecture, -c, no ccache); RUNS runs each,
 # alternating; prints the median wall and CPU (user+sys) seconds of each, their ratios and the

@@ -1,4 +1,4 @@
-// samples/bench/bench_device_launch.cu — issue 16's device-launch figure: a tiny work graph (one
+// samples/bench/bench_device_launch.cu — the device-launch figure: a tiny work graph (one
 // step<<<1, 32>>> node) launched N times in a row, from the host (a loop of Executable::launch /
 // cudaGraphLaunch) and from the device (a scheduler graph whose kernel tail-launches the work graph
 // and then its own graph, N times), each built by graphdsl (gd::DeviceGraph) and by the raw graph

@@ -1,4 +1,4 @@
-// samples/bench/bench_device_launch.hpp — issue 16's device-launch figure (bench_device_launch.cu).
+// samples/bench/bench_device_launch.hpp — the device-launch figure (bench_device_launch.cu).
 #pragma once
 
 #include "bench_workload.hpp"

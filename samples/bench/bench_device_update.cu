@@ -1,4 +1,4 @@
-// samples/bench/bench_device_update.cu — issue 16's device-updatable node figure: the cost per
+// samples/bench/bench_device_update.cu — the device-updatable node figure: the cost per
 // iteration of "change one kernel node's argument, then launch the graph", three ways, interleaved
 // in one run:
 //   device    graph [w (device-updatable) -> u]: u, a one-thread kernel, sets w's factor for the next

@@ -1,4 +1,4 @@
-// samples/bench/bench_device_update.hpp — issue 16's device-updatable node figure (bench_device_update.cu).
+// samples/bench/bench_device_update.hpp — the device-updatable node figure (bench_device_update.cu).
 #pragma once
 
 #include "bench_workload.hpp"

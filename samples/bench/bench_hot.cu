@@ -1,4 +1,5 @@
-// samples/bench/bench_hot.cu — issue 15's hot paths, each against raw CUDA in the same run.
+// samples/bench/bench_hot.cu — the hot paths (setters, updates, build, replay, launch), each against
+// raw CUDA in the same run.
 //
 //   setters  typed setter on one node of a chain of N (a batch of 100 calls alternating two values)
 //            and on every node (one sweep of N calls) vs the raw exec setter: set_kernel_args and
@@ -717,7 +718,7 @@ void setters_bench(Bench& bench) {
       child_setters(bench, buf, n);
     }
   }
-  fmt::print("  goal (issue 15): ratio <= 0.80 and 0 allocations per call   (setters took {:.1f} s)\n",
+  fmt::print("  goal: ratio <= 0.80 and 0 allocations per call   (setters took {:.1f} s)\n",
              section.us() / 1e6);
 }
 
@@ -1018,7 +1019,7 @@ namespace {
 /// after it, which sees the driver's malloc too. `grew` is the older figure, the heap after
 /// instantiation minus before building: it also counts what the driver allocates once, on first use
 /// of a kind of graph, and keeps for the process (caches, pools), so it depended on which side and
-/// which section ran first (docs/performance.md, session 9); `held` does not.
+/// which section ran first; `held` does not.
 struct HeapUse {
   double held = 0;  // bytes
   double grew = 0;  // bytes
@@ -1123,7 +1124,7 @@ void hot_build_bench(Bench& bench) {
     }
   }
   fmt::print(
-      "  goals (issue 15): build + instantiate <= 1.00 x raw; heap per node <= 1.10 x raw   (hbuild took "
+      "  goals: build + instantiate <= 1.00 x raw; heap per node <= 1.10 x raw   (hbuild took "
       "{:.1f} s)\n",
       section.us() / 1e6);
 }

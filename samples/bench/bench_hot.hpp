@@ -1,4 +1,4 @@
-// samples/bench/bench_hot.hpp — issue 15's hot-path figures (bench_hot.cu), each against raw CUDA
+// samples/bench/bench_hot.hpp — the hot-path figures (bench_hot.cu), each against raw CUDA
 // in the same run, interleaved, medians with noise, heap allocations per call counted.
 #pragma once
 

@@ -1,4 +1,4 @@
-// samples/bench/bench_param.cu — issue 17: one shared parameter changed in k of N nodes.
+// samples/bench/bench_param.cu — shared parameters: one shared parameter changed in k of N nodes.
 //
 //   params   a chain of N = 10000 step nodes; node j's b is a Parameter<float> for the k nodes
 //            spread(N, k) (k = 1, 100, 1000), step_b elsewhere. One change of the parameter's value,

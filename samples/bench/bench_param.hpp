@@ -1,4 +1,4 @@
-// samples/bench/bench_param.hpp — issue 17's shared-parameter figure (bench_param.cu).
+// samples/bench/bench_param.hpp — the shared-parameter figure (bench_param.cu).
 #pragma once
 
 #include "bench_workload.hpp"

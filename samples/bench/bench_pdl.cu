@@ -1,4 +1,4 @@
-// samples/bench/bench_pdl.cu — issue 16's programmatic-dependent-launch figure: a chain of 1,000
+// samples/bench/bench_pdl.cu — the programmatic-dependent-launch figure: a chain of 1,000
 // dependent kernels with full edges and with programmatic edges, built by graphdsl and by the raw
 // graph API (cudaGraphAddKernelNode + cudaGraphAddDependencies with cudaGraphEdgeData), all four
 // interleaved in one run; device time per kernel from cudaEvents, medians with noise.

@@ -1,4 +1,4 @@
-// samples/bench/bench_pdl.hpp — issue 16's programmatic-dependent-launch figure (bench_pdl.cu).
+// samples/bench/bench_pdl.hpp — the programmatic-dependent-launch figure (bench_pdl.cu).
 #pragma once
 
 #include "bench_workload.hpp"

@@ -14,19 +14,19 @@
 //   C1, C2     conditional nodes (bench_conditional.cu): WHILE loops vs raw CUDA and a host loop;
 //              IF-ELSE and SWITCH vs host-side selection of separate graphs
 //
-//   setters    issue 15: typed setters (kernel args, launch, memset, memcpy, enable, event, host, child) on one node and on
+//   setters    typed setters (kernel args, launch, memset, memcpy, enable, event, host, child) on one node and on
 //              every node of N vs the raw exec setters, with heap allocations per call (bench_hot.cu)
-//   hupdate    issue 15: update(plan) automatic / per_node / whole_graph (template prebuilt, and built
+//   hupdate    update(plan) automatic / per_node / whole_graph (template prebuilt, and built
 //              inside the timing) vs raw cudaGraphExecUpdate, k of N changed, chain and fork-join
-//   hbuild     issue 15: build + instantiate vs raw, and host heap per node of an instantiated graph
-//   hreplay    issue 15: 20 launches + synchronize at N = 100, 1000, 10000
-//   launch     issue 15: Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
-//   pdl        issue 16: a chain of 1,000 dependent kernels, programmatic vs full edges, graphdsl and raw
-//   dlaunch    issue 16: a one-kernel graph launched 1,000 times from the host vs from the device (a
+//   hbuild     build + instantiate vs raw, and host heap per node of an instantiated graph
+//   hreplay    20 launches + synchronize at N = 100, 1000, 10000
+//   launch     Executable::launch vs cudaGraphLaunch, 1-node graph, 10000 launches
+//   pdl        a chain of 1,000 dependent kernels, programmatic vs full edges, graphdsl and raw
+//   dlaunch    a one-kernel graph launched 1,000 times from the host vs from the device (a
 //              scheduler graph tail-launching it and itself), graphdsl and raw (bench_device_launch.cu)
-//   dupdate    issue 16: change one node's argument then launch: from the device (an updater kernel
+//   dupdate    change one node's argument then launch: from the device (an updater kernel
 //              in the graph, DeviceKernelNode) vs the host (set_kernel_args) vs raw (bench_device_update.cu)
-//   params     issue 17: one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
+//   params     one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
 // Usage: bench [--quick] [--csv FILE] [section...]   (bench --help lists the sections)
@@ -868,11 +868,11 @@ void usage(std::FILE* to) {
   std::fprintf(to,
                "usage: bench [--quick] [--csv FILE] [section...]\n"
                "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
-               "            setters hupdate hbuild hreplay launch (issue 15's hot paths; 'hot' = all five)\n"
-               "            pdl (issue 16: programmatic edges vs full edges, graphdsl and raw)\n"
-               "            dlaunch (issue 16: graph launches from the host vs from the device, graphdsl and raw)\n"
-               "            params (issue 17: one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
-               "            dupdate (issue 16: change a node's argument then launch: device vs host vs raw)\n"
+               "            setters hupdate hbuild hreplay launch (the hot paths; 'hot' = all five)\n"
+               "            pdl (programmatic edges vs full edges, graphdsl and raw)\n"
+               "            dlaunch (graph launches from the host vs from the device, graphdsl and raw)\n"
+               "            params (one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
+               "            dupdate (change a node's argument then launch: device vs host vs raw)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"

@@ -1,5 +1,5 @@
 // gd::reads on a parameter that is not a pointer: a declared range only makes sense for a T* or
-// const T* parameter (issue 17, static race checker).
+// const T* parameter (the static race checker, docs/races.md).
 // expect: graphdsl add_kernel: gd::reads / gd::writes is given for a parameter that is not a pointer
 #include <graphdsl/graph.hpp>
 

@@ -1,4 +1,4 @@
-// gd::writes for a const T* parameter: the kernel cannot write through it (issue 17).
+// gd::writes for a const T* parameter: the kernel cannot write through it (docs/races.md).
 // expect: graphdsl add_kernel: gd::writes is given for a const T\* parameter
 #include <graphdsl/graph.hpp>
 

@@ -1,4 +1,5 @@
-// gd::writes on a pointer to const (issue 17).
+// gd::writes on a pointer to const: the static race checker (docs/races.md) refuses a declared
+// write the kernel cannot make.
 // expect: graphdsl gd::writes: the pointer points to const
 #include <graphdsl/graph.hpp>
 

@@ -1674,7 +1674,7 @@ void check_copy(Slot& src, Slot& dst) {
 
 Ctx slot_ctx(World& w, Slot& s) { return Ctx{w, s.g, s.s, s.handles, nullptr, 0}; }
 
-// ---- handles outliving plans, copies, sealed bodies, embedding limits (issue 14) ---------------
+// ---- handles outliving plans, copies, sealed bodies, embedding limits --------------------------
 
 constexpr const char* k_dead_handle = "used after its plan was destroyed";
 

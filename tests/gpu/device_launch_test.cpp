@@ -1,4 +1,4 @@
-// Device-side graph launch (issue 16, item 3): executables compiled with device_launch(), uploaded,
+// Device-side graph launch (docs/hopper.md): executables compiled with device_launch(), uploaded,
 // and launched from kernels through gd::DeviceGraph as fire-and-forget, tail and sibling launches;
 // a graph that tail-relaunches itself through DeviceGraph::current(); a scheduler kernel that picks
 // the next graph from device data; and Executable::device_graph()'s refusals (exact messages, no

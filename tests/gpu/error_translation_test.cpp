@@ -175,7 +175,7 @@ void compile_body_capture(Env& env, gd::ConditionalType type, const char* condit
 /// at `*kept` (and trims graph memory) and re-throws. The free is graphdsl's own
 /// (Executable::free_graph_memory: a stream-ordered cudaFreeAsync, then a synchronization), not a
 /// cudaFree: compute-sanitizer's leak check reported the allocation made by the first launch as
-/// leaked after a cudaFree of it (issue 14, item 19).
+/// leaked after a cudaFree of it.
 void relaunch(gd::Executable& exec, void* const* kept) {
   exec.launch();
   exec.synchronize();

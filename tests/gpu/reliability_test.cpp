@@ -1,6 +1,8 @@
-// tests/gpu/reliability_test.cpp — issue 14, items 1-5 and the strong guarantee of setters and
-// update(): every case here failed (wrong result, crash, leak or an unchanged refusal) before its fix.
-// Its kernels (rel_*) are in tests/gpu/kernels.cu.
+// tests/gpu/reliability_test.cpp — setters that apply or refuse every argument kind, executables
+// that keep host closures and events alive, destroys deferred off CUDA callback threads, captured
+// allocations across relaunches, and the strong guarantee of setters and update(): every case here
+// failed (wrong result, crash, leak or an unchanged refusal) before its fix. Its kernels (rel_*)
+// are in tests/gpu/kernels.cu.
 #include "gpu_support.hpp"
 
 using namespace gpu_test;

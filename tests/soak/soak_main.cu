@@ -1,4 +1,4 @@
-// tests/soak/soak_main.cu — graphdsl_soak: the leak soak of issue 6 (not run by CTest).
+// tests/soak/soak_main.cu — graphdsl_soak: the leak soak (not run by CTest; docs/reliability.md, section 3).
 //
 //   graphdsl_soak [CYCLES] [--capture-cycles N] [--warmup N] [--drift-informational]
 //

@@ -128,9 +128,9 @@ namespace {
 void build_empty_body(unsigned, gd::Graph& b) { b.add_empty(); }
 }  // namespace
 
-// add_conditional took a std::function before it became a template (issue 12, item 5: include
-// cost); every callable that converted to that std::function must still work, and an empty one
-// still throws std::bad_function_call.
+// add_conditional took a std::function before it became a template (to keep <functional> out of
+// the public headers: docs/performance.md, "Include cost"); every callable that converted to that
+// std::function must still work, and an empty one still throws std::bad_function_call.
 TEST_CASE("add_conditional takes any callable std::function took", "[conditional]") {
   gd::Graph g("callables");
   const auto if_then = gd::ConditionalType::if_then;

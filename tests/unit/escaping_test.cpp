@@ -1,4 +1,4 @@
-// Names in every output path (issue 14, item 15): dumps, DOT, messages, fmt formatters and
+// Names in every output path: dumps, DOT, messages, fmt formatters and
 // UpdateResult print a name through one escaping rule (docs/errors.md, "Names in messages"), so a
 // name can neither forge lines nor put NUL bytes or bytes that are not UTF-8 into the output.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// What a newcomer meets in the first hour (issue 12, item 6): plans with events work without a GPU,
+// What a newcomer meets in the first hour: plans with events work without a GPU,
 // dumps show what the user wrote (typed memset values, buffers, copy directions), typed handles
 // from plain nodes (node_cast, KernelNodeOf), literals of another type, and copy-aware messages.
 // No CUDA call: every case checks debug::cuda_calls().

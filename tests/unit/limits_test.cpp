@@ -1,4 +1,4 @@
-// Sizes, counts and launch shapes at their limits (issue 14, items 6-9, 12 and 16): every size a
+// Sizes, counts and launch shapes at their limits: every size a
 // user gives is checked for overflow, sign and CUDA's limits, and refused with a UsageError naming
 // the call or the node, before any CUDA call — never wrapped into a small size that validates.
 #include <cstdint>
@@ -22,7 +22,7 @@ std::string kernel_with(const gd::Launch& l) {
 }
 }  // namespace
 
-// ---- item 6: launch shapes --------------------------------------------------------------------
+// ---- launch shapes ----------------------------------------------------------------------------
 
 TEST_CASE("grid and block dimensions beyond CUDA's limits are refused by validate()", "[reliability][launch]") {
   CHECK(kernel_with(gd::Launch{dim3(1, 65536, 1), dim3(1)}) ==
@@ -64,7 +64,7 @@ TEST_CASE("a negative int count given to add_memcpy is refused, not copied as 2^
                                       "std::size_t, or a size that wraps around?)");
 }
 
-// ---- item 7: conditional parameters -----------------------------------------------------------
+// ---- conditional parameters -------------------------------------------------------------------
 
 TEST_CASE("add_set_condition refuses a Compare value that is not a comparison", "[reliability][conditional]") {
   gd::Graph g("cmp");
@@ -112,7 +112,7 @@ TEST_CASE("a WHILE whose body can never change its condition is refused", "[reli
   CHECK_NO_CUDA_CALL(ok.validate());
 }
 
-// ---- item 8: cover() --------------------------------------------------------------------------
+// ---- cover() ----------------------------------------------------------------------------------
 
 TEST_CASE("cover() neither divides by zero nor wraps around", "[reliability][launch]") {
   CHECK_USAGE_ERROR(gd::cover(100, 0), "graphdsl: cover(100, 0): the block size must be 1 to 1024 threads");
@@ -133,7 +133,7 @@ TEST_CASE("cover() neither divides by zero nor wraps around", "[reliability][lau
   CHECK(gd::cover(256).grid.x == 1);
 }
 
-// ---- item 9: element counts times element sizes -----------------------------------------------
+// ---- element counts times element sizes -------------------------------------------------------
 
 TEST_CASE("count * sizeof(T) is overflow-checked in every typed add_*", "[reliability][sizes]") {
   unit::Buffers b;
@@ -202,7 +202,7 @@ TEST_CASE("raw memset and memcpy sizes beyond the largest object are refused by 
   }
 }
 
-// ---- item 12: the kernel-argument arena --------------------------------------------------------
+// ---- the kernel-argument arena -----------------------------------------------------------------
 
 TEST_CASE("kernel argument offsets are 64-bit and the kernel record stays 48 bytes", "[reliability][storage]") {
   // A 32-bit offset wrapped after 4 GiB of kernel arguments: a node read another node's bytes.
@@ -213,7 +213,7 @@ TEST_CASE("kernel argument offsets are 64-bit and the kernel record stays 48 byt
   CHECK(sizeof(gd::detail::KernelData) + sizeof(gd::detail::KernelLinks) <= 64);
 }
 
-// ---- item 16: reserve() ------------------------------------------------------------------------
+// ---- reserve() ---------------------------------------------------------------------------------
 
 TEST_CASE("reserve() of more nodes than a plan can hold is a UsageError", "[reliability][storage]") {
   gd::Graph g("big");

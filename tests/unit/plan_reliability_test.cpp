@@ -1,4 +1,4 @@
-// tests/unit/plan_reliability_test.cpp — issue 14, items 10, 11, 13 and 14: handles that outlive
+// tests/unit/plan_reliability_test.cpp — handles that outlive
 // their plan, bodies shared by copies, deep and self-embedding nesting, and allocation/edge counts
 // that made validate() and diff() quadratic. No CUDA call.
 #include <functional>
@@ -33,7 +33,7 @@ gd::Graph plan_with_body(Buffers& buf, gd::KernelNode<float*, float, int>& first
 
 }  // namespace
 
-// ---- item 10: conditional bodies shared between copies -----------------------------------------
+// ---- conditional bodies shared between copies --------------------------------------------------
 
 TEST_CASE("a handle taken inside a body builder cannot change the plan's copies", "[reliability]") {
   Buffers buf;
@@ -66,7 +66,7 @@ TEST_CASE("a handle taken inside a body builder cannot change the plan's copies"
   CHECK(copy.node(0).name() == "free to rename");
 }
 
-// ---- item 11: handles after their plan is gone ---------------------------------------------------
+// ---- handles after their plan is gone ------------------------------------------------------------
 
 TEST_CASE("node handles of a destroyed plan are invalid and refused, never read", "[reliability]") {
   gd::EmptyNode gone;
@@ -229,7 +229,7 @@ TEST_CASE("Conditions and GraphBuffers of a destroyed plan are refused by the pl
   CHECK(has(usage_error_of([&] { k.validate(); }), "its Condition is not declared"));
 }
 
-// ---- item 13: nesting depth and self-embedding -------------------------------------------------
+// ---- nesting depth and self-embedding ----------------------------------------------------------
 
 TEST_CASE("child plans nest at most max_nesting_depth levels, with a UsageError beyond", "[reliability]") {
   gd::Graph inner("leaf");
@@ -297,7 +297,7 @@ TEST_CASE("a plan embedding copies of itself is refused before it explodes", "[r
   CHECK(small.storage_bytes() > 0);
 }
 
-// ---- item 14: many allocations, many reordered edges --------------------------------------------
+// ---- many allocations, many reordered edges -----------------------------------------------------
 
 TEST_CASE("validate() checks 8,000 graph allocations, and still finds a misordered use", "[reliability]") {
   constexpr int count = 8000;
