@@ -173,7 +173,8 @@ const unsigned char* parameter_value(const SharedRef<PlanToken>& plan, std::uint
 }
 
 GraphImpl& nested_plan(const GraphImpl& g, const NestedUse& u) {
-  const GraphImpl& in = nested_slots(g, u.node)[u.slot];
+  const NestedSlots slots = nested_slots(g, u.node);
+  const GraphImpl& in = slots[u.slot];
   // Nested plans with parameter entries belong to one plan (GraphImpl's copy constructor copies
   // them), so the plan that owns `g` may change them.
   return const_cast<GraphImpl&>(in);
