@@ -115,8 +115,10 @@ struct Dispatch {
 /// then a condition, the SWITCH named `name` with body i built by `body(buckets.bucket(i), body_plan)`,
 /// and the select kernel named "<name>: select" before it. `size` points to device memory written
 /// upstream (or before the launch); `out_of_range` (may be null) receives a size no bucket holds.
-/// @throws UsageError from validate(), for a null `size`, and what the body builder throws (the
-///         condition then stays declared in `g`, unused).
+/// Basic guarantee only: a refusal by validate() or for a null `size` changes nothing; when a body
+/// builder throws, or an allocation fails, the condition dispatch() declared first may stay in `g`
+/// unused (validate() then refuses `g`, naming it), or the SWITCH without its select: rebuild the plan.
+/// @throws UsageError from validate(), for a null `size`; what the body builder throws; std::bad_alloc.
 Dispatch dispatch(Graph& g, const std::string& name, const int* size, const Buckets& buckets,
                   detail::FunctionRef<void(const Bucket&, Graph&)> body, int* out_of_range = nullptr);
 
