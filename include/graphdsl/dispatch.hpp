@@ -37,9 +37,9 @@ constexpr unsigned int max_dispatch_buckets = 32;
 /// The select kernel's bucket bounds: bucket i holds lower_i .. upper[i], lower_0 = lower and
 /// lower_i = upper[i - 1] + 1.
 struct DispatchBounds {
-  int count;                          ///< buckets
-  int lower;                          ///< the smallest size of bucket 0
-  int upper[max_dispatch_buckets];    ///< the largest size of each bucket, strictly increasing
+  int count;                        ///< buckets
+  int lower;                        ///< the smallest size of bucket 0
+  int upper[max_dispatch_buckets];  ///< the largest size of each bucket, strictly increasing
 };
 /// select(handle, size, bounds, out_of_range): sets handle to the bucket of *size (count when none).
 using DispatchKernel = void (*)(cudaGraphConditionalHandle, const int*, DispatchBounds, int*);

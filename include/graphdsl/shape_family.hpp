@@ -28,17 +28,17 @@
 // holds every variant's plan and prepared template, and switches between them without a diff of
 // plans it has not seen.
 //
-// Not in the umbrella header (it includes <functional> and <unordered_map>). Not synchronized: use
-// one family from one thread at a time.
+// Keys are compared with ==, in a list (a family holds a few dozen variants at most; a launch finds its
+// key among eight in a few nanoseconds). Not in the umbrella header: #include <graphdsl/shape_family.hpp>.
+// Not synchronized: use one family from one thread at a time.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -71,7 +71,7 @@ enum class SwitchPolicy : std::uint8_t {
 
 /// Options of a ShapeFamily.
 struct FamilyOptions {
-  InstantiateOptions instantiate{};  ///< what every executable is compiled with
+  InstantiateOptions instantiate{};               ///< what every executable is compiled with
   SwitchPolicy policy = SwitchPolicy::automatic;  ///< which switch to use
   /// Device bytes the family may spend on executables of their own for its most recently used
   /// variants (measured per executable when compiled); 0: none, every variant is switched.
@@ -95,18 +95,19 @@ struct SwitchReport {
   double prepared_us = 0;           ///< estimated cost of the prepared update (0 when not available)
   bool prepared_available = false;  ///< whether the variant has a prepared update (see Executable::prepare_update)
   SwitchStrategy chosen = SwitchStrategy::none;  ///< what was done
-  double took_us = 0;               ///< host wall time of the switch (0 when nothing was done)
+  double took_us = 0;                            ///< host wall time of the switch (0 when nothing was done)
 
-  /// E.g. "switch 'b=4' -> 'b=8' (topology 0, 12 of 2305 nodes differ): per_node (est. 31.2 us; prepared est. 190.4 us), took 29.8 us".
+  /// E.g. "switch 'b=4' -> 'b=8' (topology 0, 12 of 2305 nodes differ): per_node (est. 31.2 us; prepared est. 190.4
+  /// us), took 29.8 us".
   std::string to_string() const;
 };
 
 /// Memory of a ShapeFamily against one executable per variant (ShapeFamily::memory()).
 struct FamilyMemory {
-  std::size_t variants = 0;      ///< variants added
-  std::size_t topologies = 0;    ///< executables shared by the variants of one topology
-  std::size_t dedicated = 0;     ///< executables of their own (dedicated budget)
-  std::size_t prepared = 0;      ///< prepared updates held
+  std::size_t variants = 0;    ///< variants added
+  std::size_t topologies = 0;  ///< executables shared by the variants of one topology
+  std::size_t dedicated = 0;   ///< executables of their own (dedicated budget)
+  std::size_t prepared = 0;    ///< prepared updates held
   /// Device bytes of the family's executables: the cudaMemGetInfo delta of compiling and uploading
   /// each (graph memory included), summed. Device-wide: other allocations made at the same time count too.
   std::size_t device_bytes = 0;
@@ -119,7 +120,8 @@ struct FamilyMemory {
   std::size_t separate_device_bytes = 0;
   std::size_t separate_host_bytes = 0;  ///< see separate_device_bytes
 
-  /// E.g. "8 variants, 1 topology: device 12.1 MiB (separate 96.8 MiB, 0.125), host 3.0 MiB (separate 14.2 MiB, 0.211)".
+  /// E.g. "8 variants, 1 topology: device 12.1 MiB (separate 96.8 MiB, 0.125), host 3.0 MiB (separate 14.2 MiB,
+  /// 0.211)".
   std::string to_string() const;
 };
 
@@ -190,11 +192,11 @@ std::string family_label(const Key& key, std::size_t index) {
 }  // namespace detail
 
 /// Plan variants keyed by the user, served by one executable per topology (see shape_family.hpp).
-/// Move-only. Not synchronized.
+/// `Key` is copyable and compared with ==. Move-only. Not synchronized.
 ///
 /// Exception-safety: add() has the strong guarantee (a refused or failed add leaves the family as it
 /// was); a switch that CUDA refuses throws and leaves the executable on the variant it held.
-template <class Key, class Hash = std::hash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key>
 class ShapeFamily {
  public:
   /// An empty family.
@@ -207,16 +209,16 @@ class ShapeFamily {
   ///         that differs from a variant of the family only in the size of a graph allocation
   ///         (naming both variants and the mem_alloc node).
   void add(const Key& key, Graph plan) {
-    if (index_.find(key) != index_.end()) {
-      throw_duplicate(detail::family_label(key, base_.variant_count()));
-    }
+    if (find(key) != npos) throw_duplicate(detail::family_label(key, base_.variant_count()));
+    keys_.reserve(keys_.size() + 1);  // so that push_back below cannot fail once the variant is in
     const std::size_t v = base_.add_variant(detail::family_label(key, base_.variant_count()), std::move(plan));
     try {
-      index_.emplace(key, v);
+      keys_.push_back(key);  // v == keys_.size(): variants are numbered in add order
     } catch (...) {
-      base_.remove_last_variant();  // the family as it was
+      base_.remove_last_variant();  // Key's copy threw: the family as it was
       throw;
     }
+    (void)v;
   }
 
   /// Compiles one executable per topology (from its first variant), uploads it on `stream`, and
@@ -257,16 +259,23 @@ class ShapeFamily {
   void set_dedicated_budget(std::size_t bytes) { base_.set_dedicated_budget(bytes); }
 
  private:
+  static constexpr std::size_t npos = ~std::size_t{0};
+  std::size_t find(const Key& key) const {
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      if (keys_[i] == key) return i;
+    }
+    return npos;
+  }
   std::size_t variant(const Key& key) const {
-    auto it = index_.find(key);
-    if (it == index_.end()) throw_unknown();
-    return it->second;
+    const std::size_t v = find(key);
+    if (v == npos) throw_unknown();
+    return v;
   }
   [[noreturn]] static void throw_duplicate(const std::string& label);
   [[noreturn]] static void throw_unknown();
 
   detail::FamilyBase base_;
-  std::unordered_map<Key, std::size_t, Hash, KeyEqual> index_;
+  std::vector<Key> keys_;  ///< keys_[v]: the key of variant v
 };
 
 namespace detail {
@@ -275,12 +284,12 @@ namespace detail {
 [[noreturn]] void family_unknown_key();
 }  // namespace detail
 
-template <class Key, class Hash, class KeyEqual>
-void ShapeFamily<Key, Hash, KeyEqual>::throw_duplicate(const std::string& label) {
+template <class Key>
+void ShapeFamily<Key>::throw_duplicate(const std::string& label) {
   detail::family_duplicate_key(label);
 }
-template <class Key, class Hash, class KeyEqual>
-void ShapeFamily<Key, Hash, KeyEqual>::throw_unknown() {
+template <class Key>
+void ShapeFamily<Key>::throw_unknown() {
   detail::family_unknown_key();
 }
 

@@ -65,19 +65,21 @@ void check_bounds(const std::string& name, int min, int max, const std::vector<i
   }
   for (std::size_t i = 1; i < upper.size(); ++i) {
     if (upper[i] <= upper[i - 1]) {
-      throw UsageError(fmt::format("dispatch '{}': bucket {} ends at {}, not above bucket {} (ends at {}): upper "
-                                   "bounds must increase strictly",
-                                   name, i, upper[i], i - 1, upper[i - 1]));
+      throw UsageError(
+          fmt::format("dispatch '{}': bucket {} ends at {}, not above bucket {} (ends at {}): upper "
+                      "bounds must increase strictly",
+                      name, i, upper[i], i - 1, upper[i - 1]));
     }
     if (upper[i - 1] >= max) {
-      throw UsageError(fmt::format("dispatch '{}': bucket {} (sizes {}..{}) lies above the declared range {}..{}",
-                                   name, i, upper[i - 1] + 1, upper[i], min, max));
+      throw UsageError(fmt::format("dispatch '{}': bucket {} (sizes {}..{}) lies above the declared range {}..{}", name,
+                                   i, upper[i - 1] + 1, upper[i], min, max));
     }
   }
   if (upper.back() < max) {
-    throw UsageError(fmt::format("dispatch '{}': sizes {}..{} have no bucket (the last, bucket {}, ends at {}; the "
-                                 "declared range is {}..{})",
-                                 name, upper.back() + 1, max, upper.size() - 1, upper.back(), min, max));
+    throw UsageError(
+        fmt::format("dispatch '{}': sizes {}..{} have no bucket (the last, bucket {}, ends at {}; the "
+                    "declared range is {}..{})",
+                    name, upper.back() + 1, max, upper.size() - 1, upper.back(), min, max));
   }
 }
 
@@ -87,9 +89,10 @@ void Buckets::validate(const std::string& name) const {
   check_bounds(name, min_, max_, upper_);
   for (const BufferUse& u : buffers_) {
     if (u.bucket != all_buckets && u.bucket >= upper_.size()) {
-      throw UsageError(fmt::format("dispatch '{}': buffer '{}' is declared for bucket {}, which does not exist ({} "
-                                   "buckets)",
-                                   name, u.name, u.bucket, upper_.size()));
+      throw UsageError(
+          fmt::format("dispatch '{}': buffer '{}' is declared for bucket {}, which does not exist ({} "
+                      "buckets)",
+                      name, u.name, u.bucket, upper_.size()));
     }
     for (unsigned int i = 0; i < upper_.size(); ++i) {
       if (u.bucket != all_buckets && u.bucket != i) continue;
@@ -97,8 +100,9 @@ void Buckets::validate(const std::string& name) const {
       const std::size_t largest = b.upper > 0 ? static_cast<std::size_t>(b.upper) : 0;
       const std::size_t need = u.fixed + u.per_item * largest;
       if (need > u.capacity) {
-        throw UsageError(fmt::format("dispatch '{}': {} needs {} + {} x {} = {} elements of buffer '{}', which holds {}",
-                                     name, range(b), u.fixed, u.per_item, largest, need, u.name, u.capacity));
+        throw UsageError(
+            fmt::format("dispatch '{}': {} needs {} + {} x {} = {} elements of buffer '{}', which holds {}", name,
+                        range(b), u.fixed, u.per_item, largest, need, u.name, u.capacity));
       }
     }
   }
@@ -111,9 +115,9 @@ Dispatch dispatch(Graph& g, const std::string& name, const int* size, const Buck
   Dispatch d;
   const unsigned int n = buckets.size();
   d.condition = g.add_condition(/*default_value=*/n, /*assign_default=*/true);  // unset: no body
-  d.node = g.add_conditional(ConditionalType::switch_case, d.condition, n,
-                             [&](unsigned int i, Graph& b) { body(buckets.bucket(i), b); })
-               .name(name);
+  d.node = g.add_conditional(ConditionalType::switch_case, d.condition, n, [&](unsigned int i, Graph& b) {
+              body(buckets.bucket(i), b);
+            }).name(name);
   d.select = g.add_kernel(detail::dispatch_kernel(), Launch{1, 1}, d.condition, size, buckets.bounds(), out_of_range)
                  .name(name + ": select")
                  .before(d.node);

@@ -43,10 +43,11 @@ double share(std::size_t a, std::size_t b) { return b == 0 ? 0.0 : static_cast<d
 }  // namespace
 
 std::string FamilyMemory::to_string() const {
-  return fmt::format("{} variants, {} topolog{}, {} dedicated: device {} (separate {}, {:.3f}), host {} (separate {}, {:.3f})",
-                     variants, topologies, topologies == 1 ? "y" : "ies", dedicated, mib(device_bytes),
-                     mib(separate_device_bytes), share(device_bytes, separate_device_bytes), mib(host_bytes),
-                     mib(separate_host_bytes), share(host_bytes, separate_host_bytes));
+  return fmt::format(
+      "{} variants, {} topolog{}, {} dedicated: device {} (separate {}, {:.3f}), host {} (separate {}, {:.3f})",
+      variants, topologies, topologies == 1 ? "y" : "ies", dedicated, mib(device_bytes), mib(separate_device_bytes),
+      share(device_bytes, separate_device_bytes), mib(host_bytes), mib(separate_host_bytes),
+      share(host_bytes, separate_host_bytes));
 }
 
 namespace detail {
@@ -186,7 +187,9 @@ void check_index(const FamilyCore& c, std::size_t v) {
 }
 }  // namespace
 
-std::size_t FamilyBase::add_variant(std::string label, Graph plan) { return live(core_).add(std::move(label), std::move(plan)); }
+std::size_t FamilyBase::add_variant(std::string label, Graph plan) {
+  return live(core_).add(std::move(label), std::move(plan));
+}
 
 void FamilyBase::remove_last_variant() noexcept {
   if (!core_ || core_.get()->variants.empty()) return;

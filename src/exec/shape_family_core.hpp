@@ -24,12 +24,12 @@ struct FamilyVariant {
   Graph plan;
   std::uint64_t fingerprint = 0;
   std::size_t topology = 0;
-  PreparedUpdate prepared;      ///< empty until prepared (then ok() or carrying the refusal)
+  PreparedUpdate prepared;        ///< empty until prepared (then ok() or carrying the refusal)
   std::size_t prepared_host = 0;  ///< malloc'd bytes of preparing it
-  Executable own;               ///< an executable of its own (dedicated budget), or empty
-  std::size_t own_device = 0;   ///< device bytes of `own`
-  std::uint64_t last_use = 0;   ///< the family's launch clock when last launched
-  unsigned int uses = 0;        ///< launches since it last lost (or never had) an executable of its own
+  Executable own;                 ///< an executable of its own (dedicated budget), or empty
+  std::size_t own_device = 0;     ///< device bytes of `own`
+  std::uint64_t last_use = 0;     ///< the family's launch clock when last launched
+  unsigned int uses = 0;          ///< launches since it last lost (or never had) an executable of its own
 };
 
 /// The cost model of one topology's switches (microseconds).

@@ -53,10 +53,11 @@ double best_of(int reps, F&& fn) {
 }
 
 [[noreturn]] void refused(const FamilyCore& c, const FamilyTopology& t, std::size_t to, const UpdateResult& r) {
-  throw UsageError(fmt::format("shape family: switching topology {} from variant '{}' to variant '{}' was refused "
-                               "(the executable keeps variant '{}'): {}",
-                               c.variants[to].topology, c.variants[t.current].label, c.variants[to].label,
-                               c.variants[t.current].label, r.to_string()));
+  throw UsageError(
+      fmt::format("shape family: switching topology {} from variant '{}' to variant '{}' was refused "
+                  "(the executable keeps variant '{}'): {}",
+                  c.variants[to].topology, c.variants[t.current].label, c.variants[to].label,
+                  c.variants[t.current].label, r.to_string()));
 }
 
 }  // namespace
@@ -91,17 +92,19 @@ void FamilyCore::calibrate(FamilyTopology& t) {
   const double k = static_cast<double>(std::max<std::size_t>(changed_between(a, b), 1));
   const double diff_us = best_of(3, [&] { (void)diff(pa, pb); });
   bool per_node_ok = true;
-  const double per_node = best_of(2, [&] {
-    per_node_ok = per_node_ok && t.exec.update(pb, UpdatePolicy::per_node) && t.exec.update(pa, UpdatePolicy::per_node);
-  }) / 2;
+  const double per_node = best_of(2,
+                                  [&] {
+                                    per_node_ok = per_node_ok && t.exec.update(pb, UpdatePolicy::per_node) &&
+                                                  t.exec.update(pa, UpdatePolicy::per_node);
+                                  }) /
+                          2;
   if (!per_node_ok) (void)t.exec.update(pa);  // back to a, whatever it takes
   t.costs.diff_us_per_node = diff_us / n;
   if (per_node_ok) t.costs.setter_us = std::max(0.05, (per_node - diff_us) / k);
   if (variants[a].prepared.ok() && variants[b].prepared.ok()) {
     bool ok = true;
-    t.costs.prepared_us = best_of(2, [&] {
-      ok = ok && t.exec.update(variants[b].prepared) && t.exec.update(variants[a].prepared);
-    }) / 2;
+    t.costs.prepared_us =
+        best_of(2, [&] { ok = ok && t.exec.update(variants[b].prepared) && t.exec.update(variants[a].prepared); }) / 2;
     if (!ok) (void)t.exec.update(pa);
   }
   t.current = a;
@@ -148,9 +151,9 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
   r.per_node_us = t.costs.diff_us_per_node * n + t.costs.setter_us * static_cast<double>(r.changed_nodes);
   r.prepared_available = to.prepared && to.prepared.ok();
   r.prepared_us = !r.prepared_available ? 0.0 : t.costs.prepared_us >= 0 ? t.costs.prepared_us : 5.0 + 0.1 * n;
-  const bool use_prepared =
-      r.prepared_available && (options.policy == SwitchPolicy::prepared ||
-                               (options.policy == SwitchPolicy::automatic && r.prepared_us < r.per_node_us));
+  const bool use_prepared = r.prepared_available &&
+                            (options.policy == SwitchPolicy::prepared ||
+                             (options.policy == SwitchPolicy::automatic && r.prepared_us < r.per_node_us));
   const auto t0 = Clock::now();
   UpdateResult u = use_prepared ? t.exec.update(to.prepared) : t.exec.update(to.plan, UpdatePolicy::per_node);
   r.chosen = use_prepared ? SwitchStrategy::prepared : SwitchStrategy::per_node;
@@ -188,8 +191,9 @@ void FamilyCore::evict_until(std::size_t bytes, std::size_t keep) {
   }
 }
 
-/// Gives variant v an executable of its own when the budget can hold one (an executable of its
-/// topology measured that much), evicting the least recently used ones to make room.
+/// Gives variant v an executable of its own when the budget can hold one, evicting the least recently
+/// used ones to make room. Each is charged the device bytes its topology's executable measured when
+/// compiled (the same plan shape), so that the accounting does not follow cudaMemGetInfo's noise.
 bool FamilyCore::promote(std::size_t v, cudaStream_t stream) {
   FamilyVariant& var = variants[v];
   const std::size_t cost = std::max<std::size_t>(topologies[var.topology].device_bytes, 1);
@@ -199,7 +203,7 @@ bool FamilyCore::promote(std::size_t v, cudaStream_t stream) {
   const auto t0 = Clock::now();
   Compiled c = compile_plan(var, options.instantiate, stream);
   var.own = std::move(c.exec);
-  var.own_device = std::max<std::size_t>(c.device, 1);
+  var.own_device = cost;  // charged what its topology's executable measured: one noisy reading less
   dedicated_bytes += var.own_device;
   ++stats.promotions;
   ++stats.compiled;

@@ -86,10 +86,7 @@ TEST_CASE("shape family keys: duplicates and unknown keys are refused, labels fo
     int v;
     bool operator==(const Opaque& o) const { return v == o.v; }
   };
-  struct OpaqueHash {
-    std::size_t operator()(const Opaque& o) const { return static_cast<std::size_t>(o.v); }
-  };
-  gd::ShapeFamily<Opaque, OpaqueHash> opaque;
+  gd::ShapeFamily<Opaque> opaque;
   opaque.add(Opaque{1}, step(1));
   CHECK_USAGE_ERROR(opaque.add(Opaque{1}, step(1)),
                     "graphdsl: shape family: variant 'variant #1' was added before (one plan per key)");
