@@ -244,7 +244,8 @@ class ShapeFamily {
   /// @throws UsageError for an unknown key or variants of two topologies.
   std::size_t changed_nodes(const Key& a, const Key& b) const { return base_.changed_between(variant(a), variant(b)); }
   /// The executable that would launch `key`'s variant now (its own, or its topology's, which may
-  /// hold another variant); nullptr before it is compiled. For inspection only.
+  /// hold another variant); nullptr before it is compiled. For inspection only; valid until the next
+  /// add() or launch() (either may compile, and move the family's executables).
   const Executable* executable(const Key& key) const { return base_.executable_of(variant(key)); }
   /// Whether `key`'s variant has an executable of its own now.
   bool dedicated(const Key& key) const { return base_.has_dedicated(variant(key)); }
