@@ -82,6 +82,10 @@ struct FamilyOptions {
   /// compile() measures, for each topology of two variants or more, one per-node switch, one prepared
   /// update and one diff, and sets the cost model from them (else built-in defaults are used).
   bool calibrate = true;
+  /// Prepare every variant (Executable::prepare_update: a materialized template each, host memory).
+  /// false: no prepared update is made, every switch goes per node (the memory-lean choice for
+  /// families whose variants differ in few nodes).
+  bool prepare_templates = true;
 };
 
 /// What one ShapeFamily::launch did to bring the executable to the variant.

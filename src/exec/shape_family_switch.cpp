@@ -116,7 +116,7 @@ void FamilyCore::compile(cudaStream_t stream) {
     if (!t.exec) compile_topology(t, stream);
   }
   for (FamilyVariant& v : variants) {
-    if (!v.prepared) prepare(v);
+    if (!v.prepared && options.prepare_templates) prepare(v);
   }
   for (FamilyTopology& t : topologies) {
     if (!t.costs.calibrated) calibrate(t);
@@ -131,7 +131,7 @@ void FamilyCore::ensure_ready(FamilyVariant& v, cudaStream_t stream) {
     compile_topology(t, stream);
     report.chosen = SwitchStrategy::compiled;
   }
-  if (!v.prepared) prepare(v);
+  if (!v.prepared && options.prepare_templates) prepare(v);
 }
 
 void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {

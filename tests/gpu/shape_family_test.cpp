@@ -209,6 +209,25 @@ TEST_CASE("a shape family with graph allocations sized for the largest variant s
   }
 }
 
+TEST_CASE("a shape family without prepared templates switches per node", "[gpu][shape_family]") {
+  World w;
+  gd::FamilyOptions o;
+  o.prepare_templates = false;
+  gd::ShapeFamily<int> family(o);
+  for (int b : sizes) family.add(b, step(w, b));
+  family.compile(w.stream);
+  CHECK(family.memory().prepared == 0);
+  std::mt19937 gen = rng(9);
+  for (int launch = 0; launch < 16; ++launch) {
+    const int b = sizes[gen() % 8];
+    INFO("variant " << b);
+    run_and_check(w, b, 3, [&] { family.launch(b, w.stream); });
+    CHECK_FALSE(family.last_switch().prepared_available);
+    CHECK(family.last_switch().chosen != gd::SwitchStrategy::prepared);
+  }
+  CHECK(family.stats().prepared == 0);
+}
+
 TEST_CASE("a shape family's memory report compares with one executable per variant", "[gpu][shape_family]") {
   World w;
   gd::ShapeFamily<int> family;
