@@ -158,7 +158,8 @@ class FamilyBase {
 
   /// Adds variant `label`; returns its index. Strong guarantee. @throws UsageError.
   std::size_t add_variant(std::string label, Graph plan);
-  /// Takes back the last add_variant (before compile() saw it). Never throws.
+  /// Takes back the last add_variant (a variant added but not launched yet: nothing compiled or
+  /// prepared for it). Never throws.
   void remove_last_variant() noexcept;
   void compile(cudaStream_t stream);
   void launch_variant(std::size_t v, cudaStream_t stream);
@@ -215,14 +216,14 @@ class ShapeFamily {
   void add(const Key& key, Graph plan) {
     if (find(key) != npos) throw_duplicate(detail::family_label(key, base_.variant_count()));
     keys_.reserve(keys_.size() + 1);  // so that push_back below cannot fail once the variant is in
-    const std::size_t v = base_.add_variant(detail::family_label(key, base_.variant_count()), std::move(plan));
+    // Variants are numbered in add order: the new one's index is keys_.size().
+    base_.add_variant(detail::family_label(key, base_.variant_count()), std::move(plan));
     try {
-      keys_.push_back(key);  // v == keys_.size(): variants are numbered in add order
+      keys_.push_back(key);
     } catch (...) {
       base_.remove_last_variant();  // Key's copy threw: the family as it was
       throw;
     }
-    (void)v;
   }
 
   /// Compiles one executable per topology (from its first variant), uploads it on `stream`, and
