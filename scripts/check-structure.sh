@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The structure checks (issue 13; CONTRIBUTING.md and docs/architecture.md say why): seconds, no
+# The structure checks (CONTRIBUTING.md and docs/architecture.md say why): seconds, no
 # build, no GPU. Fails (exit 1), naming each offender, when
 #   - `grep -rn "switch (.*kind" src` finds more than 2 lines (per-kind behaviour goes through the
 #     node-kind table, src/kinds/, not through a switch on NodeKind);
-#   - a file under src/ is over 600 lines;
+#   - a file under src/ or include/ is over 600 lines;
 #   - a function in src/ or include/graphdsl/ is over 80 lines (lizard, from PyPI:
 #     `python3 -m pip install lizard`; scripts/deps.sh installs it when CI=true; without it, and
 #     outside CI, this one check is skipped with a message);
@@ -15,6 +15,7 @@
 #     (graphdsl/executable.hpp, prepared_update.hpp, cache.hpp, device_graph.hpp, device_node.hpp);
 #   - a record type of a plan's store (src/plan/records/stores.def) is defined elsewhere than in its
 #     owner kind's src/plan/records/<owner>.hpp;
+#   - `#if CUDART_VERSION` appears outside include/graphdsl/detail/config.hpp (its feature macros);
 #   - a file under src/native/ or src/exec/ names a data member of detail::GraphImpl (the plan's
 #     storage, src/plan/graph_impl.hpp) as `.field` or `->field`, outside comments: those layers
 #     reach a plan through the plan layer's functions (src/plan/plan_access.hpp and the others it
@@ -69,8 +70,8 @@ while IFS= read -r -d '' file; do
     longest_lines=$lines
     longest=$file
   fi
-done < <(find src -type f -print0 | sort -z)
-[ "$failures" -eq "$failures_before" ] && summary+=("file length: $files files under src/, the longest $longest ($longest_lines lines; at most $max_file_lines)")
+done < <(find src include -type f -print0 | sort -z)
+[ "$failures" -eq "$failures_before" ] && summary+=("file length: $files files under src/ and include/, the longest $longest ($longest_lines lines; at most $max_file_lines)")
 
 # 3. Function length (lizard counts from a function's first line to its last).
 lizard=()
@@ -168,7 +169,7 @@ if [ -n "$hits" ]; then
 fi
 [ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/); the umbrella's headers include no <memory>, <tuple>, <functional>, <unordered_map>, <algorithm>, <iterator>")
 
-# 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (issue 13, item 3).
+# 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field.
 # The data members of GraphImpl; `id` and `name` are left out (PlanToken and ParamType have
 # members of those names, read through handles): those layers use plan_id() and plan_name().
 # The stores come from src/plan/records/stores.def; the rest are PlanStores' and GraphImpl's own.
@@ -207,6 +208,16 @@ if [ ${#storage_dirs[@]} -gt 0 ]; then
   fi
 fi
 [ "$failures" -eq "$failures_before" ] && summary+=("plan storage: src/native/ and src/exec/ name no field of GraphImpl ($allowed_lines line(s) name members of other structs of the same names)")
+
+# 7. The toolkit version is tested in one place: include/graphdsl/detail/config.hpp names each
+# feature (GRAPHDSL_HAS_*); code tests those macros, not CUDART_VERSION.
+failures_before=$failures
+hits="$(grep -rnE '^[[:space:]]*#[[:space:]]*(el)?if.*\bCUDA(RT)?_VERSION\b' src include | grep -v '^include/graphdsl/detail/config.hpp:')"
+if [ -n "$hits" ]; then
+  fail "a version check outside include/graphdsl/detail/config.hpp (test its GRAPHDSL_HAS_* feature macros instead):"
+  indent <<<"$hits"
+fi
+[ "$failures" -eq "$failures_before" ] && summary+=("toolkit version: tested in include/graphdsl/detail/config.hpp only")
 
 # 6. Record types: each element type of a store (src/plan/records/stores.def) that graphdsl defines
 # in src/ is defined in src/plan/records/<owner>.hpp, and nowhere else; a record header makes no

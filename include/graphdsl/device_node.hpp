@@ -26,6 +26,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/detail/config.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
 #include "graphdsl/node.hpp"
 
@@ -40,7 +41,7 @@
 namespace graphdsl {
 
 namespace detail {
-#if CUDART_VERSION >= 12040
+#if GRAPHDSL_HAS_DEVICE_NODES
 /// The driver's device handle of a device-updatable node.
 using DeviceNodeHandle = cudaGraphDeviceNode_t;
 #else
@@ -128,7 +129,7 @@ class DeviceKernelNode {
       using T = typename Param::type;
       if constexpr (detail::DeviceArgument<I + 1, V, T>::ok) {
         const T v = value;
-#if defined(__CUDA_ARCH__) && CUDART_VERSION >= 12040
+#if defined(__CUDA_ARCH__) && GRAPHDSL_HAS_DEVICE_NODES
         return cudaGraphKernelNodeSetParam(node_, Param::offset, &v, sizeof(T));
 #else
         (void)v;
@@ -142,7 +143,7 @@ class DeviceKernelNode {
   /// Sets the node's grid (its block, shared memory and arguments stay). Device code;
   /// cudaErrorNotSupported on the host.
   GRAPHDSL_DETAIL_HD cudaError_t set_grid(dim3 grid) const {
-#if defined(__CUDA_ARCH__) && CUDART_VERSION >= 12040
+#if defined(__CUDA_ARCH__) && GRAPHDSL_HAS_DEVICE_NODES
     return cudaGraphKernelNodeSetGridDim(node_, grid);
 #else
     (void)grid;
@@ -153,7 +154,7 @@ class DeviceKernelNode {
   /// Enables or disables the node (a disabled node does nothing when the graph runs). Device code;
   /// cudaErrorNotSupported on the host.
   GRAPHDSL_DETAIL_HD cudaError_t set_enabled(bool on) const {
-#if defined(__CUDA_ARCH__) && CUDART_VERSION >= 12040
+#if defined(__CUDA_ARCH__) && GRAPHDSL_HAS_DEVICE_NODES
     return cudaGraphKernelNodeSetEnabled(node_, on);
 #else
     (void)on;

@@ -385,8 +385,8 @@ void Executable::set_launch(const KernelNode<P...>& node, const Launch& launch) 
 
 template <class T>
 void Executable::set_memset(const MemsetNode& node, T* dst, T value, std::size_t count) {
-  Graph::check_memset_types<T, T>();
-  set_memset_raw(node, dst, Graph::bit_pattern(value), sizeof(T), count, detail::scalar_type_of<T>());
+  detail::check_memset_types<T, T>();
+  set_memset_raw(node, dst, detail::bit_pattern(value), sizeof(T), count, detail::scalar_type_of<T>());
 }
 
 template <class T>
@@ -398,7 +398,7 @@ void Executable::set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T
 
 template <class D, class S>
 void Executable::set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
-  Graph::check_memcpy_types<D, S>();
+  detail::check_memcpy_types<D, S>();
   set_memcpy_bytes(node, dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
 }
 

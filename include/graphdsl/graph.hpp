@@ -41,11 +41,13 @@
 #include "graphdsl/detail/exact_value.hpp"
 #include "graphdsl/detail/function_ref.hpp"
 #include "graphdsl/detail/kernel_args.hpp"
+#include "graphdsl/detail/node_checks.hpp"
 #include "graphdsl/detail/plan_types.hpp"
 #include "graphdsl/detail/unique_handle.hpp"
 #include "graphdsl/event.hpp"
 #include "graphdsl/instantiate_options.hpp"
 #include "graphdsl/launch.hpp"
+#include "graphdsl/mem_ops.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/parameter.hpp"
 #include "graphdsl/races.hpp"
@@ -72,91 +74,6 @@ inline constexpr std::uint32_t max_nesting_depth = detail::max_nesting_depth;
 /// again (a plan that embeds copies of itself doubles each time): add_child and add_conditional
 /// throw UsageError beyond it.
 inline constexpr std::uint64_t max_embedded_nodes = detail::max_embedded_nodes;
-
-/// One operation of a memory-operations node (Graph::add_mem_ops): CUDA's batch memory operations
-/// (cuStreamBatchMemOp), in a graph. A write stores a 32- or 64-bit value; a wait holds the node's
-/// successors until the word at its address satisfies a comparison with its value; a barrier
-/// orders the memory accesses around it. Addresses are device memory, or host memory mapped into
-/// the device (cudaHostAlloc with cudaHostAllocMapped, cudaHostRegister), 4-byte aligned for 32
-/// bits and 8-byte aligned for 64.
-///
-/// A wait that nothing satisfies never ends, and CUDA does not see what it waits for: the work that
-/// writes the awaited value must not depend on the wait's successors, and should reach it through
-/// an edge or another stream or process (docs/node-kinds.md, "Memory operations").
-struct MemOp {
-  /// What the operation does.
-  enum class Type : std::uint8_t {
-    write32,  ///< CU_STREAM_MEM_OP_WRITE_VALUE_32
-    write64,  ///< CU_STREAM_MEM_OP_WRITE_VALUE_64
-    wait32,   ///< CU_STREAM_MEM_OP_WAIT_VALUE_32
-    wait64,   ///< CU_STREAM_MEM_OP_WAIT_VALUE_64
-    barrier   ///< CU_STREAM_MEM_OP_BARRIER
-  };
-  /// How a wait compares the word at its address with its value (CUstreamWaitValue_flags).
-  enum class Until : std::uint8_t {
-    at_least,  ///< (signed)(*address - value) >= 0: a cyclic comparison that ignores wrap-around
-    equal,     ///< *address == value
-    any_of,    ///< (*address & value) != 0
-    nor        ///< ~(*address | value) != 0 (where the device supports it)
-  };
-  /// What a barrier orders (CUstreamMemoryBarrier_flags).
-  enum class Scope : std::uint8_t {
-    gpu,    ///< accesses of this GPU
-    system  ///< accesses of the whole system
-  };
-
-  Type type = Type::barrier;      ///< the operation
-  Until until = Until::at_least;  ///< a wait's comparison
-  Scope scope = Scope::gpu;       ///< a barrier's scope
-  std::uint64_t address = 0;      ///< the word written or awaited (as an integer; 0 for a barrier)
-  std::uint64_t value = 0;        ///< the value written or compared with
-
-  /// Writes `value` to `*address`.
-  static MemOp write(std::uint32_t* address, std::uint32_t value) noexcept {
-    return {Type::write32, Until::at_least, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
-  }
-  /// Writes the 64-bit `value` to `*address`.
-  static MemOp write(std::uint64_t* address, std::uint64_t value) noexcept {
-    return {Type::write64, Until::at_least, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
-  }
-  /// Waits until `*address` compares with `value` as `until` says.
-  static MemOp wait(const std::uint32_t* address, std::uint32_t value, Until until = Until::at_least) noexcept {
-    return {Type::wait32, until, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
-  }
-  /// Waits until the 64-bit `*address` compares with `value` as `until` says.
-  static MemOp wait(const std::uint64_t* address, std::uint64_t value, Until until = Until::at_least) noexcept {
-    return {Type::wait64, until, Scope::gpu, reinterpret_cast<std::uintptr_t>(address), value};
-  }
-  /// A memory barrier of `scope`.
-  static MemOp barrier(Scope scope = Scope::gpu) noexcept { return {Type::barrier, Until::at_least, scope, 0, 0}; }
-};
-
-/// A memory-operations node (add_mem_ops).
-GRAPHDSL_DETAIL_HANDLE(MemOpNode, mem_op);
-
-/// One external semaphore a semaphore-signal node signals (Graph::add_semaphore_signal; CUDA's
-/// cudaExternalSemaphoreSignalParams). The semaphore comes from cudaImportExternalSemaphore (a
-/// Vulkan, Direct3D, NvSciSync or OS object shared with CUDA); the caller keeps it alive (and
-/// does not destroy it) while plans and executables that use it exist, as with raw pointers.
-struct SemaphoreSignal {
-  cudaExternalSemaphore_t semaphore = nullptr;  ///< the imported semaphore
-  unsigned long long value = 0;  ///< the fence value to signal (timeline semaphores, fences); 0 for binary ones
-  unsigned long long key = 0;    ///< the key to release (keyed mutexes); else 0
-};
-
-/// One external semaphore a semaphore-wait node waits on (Graph::add_semaphore_wait; CUDA's
-/// cudaExternalSemaphoreWaitParams). Lifetime: as SemaphoreSignal.
-struct SemaphoreWait {
-  cudaExternalSemaphore_t semaphore = nullptr;  ///< the imported semaphore
-  unsigned long long value = 0;  ///< the fence value to wait for (timeline semaphores, fences); 0 for binary ones
-  unsigned long long key = 0;    ///< the key to acquire (keyed mutexes); else 0
-  unsigned int timeout_ms = 0;   ///< how long to wait for a keyed mutex, in milliseconds; else 0
-};
-
-/// A node that signals external semaphores (add_semaphore_signal).
-GRAPHDSL_DETAIL_HANDLE(SemaphoreSignalNode, semaphore_signal);
-/// A node that waits on external semaphores (add_semaphore_wait).
-GRAPHDSL_DETAIL_HANDLE(SemaphoreWaitNode, semaphore_wait);
 
 /// A dependency edge: `to` runs after `from`.
 struct Edge {
@@ -210,28 +127,7 @@ class Graph {
   /// Launch-shape rules (dimensions >= 1, <= 1024 threads per block) and a null `kernel` are
   /// reported by validate().
   template <class... P, class... A>
-  KernelNode<P...> add_kernel(void (*kernel)(P...), const Launch& launch, A&&... args) {
-    static_assert(detail::check_declared_args(detail::DeclList<P...>{}, detail::DeclList<A...>{}));
-    detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<detail::unwrap_declared_t<A&&>...>{});
-    const auto& layout = detail::ArgLayoutOf<P...>::value;
-    Change change(*this);
-    std::size_t offset = 0;
-    unsigned char* block = add_argument_block(layout.total, offset);
-    constexpr std::size_t parameters = (std::size_t{detail::is_parameter_v<A>} + ... + 0);
-    detail::PlaceholderArgs<(std::size_t{detail::is_condition_v<detail::unwrap_declared_t<A>> ||
-                                         detail::is_buffer_v<detail::unwrap_declared_t<A>>} +
-                             ... + 0),
-                            parameters>
-        conds;
-    detail::ArgPacker<P...>::pack(block, conds, detail::unwrap_declared(std::forward<A>(args))...);
-    if constexpr (parameters > 0) bind_kernel_parameters(offset, conds.params.data(), conds.param_count);
-    KernelNode<P...> node(add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset,
-                                          conds.list.data(), conds.count));
-    if constexpr ((detail::is_declared_v<A> || ...))
-      declare_kernel_ranges(node, std::index_sequence_for<A...>{}, args...);
-    change.commit();
-    return node;
-  }
+  KernelNode<P...> add_kernel(void (*kernel)(P...), const Launch& launch, A&&... args);
 
   /// Adds a 1-D memset node setting `count` elements of type T (1, 2 or 4 bytes) at `dst` to `value`.
   /// `value` is a T, or an integer that converts to T exactly (`add_memset(float_ptr, 0, n)` sets
@@ -245,15 +141,16 @@ class Graph {
   /// UsageError naming the node otherwise); Executable::set(value, v) patches the node.
   template <class T, class U>
   MemsetNode add_memset(T* dst, const Parameter<U>& value, std::size_t count) {
-    check_memset_types<T, T>();
+    detail::check_memset_types<T, T>();
     return add_memset_parameter(dst, value.template arg<T>(0, 0), sizeof(T), count, detail::scalar_type_of<T>());
   }
   /// Adds a 2-D memset node: `height` rows of `width` elements, rows `pitch_bytes` apart.
   template <class T, class V = T>
   MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, V value, std::size_t width, std::size_t height) {
-    check_memset_types<T, V>();
+    detail::check_memset_types<T, V>();
     const T v = detail::exact_value<T>(value, "add_memset", "the element type");
-    return add_memset_node(dst, bit_pattern(v), sizeof(T), width, height, pitch_bytes, detail::scalar_type_of<T>());
+    return add_memset_node(dst, detail::bit_pattern(v), sizeof(T), width, height, pitch_bytes,
+                           detail::scalar_type_of<T>());
   }
   /// Adds a memset node from raw parameters (cudaMemsetParams). `element_size` must be 1, 2 or 4
   /// and `pitch_bytes` (for height > 1) at least width * element_size; validate() checks both.
@@ -265,7 +162,7 @@ class Graph {
   /// inferred from the pointers, the safe choice with unified addressing).
   template <class D, class S>
   MemcpyNode add_memcpy(D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    check_memcpy_types<D, S>();
+    detail::check_memcpy_types<D, S>();
     return add_memcpy_bytes(dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
   }
   /// add_memcpy whose destination is a pointer parameter (Graph::parameter<D*>): the node copies to
@@ -275,7 +172,7 @@ class Graph {
   template <class D, class S>
   MemcpyNode add_memcpy(const Parameter<D*>& dst, const S* src, std::size_t count,
                         cudaMemcpyKind kind = cudaMemcpyDefault) {
-    check_memcpy_types<D, S>();
+    detail::check_memcpy_types<D, S>();
     const detail::ParamArg d = dst.template arg<D*>(0, 0);
     return add_memcpy_parameters(&d, nullptr, nullptr, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"),
                                  kind);
@@ -283,7 +180,7 @@ class Graph {
   /// add_memcpy whose source is a pointer parameter (Graph::parameter<S*> or parameter<const S*>).
   template <class D, class S>
   MemcpyNode add_memcpy(D* dst, const Parameter<S*>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    check_memcpy_types<D, S>();
+    detail::check_memcpy_types<D, S>();
     const detail::ParamArg s = src.template arg<const S*>(0, 0);
     return add_memcpy_parameters(nullptr, dst, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"),
                                  kind);
@@ -292,7 +189,7 @@ class Graph {
   template <class D, class S>
   MemcpyNode add_memcpy(const Parameter<D*>& dst, const Parameter<S*>& src, std::size_t count,
                         cudaMemcpyKind kind = cudaMemcpyDefault) {
-    check_memcpy_types<D, S>();
+    detail::check_memcpy_types<D, S>();
     const detail::ParamArg d = dst.template arg<D*>(0, 0);
     const detail::ParamArg s = src.template arg<const S*>(0, 0);
     return add_memcpy_parameters(&d, nullptr, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
@@ -407,13 +304,7 @@ class Graph {
   /// Makes no CUDA call. @throws UsageError in a conditional body's builder (parameters live in
   /// top-level plans) or on a recorded plan.
   template <class T>
-  Parameter<T> parameter(T initial) {
-    static_assert(std::is_trivially_copyable_v<T> && !std::is_reference_v<T>,
-                  "graphdsl parameter<T>: T must be trivially copyable (a kernel argument type)");
-    static_assert(sizeof(T) <= detail::max_parameter_bytes, "graphdsl parameter<T>: T is larger than 32 bytes");
-    const std::uint64_t uid = add_parameter(detail::param_type<T>(), &initial);
-    return Parameter<T>(plan_token(), uid);
-  }
+  Parameter<T> parameter(T initial);
 
   // ---- graph memory -------------------------------------------------------------------------
 
@@ -430,11 +321,7 @@ class Graph {
   /// one (validate() checks). A buffer never freed in the plan stays allocated after a launch: the
   /// executable must then be compiled with auto_free_on_launch() to be launched again.
   template <class T>
-  Allocation<T> add_mem_alloc(std::size_t count, const MemAllocOptions& options = {}) {
-    static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_mem_alloc: T must be trivially copyable");
-    const auto [node, uid] = add_mem_alloc_node(detail::checked_bytes(count, sizeof(T), "add_mem_alloc"), options);
-    return Allocation<T>{node, GraphBuffer<T>(uid, count)};
-  }
+  Allocation<T> add_mem_alloc(std::size_t count, const MemAllocOptions& options = {});
   /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode). A buffer is freed at most once.
   template <class T>
   MemFreeNode add_mem_free(const GraphBuffer<T>& buffer) {
@@ -442,32 +329,14 @@ class Graph {
   }
   /// A 1-D memset of `count` elements of a graph buffer (`value` as for add_memset(T*, ...)).
   template <class T, class V = T>
-  MemsetNode add_memset(const GraphBuffer<T>& dst, V value, std::size_t count) {
-    Change change(*this);
-    MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);
-    use_buffer(n, detail::BufferField::memset_dst, dst.id());
-    change.commit();
-    return n;
-  }
+  MemsetNode add_memset(const GraphBuffer<T>& dst, V value, std::size_t count);
   /// Copies `count` elements into a graph buffer.
   template <class T>
   MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count,
-                        cudaMemcpyKind kind = cudaMemcpyDefault) {
-    Change change(*this);
-    MemcpyNode n = add_memcpy_bytes(nullptr, src, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
-    use_buffer(n, detail::BufferField::memcpy_dst, dst.id());
-    change.commit();
-    return n;
-  }
+                        cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Copies `count` elements out of a graph buffer.
   template <class T>
-  MemcpyNode add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    Change change(*this);
-    MemcpyNode n = add_memcpy_bytes(dst, nullptr, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
-    use_buffer(n, detail::BufferField::memcpy_src, src.id());
-    change.commit();
-    return n;
-  }
+  MemcpyNode add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
 
   // ---- stream capture -----------------------------------------------------------------------
 
@@ -504,15 +373,7 @@ class Graph {
   }
   /// Adds an IF-ELSE node (CUDA 12.8): `then_body` runs when the condition is non-zero, `else_body` otherwise.
   template <class Then, class Else>
-  ConditionalNode add_if_else(const Condition& cond, Then&& then_body, Else&& else_body) {
-    return add_conditional_node(ConditionalType::if_else, cond, 2, [&](unsigned i, Graph& g) {
-      if (i == 0) {
-        then_body(g);
-      } else {
-        else_body(g);
-      }
-    });
-  }
+  ConditionalNode add_if_else(const Condition& cond, Then&& then_body, Else&& else_body);
   /// Adds a WHILE node: `body` runs as long as the condition is non-zero when checked (before the
   /// first iteration and after each one). A node in the body must update the condition.
   template <class Body>
@@ -522,12 +383,7 @@ class Graph {
   /// Adds a SWITCH node (CUDA 12.8) with one body per argument: body i runs when the condition is
   /// i; none runs when it is >= the number of bodies.
   template <class... Bodies>
-  ConditionalNode add_switch(const Condition& cond, Bodies&&... bodies) {
-    return add_conditional_node(ConditionalType::switch_case, cond, sizeof...(Bodies), [&](unsigned i, Graph& g) {
-      unsigned k = 0;
-      ((i == k++ ? static_cast<void>(bodies(g)) : static_cast<void>(0)), ...);
-    });
-  }
+  ConditionalNode add_switch(const Condition& cond, Bodies&&... bodies);
   /// The general form: a conditional node of `type` with `size` bodies; `body(i, g)` builds body i.
   /// `size` must be 1 (if_then, while_loop), 2 (if_else) or at least 1 (switch_case).
   /// A body is fixed once its builder returns (copies of the plan share it): node handles taken
@@ -540,17 +396,7 @@ class Graph {
   /// std::function: an empty one throws std::bad_function_call when called); it is called before
   /// add_conditional returns and not kept.
   template <class Body>
-  ConditionalNode add_conditional(ConditionalType type, const Condition& cond, unsigned int size, Body&& body) {
-    using Fn = std::decay_t<Body>;
-    static_assert(std::is_invocable_v<Fn&, unsigned int, Graph&>,
-                  "graphdsl add_conditional: the body builder must be invocable as body(unsigned int, Graph&)");
-    if constexpr (std::is_invocable_v<Body&, unsigned int, Graph&>) {
-      return add_conditional_node(type, cond, size, body);
-    } else {
-      Fn copy(body);  // a const callable whose call operator is not const: called through a copy
-      return add_conditional_node(type, cond, size, copy);
-    }
-  }
+  ConditionalNode add_conditional(ConditionalType type, const Condition& cond, unsigned int size, Body&& body);
 
   /// Adds a kernel node that sets `cond` to (*value OP operand) ? 1 : 0 — a loop or branch driven by
   /// a value the user's kernels already compute (e.g. a residual), with no change to them.
@@ -559,17 +405,7 @@ class Graph {
   /// double operand for a float value does not compile (write 1e-6f).
   template <class T, class V = T>
   KernelNode<cudaGraphConditionalHandle, const T*, int, T> add_set_condition(const Condition& cond, const T* value,
-                                                                             Compare op, V operand) {
-    static_assert(std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, float> ||
-                      std::is_same_v<T, double>,
-                  "graphdsl add_set_condition: the value type must be int, unsigned int, float or double");
-    static_assert(detail::value_accepted<T, V>,
-                  "graphdsl add_set_condition: the operand is neither of the value's type nor an integer: write it "
-                  "as the value's type (e.g. 1e-6f, not 1e-6, for a const float* value)");
-    detail::check_compare(op);
-    return add_kernel(detail::set_condition_kernel<T>(), Launch{1, 1}, cond, value, static_cast<int>(op),
-                      detail::exact_value<T>(operand, "add_set_condition", "the value's type"));
-  }
+                                                                             Compare op, V operand);
 
   // ---- devices ------------------------------------------------------------------------------
 
@@ -691,40 +527,6 @@ class Graph {
     bool committed_ = false;
     alignas(std::uint64_t) unsigned char mark_[mark_bytes];  ///< the plan's detail::PlanMark when made
   };
-  /// The compile-time rules of add_memset and Executable::set_memset.
-  template <class T, class V>
-  static constexpr void check_memset_types() {
-    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
-                  "graphdsl add_memset: the element type must be 1, 2 or 4 bytes wide");
-    static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_memset: the element type must be trivially copyable");
-    static_assert(detail::value_accepted<T, V>,
-                  "graphdsl add_memset: the value is neither of the element type nor an integer: write it as the "
-                  "element type (e.g. 0.5f, not 0.5, for a float element)");
-  }
-  /// The compile-time rules of add_memcpy and Executable::set_memcpy.
-  template <class D, class S>
-  static constexpr void check_memcpy_types() {
-    static_assert(
-        std::is_same_v<std::remove_cv_t<D>, std::remove_cv_t<S>>,
-        "graphdsl add_memcpy: source and destination element types differ (use add_memcpy_bytes for raw bytes)");
-    static_assert(!std::is_const_v<D>, "graphdsl add_memcpy: the destination is const");
-  }
-  template <class T>
-  static unsigned int bit_pattern(T value) {
-    if constexpr (sizeof(T) == 1) {
-      std::uint8_t b;
-      std::memcpy(&b, &value, 1);
-      return b;
-    } else if constexpr (sizeof(T) == 2) {
-      std::uint16_t b;
-      std::memcpy(&b, &value, 2);
-      return b;
-    } else {
-      std::uint32_t b;
-      std::memcpy(&b, &value, 4);
-      return b;
-    }
-  }
   friend class Executable;
   static Executable compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin);
   detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
@@ -761,15 +563,7 @@ class Graph {
   Launch kernel_launch(const Node& node) const;
   /// Stores the ranges of the gd::reads / gd::writes arguments of kernel node `node`.
   template <std::size_t... I, class... A>
-  void declare_kernel_ranges(const Node& node, std::index_sequence<I...>, const A&... args) {
-    detail::DeclaredAccess list[sizeof...(A)];
-    std::size_t count = 0;
-    auto one = [&](std::int32_t param, const auto& arg) {
-      if constexpr (detail::is_declared_v<decltype(arg)>) list[count++] = detail::erase(arg, param);
-    };
-    (one(static_cast<std::int32_t>(I), args), ...);
-    detail::declare_accesses(node, list, count);
-  }
+  void declare_kernel_ranges(const Node& node, std::index_sequence<I...>, const A&... args);
 
   detail::UniqueHandle<detail::GraphImpl*, detail::GraphImplDelete> impl_;
 };
@@ -784,3 +578,5 @@ Graph capture(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLo
 }
 
 }  // namespace graphdsl
+
+#include "graphdsl/detail/graph_templates.hpp"  // the bodies of the longer member templates

@@ -1,6 +1,7 @@
 // src/exec/device_update.cpp — executables with device-updatable kernel nodes: the checks when such
 // a plan is compiled (versions, the kernels' parameter layouts) and Executable::device_node.
 #include "exec/device_update.hpp"
+#include "graphdsl/detail/config.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +19,7 @@ std::string cuda_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 
 /// The kernel's parameters on the device (cudaFuncGetParamInfo) against the offsets and sizes
 /// DeviceKernelNode<P...> writes at (ArgLayout::abi_offsets), parameter by parameter.
 void check_param_layout(const GraphImpl& g, std::uint32_t i) {
-#if CUDART_VERSION >= 12040
+#if GRAPHDSL_HAS_DEVICE_NODES
   const KernelData& k = kernel_of(g, i);
   const ArgLayout& l = kernel_layout(g, kernel_index(g, i));
   for (std::uint32_t p = 0; p < l.count; ++p) {
@@ -46,7 +47,7 @@ void check_param_layout(const GraphImpl& g, std::uint32_t i) {
 bool check_device_updatable(const GraphImpl& g) {
   const std::uint32_t first = first_device_updatable(g);
   if (first == ConditionRef::unresolved) return false;
-#if CUDART_VERSION < 12040
+#if !GRAPHDSL_HAS_DEVICE_NODES
   throw UsageError(fmt::format("{} is device-updatable, which needs CUDA 12.4; graphdsl was built with CUDA {}",
                                g.info(first).describe(), cuda_text(CUDART_VERSION)));
 #else
@@ -90,7 +91,7 @@ detail::DeviceNodeHandle Executable::device_node_handle(const Node& node, const 
                     "marked with Launch::with_device_updatable() in the plan the executable was compiled from",
                     a.info(i).describe()));
   }
-#if CUDART_VERSION >= 12040
+#if GRAPHDSL_HAS_DEVICE_NODES
   cudaLaunchAttributeValue v{};
   const cudaError_t rc = detail::cuda_try(cudaGraphKernelNodeGetAttribute, x.native.nodes[i],
                                           cudaLaunchAttributeDeviceUpdatableKernelNode, &v);

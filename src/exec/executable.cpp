@@ -16,6 +16,7 @@
 
 #include "exec/device_update.hpp"
 #include "exec/update_steps.hpp"
+#include "graphdsl/detail/config.hpp"
 #include "graphdsl/executable.hpp"
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
@@ -60,16 +61,14 @@ void check_device_launch(const detail::GraphImpl& g, const std::string& context)
 /// IF-ELSE and SWITCH), and the first node that needs it.
 void needed_cuda(const detail::GraphImpl& g, int& version, std::optional<NodeInfo>& node) {
   for (std::uint32_t i = 0; i < detail::node_count(g); ++i) {
-    const NodeKind kind = detail::node_kind(g, i);
-    if (kind == NodeKind::child) needed_cuda(detail::child_plan(g, i), version, node);
-    if (kind != NodeKind::conditional) continue;
-    const detail::ConditionalData& c = detail::conditional_of(g, i);
-    const int v = c.type == ConditionalType::if_else || c.type == ConditionalType::switch_case ? 12080 : 12030;
-    if (v > version) {
-      version = v;
-      node = g.info(i);
+    if (const std::optional<ConditionalType> type = detail::conditional_type(g, i)) {
+      const int v = *type == ConditionalType::if_else || *type == ConditionalType::switch_case ? 12080 : 12030;
+      if (v > version) {
+        version = v;
+        node = g.info(i);
+      }
     }
-    for (const auto& b : c.bodies) needed_cuda(*b, version, node);
+    for (const auto& p : detail::nested_slots(g, i)) needed_cuda(*p, version, node);
   }
 }
 
@@ -275,7 +274,7 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
           "InstantiateOptions::auto_free_on_launch()";
     }
   }
-#if CUDART_VERSION >= 12080
+#if GRAPHDSL_HAS_SWITCH
   int stream_device = -1, current = -1;
   if (detail::cuda_try(cudaStreamGetDevice, stream, &stream_device) == cudaSuccess &&
       detail::cuda_try(cudaGetDevice, &current) == cudaSuccess && stream_device != current) {

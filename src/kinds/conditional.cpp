@@ -339,7 +339,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
   cudaGraphNodeParams p{};
   p.type = cudaGraphNodeTypeConditional;
   p.conditional.handle = builder.scopes_[builder.scopes_.size() - 1 - c.condition.levels][c.condition.index];
-#if CUDART_VERSION >= 12080
+#if GRAPHDSL_HAS_SWITCH
   p.conditional.type = c.type == ConditionalType::while_loop    ? cudaGraphCondTypeWhile
                        : c.type == ConditionalType::switch_case ? cudaGraphCondTypeSwitch
                                                                 : cudaGraphCondTypeIf;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "graphdsl/debug.hpp"
+#include "graphdsl/detail/config.hpp"
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
 
@@ -26,7 +27,7 @@ namespace detail {
 void clear_last_error() noexcept { (void)cudaGetLastError(); }
 
 void* driver_entry(const char* symbol, unsigned version) noexcept {
-#if CUDART_VERSION < 12050  // cudaGetDriverEntryPointByVersion is CUDA 12.5's: the runtime path only
+#if !GRAPHDSL_HAS_DRIVER_ENTRY  // cudaGetDriverEntryPointByVersion is CUDA 12.5's: the runtime path only
   (void)symbol;
   (void)version;
   return nullptr;

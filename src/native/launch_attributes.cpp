@@ -1,4 +1,5 @@
 // src/native/launch_attributes.cpp — a kernel node's launch attributes on the device (launch_attributes.hpp).
+#include "graphdsl/detail/config.hpp"
 #include "native/launch_attributes.hpp"
 
 #include <fmt/format.h>
@@ -10,7 +11,7 @@ namespace graphdsl::detail {
 
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
                             const cudaKernelNodeParams& p, KernelLookup& cache, int device) noexcept {
-#if CUDART_VERSION >= 12050  // driver_entry needs cudaGetDriverEntryPointByVersion
+#if GRAPHDSL_HAS_DRIVER_ENTRY  // driver_entry needs cudaGetDriverEntryPointByVersion
   using Add = CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<Add>(driver_entry("cuGraphAddKernelNode", 12000));
   if (driver != nullptr && p.extra == nullptr && device >= 0) {
@@ -139,7 +140,7 @@ cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttri
     v.accessPolicyWindow.missProp = static_cast<cudaAccessProperty>(l->l2.miss);
     set(cudaLaunchAttributeAccessPolicyWindow, v);
   }
-#if CUDART_VERSION >= 12040
+#if GRAPHDSL_HAS_DEVICE_NODES
   if (l->device_updatable) {  // compile() has checked the driver (check_device_updatable)
     v = cudaLaunchAttributeValue{};
     v.deviceUpdatableKernelNode.deviceUpdatable = 1;

@@ -24,7 +24,7 @@ void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::
 
 /// cudaGraphAddKernelNode with `p`, first through the driver's cuGraphAddKernelNode (its entry
 /// point, the function from `cache`): measured 0.56-0.69 of the runtime call's time
-/// on an H200 (docs/performance.md, session 9). On any failure of that attempt the runtime call is
+/// on an H200. On any failure of that attempt the runtime call is
 /// made, so the error reported and its translation stay the runtime's (native/cuda_call.hpp).
 /// `device` is the current device (the function is looked up for it); -1 (unknown) takes the
 /// runtime call.

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "graphdsl/detail/config.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
@@ -404,7 +405,7 @@ void Builder::add_kinded_edge(const GraphImpl& g, std::uint32_t from, std::uint3
   e.from_port = edge_kind(g, from, to) == EdgeKind::programmatic ? cudaGraphKernelNodePortProgrammatic
                                                                  : cudaGraphKernelNodePortLaunchCompletion;
   e.type = cudaGraphDependencyTypeProgrammatic;
-#if CUDART_VERSION >= 13000
+#if GRAPHDSL_CUDA_13
   const cudaError_t rc = cuda_try(cudaGraphAddDependencies, graph, &native_from, &native_to,
                                   static_cast<const cudaGraphEdgeData*>(&e), std::size_t{1});
   const char* api = "cudaGraphAddDependencies";

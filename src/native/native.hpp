@@ -49,7 +49,8 @@ using NativeExec = UniqueHandle<cudaGraphExec_t, ExecTraits>;
 /// While alive, this thread's CUDA calls do not interact with stream captures of other streams
 /// (cudaThreadExchangeStreamCaptureMode to relaxed). Destroying or instantiating a graph is an
 /// "unsafe" call that would otherwise invalidate a global-mode capture running anywhere in the
-/// process (misuse catalogue row 98); graphdsl's own such calls are made under this guard.
+/// process (CUDA's rule for global-mode captures, cudaStreamCaptureModeGlobal); graphdsl's own such calls are made
+/// under this guard.
 class RelaxedCaptureCalls {
  public:
   RelaxedCaptureCalls() noexcept;

@@ -11,6 +11,7 @@
 #include "graphdsl/update.hpp"
 #include "plan/diff.hpp"
 #include "plan/kind_compare.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -383,14 +384,10 @@ bool same_names(const GraphImpl& a, const GraphImpl& b) {
   if (&a == &b) return true;
   if (a.name != b.name) return false;
   for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
-    const NodeData& x = a.nodes[i];
     if (a.node_name(i) != b.node_name(i)) return false;
-    if (x.kind == NodeKind::child && !same_names(*a.children[x.payload], *b.children[b.nodes[i].payload])) return false;
-    if (x.kind != NodeKind::conditional) continue;
-    const auto& ba = a.conditionals[x.payload].bodies;
-    const auto& bb = b.conditionals[b.nodes[i].payload].bodies;
-    for (std::size_t k = 0; k < ba.size(); ++k) {
-      if (!same_names(*ba[k], *bb[k])) return false;
+    const NestedSlots na = nested_slots(a, i), nb = nested_slots(b, i);
+    for (std::size_t k = 0; k < na.size(); ++k) {
+      if (!same_names(na[k], nb[k])) return false;
     }
   }
   return true;
@@ -401,16 +398,9 @@ bool same_names(const GraphImpl& a, const GraphImpl& b) {
 /// Gives node i of the recorded plan `a` the names inside the template's child plan or bodies
 /// (node i's parameters are the same in both: only names differ).
 void take_nested_names(GraphImpl& a, const GraphImpl& t, std::uint32_t i) {
-  const NodeData& n = a.nodes[i];
-  if (n.kind == NodeKind::child) {
-    const GraphImpl& tc = *t.children[t.nodes[i].payload];
-    if (!same_names(*a.children[n.payload], tc)) a.children[n.payload] = own_copy(tc);
-  } else if (n.kind == NodeKind::conditional) {
-    auto& bodies = a.conditionals[n.payload].bodies;
-    const auto& tb = t.conditionals[t.nodes[i].payload].bodies;
-    for (std::size_t k = 0; k < bodies.size(); ++k) {
-      if (!same_names(*bodies[k], *tb[k])) bodies[k] = own_copy(*tb[k]);
-    }
+  const NestedSlots na = nested_slots(a, i), nt = nested_slots(t, i);
+  for (std::size_t k = 0; k < na.size(); ++k) {
+    if (!same_names(na[k], nt[k])) na.first[k] = own_copy(nt[k]);
   }
 }
 

@@ -476,7 +476,9 @@ Launch Graph::kernel_launch(const Node& node) const {
 
 Graph Graph::child_plan(const ChildNode& node) const {
   auto& g = impl();
-  return Graph(new detail::GraphImpl(*g.children[g.nodes[own_index(g, node)].payload]));
+  auto copy = std::make_unique<detail::GraphImpl>(*g.children[g.nodes[own_index(g, node)].payload]);
+  copy->outer_bindings = detail::outer_bindings_of(*copy, g);
+  return Graph(copy.release());
 }
 
 Graph Graph::body_plan(const ConditionalNode& node, unsigned int i) const {
@@ -486,7 +488,9 @@ Graph Graph::body_plan(const ConditionalNode& node, unsigned int i) const {
     throw UsageError(fmt::format("{} has {} bodies; there is no body {}", g.info(node.index()).describe(),
                                  c.bodies.size(), i));
   }
-  return Graph(new detail::GraphImpl(*c.bodies[i]));
+  auto copy = std::make_unique<detail::GraphImpl>(*c.bodies[i]);
+  copy->outer_bindings = detail::outer_bindings_of(*copy, g);
+  return Graph(copy.release());
 }
 
 ConditionalType Graph::conditional_type(const ConditionalNode& node) const {

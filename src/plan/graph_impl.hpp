@@ -83,6 +83,10 @@ struct PlanStores {
   /// (uid, index in `params`) of every entry of `params`, sorted by uid: param_index's binary search.
   /// Kept by push_param() and truncate_params().
   std::vector<std::pair<std::uint64_t, std::uint32_t>> param_order;
+  /// Only in a plan copied out of another with body_plan() or child_plan(): the enclosing conditions
+  /// its nodes referred to there (rules.cpp checks them where the copy is embedded). Not compared by
+  /// diff() or fingerprint(): it says where the plan came from, not what it does.
+  std::vector<OuterBinding> outer_bindings;
   int default_device = -1;         ///< the device new nodes are placed on (Graph::set_default_device)
   std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
   std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted

@@ -9,6 +9,7 @@
 #include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
 #include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl {
 namespace detail {
@@ -172,8 +173,7 @@ const unsigned char* parameter_value(const SharedRef<PlanToken>& plan, std::uint
 }
 
 GraphImpl& nested_plan(const GraphImpl& g, const NestedUse& u) {
-  const NodeData& n = g.nodes[u.node];
-  const GraphImpl& in = n.kind == NodeKind::child ? *g.children[n.payload] : *g.conditionals[n.payload].bodies[u.slot];
+  const GraphImpl& in = nested_slots(g, u.node)[u.slot];
   // Nested plans with parameter entries belong to one plan (GraphImpl's copy constructor copies
   // them), so the plan that owns `g` may change them.
   return const_cast<GraphImpl&>(in);

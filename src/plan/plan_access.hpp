@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,37 @@ inline std::uint32_t first_unfreed_alloc(const GraphImpl& g) {
 }
 
 // ---- nested plans and conditions ---------------------------------------------------------------
+
+/// The plans node i of a plan embeds, by slot: a child node's plan (slot 0), a conditional node's
+/// bodies (slot k: body k); none for the other kinds. The one place that knows which kinds nest.
+struct NestedSlots {
+  std::shared_ptr<const GraphImpl>* first = nullptr;
+  std::size_t count = 0;
+  std::shared_ptr<const GraphImpl>* begin() const noexcept { return first; }
+  std::shared_ptr<const GraphImpl>* end() const noexcept { return first + count; }
+  std::size_t size() const noexcept { return count; }
+  const GraphImpl& operator[](std::size_t k) const noexcept { return *first[k]; }
+};
+inline NestedSlots nested_slots(GraphImpl& g, std::uint32_t i) noexcept {
+  const NodeData& n = g.nodes[i];
+  if (n.kind == NodeKind::child) return {&g.children[n.payload], 1};
+  if (n.kind == NodeKind::conditional) {
+    auto& bodies = g.conditionals[n.payload].bodies;
+    return {bodies.data(), bodies.size()};
+  }
+  return {};
+}
+/// The same, to read. A plan's nested plans are immutable once embedded (shared by its copies).
+inline NestedSlots nested_slots(const GraphImpl& g, std::uint32_t i) noexcept {
+  return nested_slots(const_cast<GraphImpl&>(g), i);
+}
+
+/// The type of conditional node i, or nothing when node i is not a conditional node.
+inline std::optional<ConditionalType> conditional_type(const GraphImpl& g, std::uint32_t i) noexcept {
+  const NodeData& n = g.nodes[i];
+  if (n.kind != NodeKind::conditional) return std::nullopt;
+  return g.conditionals[n.payload].type;
+}
 
 /// The plan embedded by child node i.
 inline const GraphImpl& child_plan(const GraphImpl& g, std::uint32_t i) noexcept {

@@ -332,8 +332,53 @@ void check_body_kinds(const GraphImpl& body, const std::string& ctx) {
   }
 }
 
+/// A plan copied out with body_plan() or child_plan() and embedded in another: each enclosing
+/// condition it referred to must be the same Condition here (a copy of the plan it came from keeps
+/// the conditions' ids), not whatever this plan declares at that position.
+void check_outer_bindings(const GraphImpl& g, const Scope& here, const std::string& ctx) {
+  for (const OuterBinding& b : g.outer_bindings) {
+    const GraphImpl* owner = declaring_plan(&here, ConditionRef{b.levels, b.index});
+    if (owner == nullptr || b.index >= owner->conditions.size()) continue;  // check_in names these
+    if (owner->conditions[b.index].uid == b.uid) continue;
+    throw UsageError(
+        fmt::format("{}graph {} was copied out of another plan (body_plan / child_plan) and refers to condition number "
+                    "{} of the plan {} level{} out by position; graph {} declares another Condition there, which its "
+                    "nodes would read and set instead of their own (embed such a copy only in the plan it came from, "
+                    "or a copy of it)",
+                    ctx, quoted(g.name), b.index, b.levels, b.levels == 1 ? "" : "s", quoted(owner->name)));
+  }
+}
+
+/// Adds to `out` the references of plan `p` (nested `depth` levels inside the copy) that point out
+/// of the copy, resolved in the chain that starts at `from` (1 level out of the copy).
+void collect_outer(const GraphImpl& p, std::uint32_t depth, const GraphImpl& from, std::vector<OuterBinding>& out) {
+  auto note = [&](ConditionRef r) {
+    if (r.levels == ConditionRef::unresolved || r.levels <= depth) return;
+    const std::uint32_t levels = r.levels - depth;
+    const GraphImpl* owner = &from;
+    for (std::uint32_t k = 1; owner != nullptr && k < levels; ++k) {
+      owner = owner->parent && owner->parent->outer ? owner->parent->outer->plan : nullptr;
+    }
+    if (owner == nullptr || r.index >= owner->conditions.size()) return;
+    const OuterBinding b{levels, r.index, owner->conditions[r.index].uid};
+    for (const OuterBinding& o : out) {
+      if (o.levels == b.levels && o.index == b.index) return;
+    }
+    out.push_back(b);
+  };
+  for (const KernelPlaceholder& ph : p.placeholders) {
+    if (ph.kind == PlaceholderKind::condition) note(ph.ref);
+  }
+  for (const ConditionalData& c : p.conditionals) {
+    note(c.condition);
+    for (const auto& b : c.bodies) collect_outer(*b, depth + 1, from, out);
+  }
+  for (const auto& c : p.children) collect_outer(*c, depth + 1, from, out);
+}
+
 std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, const Scope* outer, Usage& usage) {
   const Scope here{&g, outer};
+  if (outer != nullptr) check_outer_bindings(g, here, ctx);
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     check_node(g, i, ctx);
     const NodeData& n = g.nodes[i];
@@ -406,6 +451,12 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context) {
   Usage usage;
   return check_in(g, context, nullptr, usage);
+}
+
+std::vector<OuterBinding> outer_bindings_of(const GraphImpl& copy, const GraphImpl& from) {
+  std::vector<OuterBinding> out;
+  collect_outer(copy, 0, from, out);
+  return out;
 }
 
 }  // namespace graphdsl::detail

@@ -16,6 +16,11 @@ namespace graphdsl::detail {
 /// @throws UsageError naming the node and the rule.
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
 
+/// The enclosing conditions that `copy`, a copy of a plan nested in `from` (a child plan or a
+/// conditional body of one of from's nodes), refers to outside itself, with their uids as `from`
+/// and the plans enclosing it declare them (Graph::body_plan and child_plan record them).
+std::vector<OuterBinding> outer_bindings_of(const GraphImpl& copy, const GraphImpl& from);
+
 /// A deterministic topological order of g's nodes (the order they are created in the driver).
 /// @throws UsageError naming the whole cycle if there is one.
 std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context = {});

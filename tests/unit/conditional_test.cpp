@@ -26,6 +26,42 @@ int* const F = reinterpret_cast<int*>(0x2000);
 
 }  // namespace
 
+TEST_CASE("a body copied out with body_plan() is refused where it would bind another plan's Condition by position",
+          "[conditional][validate]") {
+  gd::Graph g("solver");
+  const gd::Condition first = g.add_condition(0);
+  g.add_if(first, [&](gd::Graph& body) { body.add_kernel(step, gd::Launch{1, 32}, X, 32); });
+  const gd::Condition more = g.add_condition(1);
+  auto loop = g.add_while(more, [&](gd::Graph& body) {
+    body.add_kernel(set_flag, gd::Launch{1, 1}, more, F).name("check");
+  });
+  const gd::Graph fragment = g.body_plan(loop, 0);
+
+  // Another plan that declares two conditions: position 1 is its own 'other', not 'more'.
+  gd::Graph h("elsewhere");
+  const gd::Condition own = h.add_condition(0);
+  h.add_if(own, [&](gd::Graph& body) { body.add_kernel(step, gd::Launch{1, 32}, X, 32); });
+  const gd::Condition other = h.add_condition(1);
+  h.add_while(other, [&](gd::Graph& body) { body.add_kernel(set_flag, gd::Launch{1, 1}, other, F); });
+  h.add_child(fragment).name("copied");
+  require_invalid(h,
+                  "in child node 'copied' (#2) of graph 'elsewhere': graph 'while body' was copied out of another plan "
+                  "(body_plan / child_plan) and refers to condition number 1 of the plan 1 level out by position; "
+                  "graph 'elsewhere' declares another Condition there, which its nodes would read and set instead "
+                  "of their own (embed such a copy only in the plan it came from, or a copy of it)");
+
+  // Where it came from, or a copy of that plan, the same Condition is at that position.
+  gd::Graph copy = g;
+  copy.add_child(fragment).name("copied back");
+  CHECK_NOTHROW(copy.validate());
+  gd::Graph again = copy;
+  CHECK_NOTHROW(again.validate());
+  // And the copied-out plan keeps what it refers to in its own copies.
+  gd::Graph fragment_copy = fragment;
+  h.add_child(fragment_copy);
+  CHECK_THROWS_AS(h.validate(), gd::UsageError);
+}
+
 TEST_CASE("a while loop with its condition set inside the body validates and prints", "[conditional][dump]") {
   gd::Graph g("solver");
   const gd::Condition more = g.add_condition(1);

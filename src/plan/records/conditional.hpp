@@ -29,4 +29,15 @@ struct ConditionalData {
   std::vector<std::shared_ptr<const GraphImpl>> bodies;
 };
 
+/// What a plan copied out of another (Graph::body_plan, Graph::child_plan) refers to outside itself:
+/// condition `index` of the plan `levels` steps out of the copy (1: the plan that held it), which was
+/// the Condition `uid` where the copy was taken. Nested plans refer to enclosing conditions by
+/// position; validate() checks these where the copy is embedded, so that it is not bound by position
+/// to another plan's Condition (PlanStores::outer_bindings).
+struct OuterBinding {
+  std::uint32_t levels = 0;
+  std::uint32_t index = 0;
+  std::uint64_t uid = 0;
+};
+
 }  // namespace graphdsl::detail

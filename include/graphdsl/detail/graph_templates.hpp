@@ -1,0 +1,141 @@
+// graphdsl/detail/graph_templates.hpp — the bodies of Graph's longer member templates (the node
+// constructors that pack kernel arguments, use graph buffers or build conditional bodies), kept out
+// of the class so that graph.hpp reads as the plan's API. graph.hpp includes this file at its end.
+//
+// Internal: not part of graphdsl's API; include graphdsl/graph.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "graphdsl/graph.hpp"
+
+namespace graphdsl {
+
+template <class... P, class... A>
+KernelNode<P...> Graph::add_kernel(void (*kernel)(P...), const Launch& launch, A&&... args) {
+  static_assert(detail::check_declared_args(detail::DeclList<P...>{}, detail::DeclList<A...>{}));
+  detail::check_kernel_args(detail::TypeList<P...>{}, detail::TypeList<detail::unwrap_declared_t<A&&>...>{});
+  const auto& layout = detail::ArgLayoutOf<P...>::value;
+  Change change(*this);
+  std::size_t offset = 0;
+  unsigned char* block = add_argument_block(layout.total, offset);
+  constexpr std::size_t parameters = (std::size_t{detail::is_parameter_v<A>} + ... + 0);
+  detail::PlaceholderArgs<(std::size_t{detail::is_condition_v<detail::unwrap_declared_t<A>> ||
+                                       detail::is_buffer_v<detail::unwrap_declared_t<A>>} +
+                           ... + 0),
+                          parameters>
+      conds;
+  detail::ArgPacker<P...>::pack(block, conds, detail::unwrap_declared(std::forward<A>(args))...);
+  if constexpr (parameters > 0) bind_kernel_parameters(offset, conds.params.data(), conds.param_count);
+  KernelNode<P...> node(add_kernel_node(reinterpret_cast<const void*>(kernel), launch, &layout, offset,
+                                        conds.list.data(), conds.count));
+  if constexpr ((detail::is_declared_v<A> || ...))
+    declare_kernel_ranges(node, std::index_sequence_for<A...>{}, args...);
+  change.commit();
+  return node;
+}
+
+template <class T, class V>
+MemsetNode Graph::add_memset(const GraphBuffer<T>& dst, V value, std::size_t count) {
+  Change change(*this);
+  MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);
+  use_buffer(n, detail::BufferField::memset_dst, dst.id());
+  change.commit();
+  return n;
+}
+
+template <class T>
+MemcpyNode Graph::add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count, cudaMemcpyKind kind) {
+  Change change(*this);
+  MemcpyNode n = add_memcpy_bytes(nullptr, src, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
+  use_buffer(n, detail::BufferField::memcpy_dst, dst.id());
+  change.commit();
+  return n;
+}
+
+template <class T>
+MemcpyNode Graph::add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind) {
+  Change change(*this);
+  MemcpyNode n = add_memcpy_bytes(dst, nullptr, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
+  use_buffer(n, detail::BufferField::memcpy_src, src.id());
+  change.commit();
+  return n;
+}
+
+template <class Then, class Else>
+ConditionalNode Graph::add_if_else(const Condition& cond, Then&& then_body, Else&& else_body) {
+  return add_conditional_node(ConditionalType::if_else, cond, 2, [&](unsigned i, Graph& g) {
+    if (i == 0) {
+      then_body(g);
+    } else {
+      else_body(g);
+    }
+  });
+}
+
+template <class... Bodies>
+ConditionalNode Graph::add_switch(const Condition& cond, Bodies&&... bodies) {
+  return add_conditional_node(ConditionalType::switch_case, cond, sizeof...(Bodies), [&](unsigned i, Graph& g) {
+    unsigned k = 0;
+    ((i == k++ ? static_cast<void>(bodies(g)) : static_cast<void>(0)), ...);
+  });
+}
+
+template <class Body>
+ConditionalNode Graph::add_conditional(ConditionalType type, const Condition& cond, unsigned int size, Body&& body) {
+  using Fn = std::decay_t<Body>;
+  static_assert(std::is_invocable_v<Fn&, unsigned int, Graph&>,
+                "graphdsl add_conditional: the body builder must be invocable as body(unsigned int, Graph&)");
+  if constexpr (std::is_invocable_v<Body&, unsigned int, Graph&>) {
+    return add_conditional_node(type, cond, size, body);
+  } else {
+    Fn copy(body);  // a const callable whose call operator is not const: called through a copy
+    return add_conditional_node(type, cond, size, copy);
+  }
+}
+
+template <class T, class V>
+KernelNode<cudaGraphConditionalHandle, const T*, int, T> Graph::add_set_condition(const Condition& cond, const T* value,
+                                                                                  Compare op, V operand) {
+  static_assert(std::is_same_v<T, int> || std::is_same_v<T, unsigned int> || std::is_same_v<T, float> ||
+                    std::is_same_v<T, double>,
+                "graphdsl add_set_condition: the value type must be int, unsigned int, float or double");
+  static_assert(detail::value_accepted<T, V>,
+                "graphdsl add_set_condition: the operand is neither of the value's type nor an integer: write it "
+                "as the value's type (e.g. 1e-6f, not 1e-6, for a const float* value)");
+  detail::check_compare(op);
+  return add_kernel(detail::set_condition_kernel<T>(), Launch{1, 1}, cond, value, static_cast<int>(op),
+                    detail::exact_value<T>(operand, "add_set_condition", "the value's type"));
+}
+
+template <std::size_t... I, class... A>
+void Graph::declare_kernel_ranges(const Node& node, std::index_sequence<I...>, const A&... args) {
+  detail::DeclaredAccess list[sizeof...(A)];
+  std::size_t count = 0;
+  auto one = [&](std::int32_t param, const auto& arg) {
+    if constexpr (detail::is_declared_v<decltype(arg)>) list[count++] = detail::erase(arg, param);
+  };
+  (one(static_cast<std::int32_t>(I), args), ...);
+  detail::declare_accesses(node, list, count);
+}
+
+template <class T>
+Parameter<T> Graph::parameter(T initial) {
+  static_assert(std::is_trivially_copyable_v<T> && !std::is_reference_v<T>,
+                "graphdsl parameter<T>: T must be trivially copyable (a kernel argument type)");
+  static_assert(sizeof(T) <= detail::max_parameter_bytes, "graphdsl parameter<T>: T is larger than 32 bytes");
+  const std::uint64_t uid = add_parameter(detail::param_type<T>(), &initial);
+  return Parameter<T>(plan_token(), uid);
+}
+
+template <class T>
+Graph::Allocation<T> Graph::add_mem_alloc(std::size_t count, const MemAllocOptions& options) {
+  static_assert(std::is_trivially_copyable_v<T>, "graphdsl add_mem_alloc: T must be trivially copyable");
+  const auto [node, uid] = add_mem_alloc_node(detail::checked_bytes(count, sizeof(T), "add_mem_alloc"), options);
+  return Allocation<T>{node, GraphBuffer<T>(uid, count)};
+}
+
+}  // namespace graphdsl
