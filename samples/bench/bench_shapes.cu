@@ -396,7 +396,7 @@ void budget_sweep(Bench& bench, const Model& m) {
 // ---- S6: device dispatch -------------------------------------------------------------------------
 
 struct DispatchRow {
-  double body = 0, device = 0, host_known = 0, host_readback = 0;
+  double body = 0, device = 0, host_switch = 0, host_known = 0, host_readback = 0;
 };
 
 DispatchRow dispatch_row(Bench& bench, int layers, const std::vector<int>& seq) {
@@ -405,8 +405,9 @@ DispatchRow dispatch_row(Bench& bench, int layers, const std::vector<int>& seq) 
   std::map<int, gd::Executable> per;
   for (int b : serving::batch_sizes()) per.emplace(b, serving::step_plan(m, b).instantiate());
   gd::Executable loop = serving::loop_plan(m, st, /*record=*/false).instantiate();
+  gd::Executable one = serving::switch_plan(m, st).instantiate();
   const int reps = options().reps(7);
-  std::vector<double> dev, known, readback, body;
+  std::vector<double> dev, sw, known, readback, body;
   int* host_size = nullptr;
   CUDA_CHECK(cudaMallocHost(&host_size, sizeof(int)));
   for (int r = 0; r < reps + 1; ++r) {  // the first round warms up
@@ -414,6 +415,19 @@ DispatchRow dispatch_row(Bench& bench, int layers, const std::vector<int>& seq) 
     loop.launch(bench.s);
     CUDA_CHECK(cudaStreamSynchronize(bench.s));
     const double d = t.us() / K;
+    const int zero = 0;  // the host loop over the dispatch graph: step 0, the first size, then K launches
+    CUDA_CHECK(cudaMemcpyAsync(st.step, &zero, sizeof(int), cudaMemcpyHostToDevice, bench.s));
+    CUDA_CHECK(cudaMemcpyAsync(st.size, st.sizes, sizeof(int), cudaMemcpyDeviceToDevice, bench.s));
+    CUDA_CHECK(cudaStreamSynchronize(bench.s));
+    t.restart();
+    for (int i = 0; i < K; ++i) one.launch(bench.s);
+    CUDA_CHECK(cudaStreamSynchronize(bench.s));
+    const double w = t.us() / K;
+    if (r == 0) {  // the dispatch graph advanced through all K sizes
+      int steps = 0;
+      CUDA_CHECK(cudaMemcpy(&steps, st.step, sizeof(int), cudaMemcpyDeviceToHost));
+      bench.expect(steps == K, fmt::format("S6 layers={}: the dispatch graph ran {} steps", layers, steps));
+    }
     t.restart();
     for (int b : seq) per.at(b).launch(bench.s);
     CUDA_CHECK(cudaStreamSynchronize(bench.s));
@@ -431,6 +445,7 @@ DispatchRow dispatch_row(Bench& bench, int layers, const std::vector<int>& seq) 
     const double bd = bench.timer.stop_us(bench.s) / K;
     if (r == 0) continue;
     dev.push_back(d);
+    sw.push_back(w);
     known.push_back(k);
     readback.push_back(rb);
     body.push_back(bd);
@@ -438,7 +453,8 @@ DispatchRow dispatch_row(Bench& bench, int layers, const std::vector<int>& seq) 
   (void)cudaFreeHost(host_size);
   st.destroy();
   m.destroy();
-  return {sample::median(body), sample::median(dev), sample::median(known), sample::median(readback)};
+  return {sample::median(body), sample::median(dev), sample::median(sw), sample::median(known),
+          sample::median(readback)};
 }
 
 /// The record of every step of the device loop equals the per-size executables' output (2 layers).
@@ -469,23 +485,25 @@ void check_loop(Bench& bench, const std::vector<int>& seq) {
 
 void dispatch_bench(Bench& bench) {
   fmt::print("\nS6 shapes: device dispatch, K = {} steps of changing sizes (us per step, medians of {} rounds)\n"
-             "   device = one launch of WHILE { dispatch(size) ; next size }; host known = the per-size executables\n"
-             "   launched back to back (sizes known on the host); host read-back = the size read from the device\n"
-             "   (copy + synchronize) before each launch, as when the device decides it; body = device time per step\n",
+             "   device = one launch of WHILE { dispatch(size) ; next size }; switch = the host launching a graph of\n"
+             "   { dispatch(size) ; next size } K times; host known = the per-size executables launched back to\n"
+             "   back (sizes known on the host); host read-back = the size read from the device (copy +\n"
+             "   synchronize) before each launch, as when the device decides it; body = device time per step\n",
              K, options().reps(7));
-  fmt::print("{:>6} {:>8} | {:>9} {:>10} {:>13} | {:>12} {:>10}\n", "layers", "body us", "device", "host known",
-             "host readback", "readback/dev", "known/dev");
+  fmt::print("{:>6} {:>8} | {:>9} {:>9} {:>10} {:>13} | {:>12} {:>10}\n", "layers", "body us", "device", "switch",
+             "host known", "host readback", "readback/dev", "known/dev");
   const std::vector<int> seq = serving::changing_sizes(K, 5);
   check_loop(bench, seq);
   double crossover = -1;
   for (int layers : {1, 2, 4, 8, 16, 32, 64}) {
     const DispatchRow r = dispatch_row(bench, layers, seq);
     const double rb = r.host_readback / r.device, kn = r.host_known / r.device;
-    fmt::print("{:6} {:8.1f} | {:9.1f} {:10.1f} {:13.1f} | {:12.2f} {:10.2f}{}\n", layers, r.body, r.device,
-               r.host_known, r.host_readback, rb, kn,
+    fmt::print("{:6} {:8.1f} | {:9.1f} {:9.1f} {:10.1f} {:13.1f} | {:12.2f} {:10.2f}{}\n", layers, r.body, r.device,
+               r.host_switch, r.host_known, r.host_readback, rb, kn,
                r.body < 50 ? (rb >= 2 ? "   >= 2x: met" : "   >= 2x: MISSED") : "");
     if (crossover < 0 && rb < 2) crossover = r.body;
     csv_row({"shapes", "dispatch", layers, K, "device loop", r.device});
+    csv_row({"shapes", "dispatch", layers, K, "host loop over dispatch graph", r.host_switch});
     csv_row({"shapes", "dispatch", layers, K, "host known", r.host_known, -1, kn});
     csv_row({"shapes", "dispatch", layers, K, "host readback", r.host_readback, -1, rb});
     csv_row({"shapes", "dispatch", layers, K, "body device us", r.body});

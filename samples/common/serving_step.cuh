@@ -89,6 +89,12 @@ __global__ void next_size(int* step, const int* sizes, int* size, cudaGraphCondi
   cudaGraphSetConditional(more, s < k ? 1u : 0u);
 }
 
+/// One thread: ++*step; while *step < k, *size = sizes[*step] (the host loop over a dispatch graph).
+__global__ void advance_size(int* step, const int* sizes, int* size, int k) {
+  const int s = ++*step;
+  if (s < k) *size = sizes[s];
+}
+
 /// A launch covering rows * H threads.
 inline gd::Launch rows_launch(int rows) {
   return gd::Launch{static_cast<unsigned>((rows * H + block - 1) / block), static_cast<unsigned>(block)};
@@ -258,6 +264,17 @@ inline gd::Graph loop_plan(const Model& m, const LoopState& st, bool record = tr
    })
       .name("steps")
       .after(first, zero);
+  return g;
+}
+
+/// One step per launch, its bucket chosen on the device: dispatch(size) then the next size. The host
+/// launches it K times (after setting *step = 0 and *size = sizes[0]), with no read-back.
+inline gd::Graph switch_plan(const Model& m, const LoopState& st) {
+  gd::Graph g("one dispatched step");
+  const gd::Buckets buckets = size_buckets();
+  gd::Dispatch d = gd::dispatch(g, "by batch size", st.size, buckets,
+                                [&](const gd::Bucket& b, gd::Graph& step) { add_step(step, m, b.upper); });
+  g.add_kernel(advance_size, gd::Launch{1, 1}, st.step, st.sizes, st.size, st.k).name("next size").after(d.node);
   return g;
 }
 
