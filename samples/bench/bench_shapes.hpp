@@ -18,8 +18,9 @@ namespace bench {
 ///   S5  memory and switch cost against the number of sizes (1, 2, 4, 8), and against the number of
 ///       dedicated executables the LRU budget allows (0, 1, 2, 4, 8; skewed size distribution)
 ///   S6  device dispatch: us per step of K = 100 steps of changing sizes, one WHILE + dispatch launch
-///       vs host-selected executables (size known on the host; size read back from the device each
-///       step), for bodies of 1 to 64 layers; the crossover body time (goal >= 2x under 50 us)
+///       vs the host launching a dispatch graph per step vs host-selected executables (size known on
+///       the host; size read back from the device each step), for bodies of 1 to 64 layers; the
+///       crossover body time (goal >= 2x under 50 us)
 void shapes_bench(Bench& bench);
 
 }  // namespace bench
