@@ -161,7 +161,7 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
     u = t.exec.update(to.prepared);
     r.chosen = SwitchStrategy::prepared;
   }
-  if (!u && (use_prepared || !r.prepared_available)) {  // last: update(plan) as it chooses (counted per_node)
+  if (!u) {  // last: update(plan) as it chooses (counted per_node)
     u = t.exec.update(to.plan, UpdatePolicy::automatic);
     r.chosen = SwitchStrategy::per_node;
   }
