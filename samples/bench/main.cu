@@ -26,6 +26,8 @@
 //              scheduler graph tail-launching it and itself), graphdsl and raw (bench_device_launch.cu)
 //   dupdate    change one node's argument then launch: from the device (an updater kernel
 //              in the graph, DeviceKernelNode) vs the host (set_kernel_args) vs raw (bench_device_update.cu)
+//   shapes     one executable for 8 batch sizes (gd::ShapeFamily) vs 8 executables: memory, build, switch
+//              cost, replay, LRU budget; device-side dispatch vs host-selected executables (bench_shapes.cu)
 //   params     one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
@@ -54,6 +56,7 @@
 #include "bench_device_update.hpp"
 #include "bench_hot.hpp"
 #include "bench_pdl.hpp"
+#include "bench_shapes.hpp"
 #include "bench_param.hpp"
 #include "bench_workload.hpp"
 #include "sample_util.hpp"
@@ -862,7 +865,7 @@ void update_bench(Bench& bench) {
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
                                     "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl",
-                                    "params", "dlaunch", "dupdate"};
+                                    "params", "dlaunch", "dupdate", "shapes"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -873,6 +876,7 @@ void usage(std::FILE* to) {
                "            dlaunch (graph launches from the host vs from the device, graphdsl and raw)\n"
                "            params (one Parameter in k of 10000 nodes: set vs update vs setters vs raw)\n"
                "            dupdate (change a node's argument then launch: device vs host vs raw)\n"
+               "            shapes (one executable for 8 batch sizes vs 8; device-side dispatch vs host selection)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -945,6 +949,7 @@ int run(int argc, char** argv) {
   if (on("launch")) bench::launch_bench(bench);
   if (on("params")) bench::params_bench(bench);
   if (on("dupdate")) bench::device_update_bench(bench);
+  if (on("shapes")) bench::shapes_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());
