@@ -485,8 +485,8 @@ void check_loop(Bench& bench, const std::vector<int>& seq) {
 
 void dispatch_bench(Bench& bench) {
   fmt::print("\nS6 shapes: device dispatch, K = {} steps of changing sizes (us per step, medians of {} rounds)\n"
-             "   device = one launch of WHILE { dispatch(size) ; next size }; switch = the host launching a graph of\n"
-             "   { dispatch(size) ; next size } K times; host known = the per-size executables launched back to\n"
+             "   device = one launch of WHILE {{ dispatch(size) ; next size }}; switch = the host launching a graph of\n"
+             "   {{ dispatch(size) ; next size }} K times; host known = the per-size executables launched back to\n"
              "   back (sizes known on the host); host read-back = the size read from the device (copy +\n"
              "   synchronize) before each launch, as when the device decides it; body = device time per step\n",
              K, options().reps(7));

@@ -101,7 +101,8 @@ void FamilyCore::calibrate(FamilyTopology& t) {
   if (!per_node_ok) (void)t.exec.update(pa);  // back to a, whatever it takes
   t.costs.diff_us_per_node = diff_us / n;
   if (per_node_ok) t.costs.setter_us = std::max(0.05, (per_node - diff_us) / k);
-  if (variants[a].prepared.ok() && variants[b].prepared.ok()) {
+  auto ready = [&](std::size_t v) { return variants[v].prepared && variants[v].prepared.ok(); };
+  if (ready(a) && ready(b)) {  // without prepared templates (FamilyOptions::prepare_templates) both are empty
     bool ok = true;
     t.costs.prepared_us =
         best_of(2, [&] { ok = ok && t.exec.update(variants[b].prepared) && t.exec.update(variants[a].prepared); }) / 2;
