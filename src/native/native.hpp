@@ -134,9 +134,10 @@ struct NestedNative {
 /// conditional body, at any depth): what profile() (src/profile/) maps CUPTI's graph node ids back
 /// to plan nodes with. Recording it moves the node list build() made anyway.
 struct NestedLayout {
-  std::uint32_t parent;  ///< the enclosing nested plan's entry in Materialized::layouts; ConditionRef::unresolved: top level
-  std::uint32_t node;    ///< the node of the enclosing plan that embeds it
-  std::uint32_t slot;    ///< the body of that conditional node (0 for a child plan)
+  std::uint32_t
+      parent;  ///< the enclosing nested plan's entry in Materialized::layouts; ConditionRef::unresolved: top level
+  std::uint32_t node;  ///< the node of the enclosing plan that embeds it
+  std::uint32_t slot;  ///< the body of that conditional node (0 for a child plan)
   /// The graph its nodes were added to: a conditional body (owned by its node), a child graph moved
   /// into its node, or a child graph that cudaGraphAddChildGraphNode cloned and that is destroyed
   /// since (then not the node's graph: cudaGraphChildGraphNodeGetGraph tells them apart).

@@ -15,7 +15,6 @@
 #include <fmt/format.h>
 
 #include "graphdsl/profile.hpp"
-#include "plan/print_parts.hpp"
 #include "profile/profile_parts.hpp"
 
 namespace graphdsl {
@@ -102,6 +101,16 @@ Critical critical_path(const Profile& p, const Levels& levels, const std::vector
   return c;
 }
 
+/// `raw` inside a DOT string: quotes and backslashes escaped, control characters as spaces.
+std::string dot_text(const std::string& raw) {
+  std::string out;
+  for (const char c : raw) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+  }
+  return out;
+}
+
 /// White (no time) to red (the hottest leaf node).
 std::string heat(std::uint64_t ns, std::uint64_t hottest) {
   const double t = hottest == 0 ? 0.0 : std::min(1.0, static_cast<double>(ns) / static_cast<double>(hottest));
@@ -130,8 +139,8 @@ void dot_level(std::string& out, const DotContext& d, const std::vector<std::uin
                                                detail::micros(n.count == 0 ? 0 : n.total_ns / n.count), n.count,
                                                detail::percent(n.total_ns, d.of));
     out += fmt::format("{}n{} [label=\"{}\\n{}  {}\", fillcolor=\"{}\"{}];\n", indent, e,
-                       detail::dot_escape(n.name.empty() ? fmt::format("#{}", n.index) : n.name), to_string(n.kind),
-                       time, heat(d.holds[e] ? 0 : n.total_ns, d.hottest),
+                       dot_text(n.name.empty() ? fmt::format("#{}", n.index) : n.name), to_string(n.kind), time,
+                       heat(d.holds[e] ? 0 : n.total_ns, d.hottest),
                        d.critical.node[e] ? ", penwidth=3, color=\"#b00000\"" : "");
   }
   for (std::uint32_t e : members) {
@@ -148,7 +157,7 @@ void dot_level(std::string& out, const DotContext& d, const std::vector<std::uin
                                     ? fmt::format("{}[{}]", holder.path, l->first.second)
                                     : holder.path;
       out += fmt::format("{}subgraph cluster_{}_{} {{\n{}  label=\"{}\";\n{}  style=dashed;\n", indent, e,
-                         l->first.second, indent, detail::dot_escape(label), indent);
+                         l->first.second, indent, dot_text(label), indent);
       dot_level(out, d, l->second, indent + "  ");
       out += indent + "}\n";
       for (std::uint32_t inner : l->second) {
@@ -174,7 +183,7 @@ std::string to_dot(const Profile& p) {
   std::string out = fmt::format(
       "digraph profile {{\n  label=\"{}\\ncritical path in bold; fill: share of the device time\";\n  labelloc=t;\n"
       "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n",
-      detail::dot_escape(detail::summary_line(p)));
+      dot_text(detail::summary_line(p)));
   const auto top = levels.find({-1, 0});
   if (top != levels.end()) dot_level(out, d, top->second, "  ");
   return out + "}\n";
