@@ -106,6 +106,12 @@ struct Profile {
 ///         fails; UsageError for an empty executable or `launches` < 1; CudaError from the launches.
 Profile profile(Executable& exec, cudaStream_t stream, int launches = 1);
 
+/// The nodes of `exec` (Profile::nodes with their graph node ids; no records, no launch) for
+/// to_name_map() and a Profile of no launches: CUPTI is loaded for cuptiGetGraphNodeId but not
+/// subscribed, so this also works while Nsight Systems holds CUPTI (profile() then refuses).
+/// @throws ProfilerError when CUPTI cannot be loaded; UsageError for an empty executable.
+Profile profile_nodes(const Executable& exec);
+
 /// Whether profile() can load CUPTI (loads it on the first call; never throws).
 bool profiler_available() noexcept;
 

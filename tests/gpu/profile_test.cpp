@@ -144,6 +144,8 @@ TEST_CASE("profile attributes every record of a 1,000-node plan to its plan node
   const std::string names = gd::to_name_map(p);
   CHECK(names.find("\"path\":\"loop[0]/body_scale\"") != std::string::npos);
   CHECK(gd::to_chrome_trace(p).find("\"name\":\"sub/cp\"") != std::string::npos);
+  // profile_nodes: the same nodes and ids without a launch (what an Nsight Systems user labels with).
+  CHECK(gd::to_name_map(gd::profile_nodes(exec)) == names);
   std::printf("profile, 1,000-node plan: %zu records over %d launches, %.1f us in nodes of %.1f us launch time\n",
               p.records.size(), launches, gd::attributed_ns(p) / 1e3, sum(p.launch_ns) / 1e3);
 }
