@@ -135,9 +135,10 @@ std::string to_chrome_trace(const Profile& p);
 /// graph node ids (what an `nsys --cuda-graph-trace=node` report shows), so a report can be labelled.
 std::string to_name_map(const Profile& p);
 
-/// The plan's picture (Graphviz DOT) with each node filled by its share of the device time (white
-/// to red; nested plans as clusters, filled by what they hold) and the critical path (the longest
-/// chain of node times per launch through each plan's edges) drawn bold.
+/// The plan's picture (Graphviz DOT) with each node filled by its time (white: none, red: the
+/// slowest node), nested plans as dashed clusters (a child or conditional node shows, in brackets,
+/// the time of what it holds), and the critical path (the longest chain of node times per launch
+/// through each plan's edges, and inside the nested plans of the nodes on it) drawn bold.
 std::string to_dot(const Profile& p);
 
 }  // namespace graphdsl
