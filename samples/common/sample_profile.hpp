@@ -75,13 +75,12 @@ inline bool print_profile(graphdsl::Executable& exec, cudaStream_t stream, int l
              " profile() took {:.1f} ms on the host\n",
              launches, off, on, off > 0.0 ? on / off : 0.0, profile_ms);
   if (!out_dir.empty()) {
-    const std::string base = out_dir + "/" + stem;
-    const bool written = write_file(base + "-profile.dot", graphdsl::to_dot(p)) &&
-                         write_file(base + "-profile.csv", graphdsl::to_csv(p)) &&
+    const std::string base = out_dir + "/profile-" + stem;
+    const bool written = write_file(base + ".dot", graphdsl::to_dot(p)) && write_file(base + ".csv", graphdsl::to_csv(p)) &&
                          write_file(base + "-trace.json", graphdsl::to_chrome_trace(p)) &&
                          write_file(base + "-names.json", graphdsl::to_name_map(p));
-    fmt::print("{} {}-profile.dot (heat map: dot -Tsvg), -profile.csv, -trace.json (ui.perfetto.dev), "
-               "-names.json (Nsight Systems name map)\n",
+    fmt::print("{} {}.dot (heat map: dot -Tsvg), .csv, -trace.json (ui.perfetto.dev), -names.json (Nsight Systems "
+               "name map)\n",
                written ? "wrote" : "could not write all of", base);
   }
   return p.unattributed == 0;

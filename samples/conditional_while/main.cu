@@ -29,7 +29,7 @@
 //      Executable::update(), and the solve re-checked.
 //   4. Where a solve spends its device time (graphdsl::profile, through CUPTI): each WHILE body
 //      node counted once per iteration, the sum of node times against the launch's event time.
-//      `--profile-out DIR` also writes the heat-map DOT (docs/pictures/conditional_while-profile.svg
+//      `--profile-out DIR` also writes the heat-map DOT (docs/pictures/profile-conditional_while.svg
 //      is drawn from one), CSV, Chrome trace and name map.
 // Exit status: 0 when the checks pass (or when there is no GPU), 1 otherwise.
 #include <algorithm>

@@ -28,7 +28,7 @@
 //   3. Where a launch of the full pipeline spends its device time (graphdsl::profile, through
 //      CUPTI): the per-node table, the sum of node times against the launch's event time, replay
 //      time with profiling off and on. `--profile-out DIR` also writes the heat-map DOT
-//      (docs/pictures/pipeline-profile.svg is drawn from one), CSV, Chrome trace and name map.
+//      (docs/pictures/profile-pipeline.svg is drawn from one), CSV, Chrome trace and name map.
 // Exit status: 0 when the checks pass (or when there is no GPU), 1 otherwise.
 #include <atomic>
 #include <cmath>
