@@ -106,6 +106,18 @@ struct Profile {
 ///         fails; UsageError for an empty executable or `launches` < 1; CudaError from the launches.
 Profile profile(Executable& exec, cudaStream_t stream, int launches = 1);
 
+/// Subscribes graphdsl to CUPTI for the rest of the process (until profiler_detach()), so that the
+/// executables compiled from now on have the graph node ids of their own nodes recorded:
+/// cudaGraphInstantiate clones a graph into the executable, and CUPTI's records may name the
+/// clones. Call it once, before instantiate(), where you mean to profile. It enables no tracing
+/// (launches are unchanged until profile()) but holds CUPTI: Nsight tools cannot attach meanwhile.
+/// Calling it again does nothing.
+/// @throws ProfilerError when CUPTI cannot be loaded or another profiler holds it.
+void profiler_attach();
+
+/// Ends what profiler_attach() started (a profile() in progress keeps its own subscription).
+void profiler_detach() noexcept;
+
 /// The nodes of `exec` (Profile::nodes with their graph node ids; no records, no launch) for
 /// to_name_map() and a Profile of no launches: CUPTI is loaded for cuptiGetGraphNodeId but not
 /// subscribed, so this also works while Nsight Systems holds CUPTI (profile() then refuses).

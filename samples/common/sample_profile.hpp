@@ -24,6 +24,17 @@ inline std::string profile_out(int argc, char** argv) {
   return {};
 }
 
+/// graphdsl::profiler_attach() when CUPTI is there (before the executables to profile are
+/// compiled: their own graph node ids are then recorded); says why not otherwise.
+inline void attach_profiler() {
+  if (!graphdsl::profiler_available()) return;
+  try {
+    graphdsl::profiler_attach();
+  } catch (const graphdsl::ProfilerError& e) {
+    fmt::print("profile: {}: the profile will be skipped\n", e.what());
+  }
+}
+
 /// Writes `text` to `path`; false (with a message) when it cannot.
 inline bool write_file(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "wb");

@@ -324,6 +324,7 @@ int run(bool dot_only, const std::string& profile_dir) {
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   // ---- 4. compile once, solve on the device, check ---------------------------------------------
+  sample::attach_profiler();  // before instantiate(), for section 5b's profile
   gd::Executable exec = build_solver(d, tol).instantiate();
   Check check;
   auto graph_solve = [&] {

@@ -387,6 +387,7 @@ int run(bool dot_only, const std::string& profile_dir) {
     // Where one launch of the full pipeline (copies and host callback, 256 KiB per buffer) spends
     // its device time (graphdsl::profile, CUPTI).
     Tally tally;
+    sample::attach_profiler();  // before instantiate(), so that the executable's node ids are recorded
     gd::Executable exec = build_plan(mem.b, tally, n, Variant::host).instantiate();
     exec.launch(stream);
     exec.synchronize(stream);

@@ -16,6 +16,7 @@
 #include "native/cuda_call.hpp"
 #include "profile/cupti.hpp"
 #include "profile/node_map.hpp"
+#include "profile/session.hpp"
 
 namespace graphdsl {
 namespace detail {
@@ -107,39 +108,6 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   std::free(buffer);
 }
 
-void CUPTIAPI no_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
-
-/// Subscribes to CUPTI for the lifetime of the object: fails, naming the other tool where CUPTI
-/// says it, when another profiler holds CUPTI.
-class Subscription {
- public:
-  Subscription() {
-    const CuptiApi& api = cupti();
-#ifdef CUpti_SubscriberParams_STRUCT_SIZE
-    if (api.cuptiSubscribe_v2 != nullptr) {
-      char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
-      CUpti_SubscriberParams p{};
-      p.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
-      p.subscriberName = "graphdsl profile";
-      p.oldSubscriberName = other;
-      p.oldSubscriberSize = sizeof(other) - 1;
-      const CUptiResult rc = api.cuptiSubscribe_v2(&handle_, &no_callback, nullptr, &p);
-      if (rc != CUPTI_SUCCESS) {
-        throw_cupti(rc, "cuptiSubscribe_v2", other[0] != '\0' ? fmt::format("(held by '{}')", other) : "");
-      }
-      return;
-    }
-#endif
-    GRAPHDSL_CUPTI(cuptiSubscribe, &handle_, &no_callback, nullptr);
-  }
-  ~Subscription() { (void)cupti_api().cuptiUnsubscribe(handle_); }
-  Subscription(const Subscription&) = delete;
-  Subscription& operator=(const Subscription&) = delete;
-
- private:
-  CUpti_SubscriberHandle handle_ = nullptr;
-};
-
 /// Kernel, memcpy and memset activity enabled for the lifetime of the object; the destructor
 /// disables it and flushes what CUPTI still holds.
 class Activity {
@@ -206,6 +174,17 @@ std::vector<std::uint64_t> traced_launches(Executable& exec, cudaStream_t stream
   return ns;
 }
 
+/// Adds to `map` the ids of the clones CUPTI reported of each mapped node (the executable's own
+/// nodes, when it was compiled while graphdsl was subscribed: profiler_attach()).
+void add_clones(NodeMap& map) {
+  std::vector<std::pair<std::uint64_t, std::int32_t>> known(map.by_id.begin(), map.by_id.end());
+  for (const auto& [id, e] : known) {
+    for (std::uint64_t clone : clones_of(id)) {
+      if (map.by_id.emplace(clone, e).second) map.nodes[static_cast<std::size_t>(e)].node_ids.push_back(clone);
+    }
+  }
+}
+
 /// Attributes each record to its node by graph node id; counts the rest.
 void attribute(Profile& p, const NodeMap& map) {
   std::uint64_t other = 0;
@@ -231,7 +210,11 @@ void attribute(Profile& p, const NodeMap& map) {
   }
   p.records = std::move(kept);
   if (p.unattributed != 0) {
-    p.notes.push_back(fmt::format("{} record(s) carry graph node ids of no node of this executable", p.unattributed));
+    p.notes.push_back(fmt::format(
+        "{} record(s) carry graph node ids of no node of this executable{}", p.unattributed,
+        attached() ? ""
+                   : " (records may name the executable's own clones of the nodes: call graphdsl::profiler_attach() "
+                     "before instantiate(), docs/profiling.md)"));
   }
   if (other != 0) p.notes.push_back(fmt::format("{} record(s) of work outside graphs left out", other));
 }
@@ -243,8 +226,9 @@ Profile profile(Executable& exec, cudaStream_t stream, int launches) {
   const detail::ExecImpl& x = detail::ExecAccess::of(exec);
   if (launches < 1) throw UsageError(fmt::format("profile: launches must be at least 1 (got {})", launches));
   std::lock_guard<std::mutex> session(detail::session_mutex());
-  detail::Subscription subscribed;
+  detail::Subscribed subscribed;
   detail::NodeMap map = detail::map_nodes(x);
+  detail::add_clones(map);
   GRAPHDSL_CHECK(cudaStreamSynchronize, stream);
   {
     std::lock_guard<std::mutex> lock(detail::collector().mutex);
@@ -271,6 +255,7 @@ Profile profile_nodes(const Executable& exec) {
   const detail::ExecImpl& x = detail::ExecAccess::of(exec);
   (void)detail::cupti();
   detail::NodeMap map = detail::map_nodes(x);
+  detail::add_clones(map);
   Profile p;
   p.graph = exec.plan().name();
   p.nodes = std::move(map.nodes);

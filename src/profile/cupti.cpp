@@ -55,6 +55,7 @@ CuptiApi load() {
   bind(lib, "cuptiSubscribe_v2", a.cuptiSubscribe_v2, a.error, false);
 #endif
   bind(lib, "cuptiUnsubscribe", a.cuptiUnsubscribe, a.error);
+  bind(lib, "cuptiEnableCallback", a.cuptiEnableCallback, a.error);
   bind(lib, "cuptiActivityRegisterCallbacks", a.cuptiActivityRegisterCallbacks, a.error);
   bind(lib, "cuptiActivityEnable", a.cuptiActivityEnable, a.error);
   bind(lib, "cuptiActivityDisable", a.cuptiActivityDisable, a.error);

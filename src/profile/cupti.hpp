@@ -25,6 +25,7 @@ struct CuptiApi {
   decltype(&::cuptiSubscribe_v2) cuptiSubscribe_v2 = nullptr;  ///< optional: names the other profiler
 #endif
   decltype(&::cuptiUnsubscribe) cuptiUnsubscribe = nullptr;
+  decltype(&::cuptiEnableCallback) cuptiEnableCallback = nullptr;
   decltype(&::cuptiActivityRegisterCallbacks) cuptiActivityRegisterCallbacks = nullptr;
   decltype(&::cuptiActivityEnable) cuptiActivityEnable = nullptr;
   decltype(&::cuptiActivityDisable) cuptiActivityDisable = nullptr;

@@ -59,6 +59,7 @@ TEST_CASE("generated: profile attributes every record of random nested plans, on
     WARN("skipped: CUPTI is not available (GRAPHDSL_CUPTI_PATH, libcupti.so.13)");
     return;
   }
+  gd::profiler_attach();  // before instantiate(): the executables' own node ids are recorded
   std::mt19937 gen = rng(91);
   std::vector<DeviceBuffer<float>*> buffers;
   std::vector<int> cells(4, 0);

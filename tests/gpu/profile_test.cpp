@@ -91,9 +91,13 @@ gd::Graph big_plan(Cells& c, int chain, Expected& want) {
   return g;
 }
 
-/// Whether CUPTI loads; when not, says so (the case then checks nothing: Catch2 v2 has no SKIP).
+/// Whether CUPTI loads (then attached, for the rest of the process); when not, says so (the case then checks nothing:
+/// Catch2 v2 has no SKIP).
 bool cupti_here() {
-  if (gd::profiler_available()) return true;
+  if (gd::profiler_available()) {
+    gd::profiler_attach();  // before instantiate(): the executables' own node ids are recorded
+    return true;
+  }
   WARN("skipped: CUPTI is not available (GRAPHDSL_CUPTI_PATH, libcupti.so.13)");
   return false;
 }
@@ -206,6 +210,30 @@ TEST_CASE("profile refuses an empty executable and fewer than one launch", "[gpu
   g.add_kernel(spin_kernel, gd::Launch{1, 1}, 0ull).name("k");
   gd::Executable exec = g.instantiate();
   CHECK_THROWS_WITH(gd::profile(exec, s, 0), "graphdsl: profile: launches must be at least 1 (got 0)");
+}
+
+// Run by CTest as gpu_profile_unattached, a process of its own where nothing called
+// profiler_attach(): whether CUPTI's records name the nodes graphdsl created (then all are
+// attributed without attaching) or the executable's clones of them (then profile() says to
+// attach). Prints which.
+TEST_CASE("without profiler_attach, every record is attributed or the profile says to attach",
+          "[.][gpu][profile][profile_unattached]") {
+  REQUIRE(gd::profiler_available());
+  Cells c;
+  Expected want;
+  gd::Graph g = big_plan(c, 94, want);
+  gd::Executable exec = g.instantiate();
+  const gd::Profile p = gd::profile(exec, c.s, 2);
+  std::uint64_t attributed = 0;
+  for (const gd::ProfileRecord& r : p.records) attributed += r.node >= 0 ? 1 : 0;
+  std::printf("profile without profiler_attach: %llu of %zu records attributed (CUPTI names the %s nodes)\n",
+              static_cast<unsigned long long>(attributed), p.records.size(),
+              p.unattributed == 0 ? "graph's own" : "executable's cloned");
+  for (const std::string& note : p.notes) std::printf("  note: %s\n", note.c_str());
+  if (p.unattributed != 0) {
+    REQUIRE_FALSE(p.notes.empty());
+    CHECK(p.notes.front().find("profiler_attach()") != std::string::npos);
+  }
 }
 
 // Run by CTest as gpu_profile_no_cupti, with GRAPHDSL_CUPTI_PATH naming a file that does not exist
