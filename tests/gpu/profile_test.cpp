@@ -135,14 +135,21 @@ TEST_CASE("profile attributes every record of a 1,000-node plan to its plan node
   for (const gd::ProfileRecord& r : p.records) attributed += r.node >= 0 ? 1 : 0;
   CHECK(attributed == expected_records);
   CHECK(p.records.size() == expected_records);
-  // Each kind of record went to a node of that kind.
+  // Each kind of record went to a node of that kind. CUPTI may report a memset or memcpy node as a
+  // kernel (its "instrumentation" mode names the driver's kernel, e.g. memset32: NVIDIA's forum
+  // reports it for memset nodes of conditional bodies), never a kernel node as a copy.
+  std::uint64_t as_kernels = 0;
   for (const gd::ProfileRecord& r : p.records) {
     if (r.node < 0) continue;
     const gd::NodeKind k = p.nodes[static_cast<std::size_t>(r.node)].kind;
+    INFO(p.nodes[static_cast<std::size_t>(r.node)].path << ": " << gd::to_string(r.work) << " " << r.what);
     if (k == gd::NodeKind::kernel) CHECK(r.work == gd::ProfileWork::kernel);
-    if (k == gd::NodeKind::memset) CHECK(r.work == gd::ProfileWork::memset);
-    if (k == gd::NodeKind::memcpy) CHECK(r.work == gd::ProfileWork::memcpy);
+    if (k == gd::NodeKind::memset) CHECK((r.work == gd::ProfileWork::memset || r.work == gd::ProfileWork::kernel));
+    if (k == gd::NodeKind::memcpy) CHECK((r.work == gd::ProfileWork::memcpy || r.work == gd::ProfileWork::kernel));
+    as_kernels += k != gd::NodeKind::kernel && r.work == gd::ProfileWork::kernel ? 1 : 0;
   }
+  std::printf("profile, 1,000-node plan: %llu memset/memcpy records reported as kernels\n",
+              static_cast<unsigned long long>(as_kernels));
   CHECK(entry(p, "loop[0]/step").graph == "while body");
   // The writers take the real profile: the name map lists every node with its graph node id.
   const std::string names = gd::to_name_map(p);
