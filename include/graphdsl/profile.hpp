@@ -101,7 +101,9 @@ struct Profile {
 /// kernels, copies and sets, synchronizes, and returns the device time of each plan node.
 /// CUPTI is loaded on first use: GRAPHDSL_CUPTI_PATH names the library, else libcupti.so.13, then
 /// libcupti.so are tried. Host callbacks of the launches run as usual; their exceptions are
-/// re-thrown as by Executable::synchronize.
+/// re-thrown as by Executable::synchronize. Compile the executable after profiler_attach(): CUPTI's
+/// records may name the executable's clones of the graph's nodes, which are known only then (a
+/// record no node matches is counted in Profile::unattributed, never guessed).
 /// @throws ProfilerError when CUPTI cannot be loaded, another profiler holds it, or a CUPTI call
 ///         fails; UsageError for an empty executable or `launches` < 1; CudaError from the launches.
 Profile profile(Executable& exec, cudaStream_t stream, int launches = 1);

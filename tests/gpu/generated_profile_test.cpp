@@ -60,6 +60,9 @@ TEST_CASE("generated: profile attributes every record of random nested plans, on
     return;
   }
   gd::profiler_attach();  // before instantiate(): the executables' own node ids are recorded
+  struct Detach {
+    ~Detach() { gd::profiler_detach(); }  // the rest of the suite compiles unobserved
+  } detach;
   std::mt19937 gen = rng(91);
   std::vector<DeviceBuffer<float>*> buffers;
   std::vector<int> cells(4, 0);

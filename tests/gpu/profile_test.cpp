@@ -91,16 +91,23 @@ gd::Graph big_plan(Cells& c, int chain, Expected& want) {
   return g;
 }
 
-/// Whether CUPTI loads (then attached, for the rest of the process); when not, says so (the case then checks nothing:
-/// Catch2 v2 has no SKIP).
-bool cupti_here() {
-  if (gd::profiler_available()) {
-    gd::profiler_attach();  // before instantiate(): the executables' own node ids are recorded
-    return true;
+/// graphdsl attached to CUPTI (profiler_attach) for one test case, before its executables are
+/// compiled, so that their own node ids are recorded; detached at the end of the case, so that the
+/// rest of the suite compiles unobserved. Without CUPTI it says so (`ok` false: Catch2 v2 has no
+/// SKIP, and the case then checks nothing).
+struct Attached {
+  bool ok = gd::profiler_available();
+  Attached() {
+    if (ok) {
+      gd::profiler_attach();
+    } else {
+      WARN("skipped: CUPTI is not available (GRAPHDSL_CUPTI_PATH, libcupti.so.13)");
+    }
   }
-  WARN("skipped: CUPTI is not available (GRAPHDSL_CUPTI_PATH, libcupti.so.13)");
-  return false;
-}
+  ~Attached() { gd::profiler_detach(); }
+  Attached(const Attached&) = delete;
+  Attached& operator=(const Attached&) = delete;
+};
 
 std::uint64_t sum(const std::vector<std::uint64_t>& v) {
   std::uint64_t s = 0;
@@ -112,7 +119,8 @@ std::uint64_t sum(const std::vector<std::uint64_t>& v) {
 
 TEST_CASE("profile attributes every record of a 1,000-node plan to its plan node, nested ones included",
           "[gpu][profile]") {
-  if (!cupti_here()) return;
+  const Attached attached;
+  if (!attached.ok) return;
   Cells c;
   Expected want;
   gd::Graph g = big_plan(c, 994, want);
@@ -162,7 +170,8 @@ TEST_CASE("profile attributes every record of a 1,000-node plan to its plan node
 }
 
 TEST_CASE("profile counts a WHILE body node once per iteration", "[gpu][profile][while]") {
-  if (!cupti_here()) return;
+  const Attached attached;
+  if (!attached.ok) return;
   Cells c;
   for (unsigned k : {1u, 4u, 9u}) {
     gd::Graph g("loop");
@@ -185,7 +194,8 @@ TEST_CASE("profile counts a WHILE body node once per iteration", "[gpu][profile]
 }
 
 TEST_CASE("the node times of a chain sum to at most the launch time the events measure", "[gpu][profile]") {
-  if (!cupti_here()) return;
+  const Attached attached;
+  if (!attached.ok) return;
   Cells c;
   gd::Graph g("chain");
   gd::Node last;
