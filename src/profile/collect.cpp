@@ -20,7 +20,9 @@
 
 namespace graphdsl {
 namespace detail {
-namespace {
+// A named namespace (not an unnamed one): CI's unity build puts this file beside others whose
+// detail:: functions may share these names, and a qualified call would not look into an unnamed one.
+namespace collecting {
 
 /// Where CUPTI's buffer callbacks (which take no user data, and may run on CUPTI's thread) leave
 /// the records of the profile() call in progress. One per process, as CUPTI's callbacks are.
@@ -219,35 +221,35 @@ void attribute(Profile& p, const NodeMap& map) {
   if (other != 0) p.notes.push_back(fmt::format("{} record(s) of work outside graphs left out", other));
 }
 
-}  // namespace
+}  // namespace collecting
 }  // namespace detail
 
 Profile profile(Executable& exec, cudaStream_t stream, int launches) {
   const detail::ExecImpl& x = detail::ExecAccess::of(exec);
   if (launches < 1) throw UsageError(fmt::format("profile: launches must be at least 1 (got {})", launches));
-  std::lock_guard<std::mutex> session(detail::session_mutex());
+  std::lock_guard<std::mutex> session(detail::collecting::session_mutex());
   detail::Subscribed subscribed;
   detail::NodeMap map = detail::map_nodes(x);
-  detail::add_clones(map);
+  detail::collecting::add_clones(map);
   GRAPHDSL_CHECK(cudaStreamSynchronize, stream);
   {
-    std::lock_guard<std::mutex> lock(detail::collector().mutex);
-    detail::collector().records.clear();
+    std::lock_guard<std::mutex> lock(detail::collecting::collector().mutex);
+    detail::collecting::collector().records.clear();
   }
   Profile p;
   p.graph = exec.plan().name();
   p.launches = static_cast<std::uint32_t>(launches);
-  p.launch_ns = detail::traced_launches(exec, stream, launches);
+  p.launch_ns = detail::collecting::traced_launches(exec, stream, launches);
   {
-    std::lock_guard<std::mutex> lock(detail::collector().mutex);
-    p.records = std::move(detail::collector().records);
-    detail::collector().records.clear();
+    std::lock_guard<std::mutex> lock(detail::collecting::collector().mutex);
+    p.records = std::move(detail::collecting::collector().records);
+    detail::collecting::collector().records.clear();
   }
   std::sort(p.records.begin(), p.records.end(),
             [](const ProfileRecord& a, const ProfileRecord& b) { return a.start_ns < b.start_ns; });
   p.nodes = std::move(map.nodes);
   p.notes = std::move(map.notes);
-  detail::attribute(p, map);
+  detail::collecting::attribute(p, map);
   return p;
 }
 
@@ -255,7 +257,7 @@ Profile profile_nodes(const Executable& exec) {
   const detail::ExecImpl& x = detail::ExecAccess::of(exec);
   (void)detail::cupti();
   detail::NodeMap map = detail::map_nodes(x);
-  detail::add_clones(map);
+  detail::collecting::add_clones(map);
   Profile p;
   p.graph = exec.plan().name();
   p.nodes = std::move(map.nodes);

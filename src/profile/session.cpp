@@ -12,7 +12,9 @@
 
 namespace graphdsl {
 namespace detail {
-namespace {
+// A named namespace (not an unnamed one): CI's unity build puts this file beside others whose
+// detail:: functions share these names, and a qualified call would not look into an unnamed one.
+namespace subscription {
 
 /// The subscription and the clones recorded under it. Never destroyed: CUPTI may call back during
 /// exit.
@@ -50,7 +52,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 
 /// Subscribes (s.mutex held): fails, naming the other tool where CUPTI says it, when another
 /// profiler holds CUPTI; then asks for the clone callbacks.
-void subscribe(Session& s) {
+void subscribe_session(Session& s) {
   const CuptiApi& api = cupti();
 #ifdef CUpti_SubscriberParams_STRUCT_SIZE
   if (api.cuptiSubscribe_v2 != nullptr) {
@@ -78,19 +80,24 @@ void subscribe(Session& s) {
   }
 }
 
-void release(Session& s) noexcept {
+void release_session(Session& s) noexcept {
   if (--s.users == 0 && s.handle != nullptr) {
     (void)cupti_api().cuptiUnsubscribe(s.handle);
     s.handle = nullptr;
   }
 }
 
-}  // namespace
+}  // namespace subscription
+
+using subscription::release_session;
+using subscription::session;
+using subscription::Session;
+using subscription::subscribe_session;
 
 Subscribed::Subscribed() {
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.users == 0) subscribe(s);
+  if (s.users == 0) subscribe_session(s);
   ++s.users;
   own_ = true;
 }
@@ -99,7 +106,7 @@ Subscribed::~Subscribed() {
   if (!own_) return;
   Session& s = session();
   std::lock_guard<std::mutex> lock(s.mutex);
-  release(s);
+  release_session(s);
 }
 
 std::vector<std::uint64_t> clones_of(std::uint64_t id) {
@@ -128,20 +135,20 @@ bool attached() noexcept {
 }  // namespace detail
 
 void profiler_attach() {
-  detail::Session& s = detail::session();
+  detail::subscription::Session& s = detail::subscription::session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.attached) return;
-  if (s.users == 0) detail::subscribe(s);
+  if (s.users == 0) detail::subscription::subscribe_session(s);
   ++s.users;
   s.attached = true;
 }
 
 void profiler_detach() noexcept {
-  detail::Session& s = detail::session();
+  detail::subscription::Session& s = detail::subscription::session();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.attached) return;
   s.attached = false;
-  detail::release(s);
+  detail::subscription::release_session(s);
 }
 
 }  // namespace graphdsl
