@@ -45,8 +45,11 @@ endif()
 
 # Pictures drawn by hand: docs/pictures/<name>.dot is the source (edited by hand), <name>.svg is
 # rendered from it; the pictures.<name> tests check that the SVG was drawn from the current DOT and
-# that every file the picture names still exists.
-set(GRAPHDSL_DRAWN_PICTURES architecture)
+# that every file the picture names still exists. The profile heat maps (profile-pipeline,
+# profile-conditional_while: docs/profiling.md) are DOT that `<sample> --profile-out DIR` writes on
+# a GPU (to_dot(profile)): device times cannot be made again in CI, so the DOT is committed as
+# a drawn picture.
+set(GRAPHDSL_DRAWN_PICTURES architecture profile-pipeline profile-conditional_while)
 
 # One render command per sample and per drawn picture, for `pictures` and `update-pictures`.
 function(_graphdsl_picture_target target output_dir formats comment)

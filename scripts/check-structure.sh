@@ -7,9 +7,10 @@
 #   - a function in src/ or include/graphdsl/ is over 80 lines (lizard, from PyPI:
 #     `python3 -m pip install lizard`; scripts/deps.sh installs it when CI=true; without it, and
 #     outside CI, this one check is skipped with a message);
-#   - an include goes from a lower layer to a higher one (plan < native < exec < kinds, nccl):
-#     src/plan/ includes "native/", "exec/", "kinds/" or "nccl/"; src/native/ includes "exec/",
-#     "kinds/" or "nccl/"; src/exec/ includes "kinds/" or "nccl/"; include/graphdsl/graph.hpp
+#   - an include goes from a lower layer to a higher one (plan < native < exec < kinds, nccl, profile):
+#     src/plan/ includes "native/", "exec/", "kinds/", "nccl/" or "profile/"; src/native/ includes
+#     "exec/", "kinds/", "nccl/" or "profile/"; src/exec/ includes "kinds/", "nccl/" or "profile/";
+#     src/profile/ includes "kinds/" or "nccl/"; include/graphdsl/graph.hpp
 #     includes graphdsl/executable.hpp; a public header under include/ includes a file of src/;
 #   - src/plan/ or src/native/ includes a public header of the executable's layer
 #     (graphdsl/executable.hpp, prepared_update.hpp, cache.hpp, device_graph.hpp, device_node.hpp);
@@ -124,14 +125,15 @@ upward() {  # upward <folder> <layer name> <higher folders, a regex alternative>
   [ -d "$dir" ] || return 0
   hits="$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]($higher)/" "$dir")"
   if [ -n "$hits" ]; then
-    fail "$name includes a higher layer (plan < native < exec < kinds, nccl):"
+    fail "$name includes a higher layer (plan < native < exec < kinds, nccl, profile):"
     indent <<<"$hits"
   fi
 }
 includes="$(grep -rhE '^[[:space:]]*#[[:space:]]*include' src include | wc -l)"
-upward src/plan "src/plan/ (no CUDA call)" "native|exec|kinds|nccl"
-upward src/native "src/native/" "exec|kinds|nccl"
-upward src/exec "src/exec/" "kinds|nccl"
+upward src/plan "src/plan/ (no CUDA call)" "native|exec|kinds|nccl|profile"
+upward src/native "src/native/" "exec|kinds|nccl|profile"
+upward src/exec "src/exec/" "kinds|nccl|profile"
+upward src/profile "src/profile/" "kinds|nccl"
 # The public headers of the executable's layer (its API, declared in include/graphdsl/) are
 # included from src/exec/ and above only.
 exec_headers='executable|prepared_update|cache|device_graph|device_node'
@@ -167,7 +169,7 @@ if [ -n "$hits" ]; then
     "(each costs every user's translation unit; docs/performance.md, \"Include cost\"):"
   indent <<<"$hits"
 fi
-[ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl; include/ never includes src/); the umbrella's headers include no <memory>, <tuple>, <functional>, <unordered_map>, <algorithm>, <iterator>")
+[ "$failures" -eq "$failures_before" ] && summary+=("layers: $includes includes in src/ and include/, none upward (plan < native < exec < kinds, nccl, profile; include/ never includes src/); the umbrella's headers include no <memory>, <tuple>, <functional>, <unordered_map>, <algorithm>, <iterator>")
 
 # 5. Plan storage: src/native/ and src/exec/ name no GraphImpl field (the plan's storage is
 # reached only through the plan layer's functions, src/plan/plan_access.hpp).

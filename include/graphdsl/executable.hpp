@@ -37,6 +37,7 @@ class Event;
 
 namespace detail {
 struct ExecImpl;
+struct ExecAccess;  // src/exec/exec_access.hpp: the executable's state for layers above exec (profile/)
 /// Deletes an executable's state (src/exec/exec_impl.cpp); see GraphImplDelete.
 struct ExecImplDelete {
   static void destroy(ExecImpl* x) noexcept;
@@ -304,6 +305,7 @@ class Executable {
   }
 
  private:
+  friend struct detail::ExecAccess;
   /// device_node(): checks and the driver's handle (`signature`: the handle's parameter list).
   detail::DeviceNodeHandle device_node_handle(const Node& node, const detail::ArgLayout* signature) const;
   detail::ExecImpl& impl() const;

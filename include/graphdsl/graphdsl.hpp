@@ -21,6 +21,8 @@
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
 //   prepared_update.hpp PreparedUpdate (Executable::prepare_update: a template applied many times)
 //   debug.hpp       live-object and CUDA-call counters
+//   profile.hpp     profile(): per-node device times through CUPTI (loaded at run time), and
+//                   the table, CSV, Chrome-trace, name-map and heat-map DOT writers
 //   access.hpp, races.hpp  gd::reads / gd::writes, Graph::check_races() and its RaceReport
 #pragma once
 
@@ -40,6 +42,7 @@
 #include "graphdsl/node_kind.hpp"
 #include "graphdsl/parameter.hpp"
 #include "graphdsl/prepared_update.hpp"
+#include "graphdsl/profile.hpp"
 #include "graphdsl/races.hpp"
 #include "graphdsl/update.hpp"
 #include "graphdsl/version.hpp"

@@ -102,6 +102,50 @@ constexpr int replay_nodes = 100;
 constexpr int replay_launches = 500;
 constexpr int replay_reps = 9;
 
+void b1_replay_attached(Bench& bench);
+
+/// B1's chain after a gd::profile() of it: replay with profiling off (the executable profiled
+/// before, graphdsl still attached to CUPTI: profiler_attach) against raw CUDA, which must stay at
+/// 1.00; and profiling on (launches traced by CUPTI, cudaEvents around each) against off.
+void b1_replay_profiled(Bench& bench) {
+  if (!gd::profiler_available()) {
+    fmt::print("  (replay after profile(): CUPTI not available, skipped)\n");
+    return;
+  }
+  try {
+    b1_replay_attached(bench);
+  } catch (const gd::ProfilerError& e) {
+    fmt::print("  (replay after profile(): {}: skipped)\n", e.what());
+  }
+  gd::profiler_detach();  // later sections build with no CUPTI subscriber
+}
+
+void b1_replay_attached(Bench& bench) {
+  gd::profiler_attach();  // before instantiate(): the executable's own node ids are recorded
+  gd::Executable exec = plan_of(Shape::chain, replay_nodes, bench.data).instantiate();
+  RawExec raw(Shape::chain, replay_nodes, bench.data);
+  exec.launch(bench.s);
+  CUDA_CHECK(cudaStreamSynchronize(bench.s));
+  const gd::Profile profiled = gd::profile(exec, bench.s, replay_reps);
+  for (int i = 0; i < 20; ++i) {  // warm-up
+    exec.launch(bench.s);
+    raw.launch(bench.s);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(bench.s));
+  const Pair p = interleave(
+      replay_reps, [&] { return bench.per_launch_us(replay_launches, [&] { exec.launch(bench.s); }); },
+      [&] { return bench.per_launch_us(replay_launches, [&] { raw.launch(bench.s); }); });
+  const bool met = p.ratio() >= 0.99 && p.ratio() <= 1.01;
+  table_row(fmt::format("chain N={}, profiled before", replay_nodes), p, goal_mark(met, "1.00+-0.01"));
+  bench::csv_pair("B1 replay", "chain profiled before", replay_nodes, -1, "graphdsl", "raw", p);
+  std::vector<double> on;
+  for (std::uint64_t ns : profiled.launch_ns) on.push_back(static_cast<double>(ns) / 1e3);
+  const double on_us = sample::median(on);
+  fmt::print("  profiling on (profile(): CUPTI tracing, one launch between two events): {:.2f} us per launch, "
+             "x{:.2f} of replay off ({:.2f} us); {} records, {} unattributed\n",
+             on_us, p.ma() > 0.0 ? on_us / p.ma() : 0.0, p.ma(), profiled.records.size(), profiled.unattributed);
+}
+
 void b1_replay(Bench& bench) {
   fmt::print("B1 replay: graph of {} kernels, time per launch (cudaEvent over {} launches; median of {} reps)\n",
              replay_nodes, replay_launches, replay_reps);
@@ -123,6 +167,7 @@ void b1_replay(Bench& bench) {
     table_row(fmt::format("{} N={}", shape_name(shape), replay_nodes), p, goal_mark(met, "1.00+-0.03"));
     bench::csv_pair("B1 replay", shape_name(shape), replay_nodes, -1, "graphdsl", "raw", p);
   }
+  b1_replay_profiled(bench);
 }
 
 // ---- B1 build ------------------------------------------------------------------------------------

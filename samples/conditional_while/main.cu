@@ -27,6 +27,10 @@
 //      loop that reads the residual back after every iteration (cudaMemcpyAsync + synchronize).
 //   3. The tolerance (a parameter of a node inside the WHILE body) is changed in place with
 //      Executable::update(), and the solve re-checked.
+//   4. Where a solve spends its device time (graphdsl::profile, through CUPTI): each WHILE body
+//      node counted once per iteration, the sum of node times against the launch's event time.
+//      `--profile-out DIR` also writes the heat-map DOT (docs/pictures/profile-conditional_while.svg
+//      is drawn from one), CSV, Chrome trace and name map.
 // Exit status: 0 when the checks pass (or when there is no GPU), 1 otherwise.
 #include <algorithm>
 #include <cmath>
@@ -39,6 +43,7 @@
 
 #include <graphdsl/graphdsl.hpp>
 
+#include "sample_profile.hpp"
 #include "sample_util.hpp"
 
 namespace gd = graphdsl;
@@ -241,7 +246,7 @@ struct Check {
   }
 };
 
-int run(bool dot_only) {
+int run(bool dot_only, const std::string& profile_dir) {
   // ---- 1. the plan, on the host --------------------------------------------------------------
   // A plan only records pointers; this preview is never compiled, so host stand-ins will do.
   std::vector<float> stand_in(3 * static_cast<std::size_t>(n) + 2);
@@ -319,6 +324,7 @@ int run(bool dot_only) {
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
   // ---- 4. compile once, solve on the device, check ---------------------------------------------
+  sample::attach_profiler();  // before instantiate(), for section 5b's profile
   gd::Executable exec = build_solver(d, tol).instantiate();
   Check check;
   auto graph_solve = [&] {
@@ -384,6 +390,13 @@ int run(bool dot_only) {
              h / host_iters, 100.0 * sample::half_spread(host_us));
   fmt::print("  host loop / graph        {:10.2f}x\n", g > 0.0 ? h / g : 0.0);
 
+  // ---- 5b. where a solve spends its device time (graphdsl::profile, CUPTI) ---------------------
+  {
+    const int profiled = 5;
+    const bool attributed = sample::print_profile(exec, stream, profiled, "conditional_while", profile_dir);
+    check.expect(attributed, "profile: every kernel, memcpy and memset record attributed to a plan node");
+  }
+
   // ---- 6. change the tolerance in place ----------------------------------------------------------
   // The tolerance is an argument of the set-condition node inside the WHILE body: a parameter
   // change, so the executable is updated in place (through cudaGraphExecUpdate), not rebuilt.
@@ -412,5 +425,5 @@ int run(bool dot_only) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return sample::run_main([&] { return run(sample::dot_only(argc, argv)); });
+  return sample::run_main([&] { return run(sample::dot_only(argc, argv), sample::profile_out(argc, argv)); });
 }

@@ -85,6 +85,8 @@ class Builder {
   std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
   std::vector<NestedNative> nested_;                      ///< Materialized::nested
   std::uint32_t nested_at_ = ConditionRef::unresolved;    ///< the entry of the nested plan being built
+  std::vector<NestedLayout> layouts_;                     ///< Materialized::layouts
+  std::uint32_t layout_at_ = ConditionRef::unresolved;    ///< the layouts_ entry of the nested plan being built
   bool record_handles_ = false;                           ///< build() gives its handles to nested_[nested_at_]
   int kernel_device_ = -1;                                ///< kernel_device(), when known
   bool kernel_device_known_ = false;

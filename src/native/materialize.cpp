@@ -320,9 +320,14 @@ void Builder::build_nested(std::uint32_t i, std::uint32_t slot, const GraphImpl&
     nested_at_ = static_cast<std::uint32_t>(nested_.size() - 1);
     record_handles_ = true;
   }
+  const std::uint32_t outer_layout = layout_at_;
+  layouts_.push_back(NestedLayout{outer_layout, i, slot, graph, {}});
+  layout_at_ = static_cast<std::uint32_t>(layouts_.size() - 1);
   std::vector<cudaGraphNode_t> nodes;
   build(inner, graph, creation_order(inner), nodes);
-  if (record) nested_[nested_at_].nodes = std::move(nodes);
+  if (record) nested_[nested_at_].nodes = nodes;
+  layouts_[layout_at_] = NestedLayout{outer_layout, i, slot, graph, std::move(nodes)};
+  layout_at_ = outer_layout;
   nested_at_ = outer_nested;
   where_ = std::move(outer_where);
   slots_ = outer_slots;
@@ -339,6 +344,7 @@ void Builder::take_results(Materialized& m) {
   m.handles = std::move(root_handles_);
   m.dptrs = std::move(dptrs_);
   m.nested = std::move(nested_);
+  m.layouts = std::move(layouts_);
   m.nested_by_key.resize(m.nested.size());
   for (std::uint32_t e = 0; e < m.nested.size(); ++e) m.nested_by_key[e] = e;
   std::sort(m.nested_by_key.begin(), m.nested_by_key.end(),

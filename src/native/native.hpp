@@ -131,6 +131,21 @@ struct NestedNative {
   std::string where;                                ///< "in body 0 ('while body') of ..." for messages
 };
 
+/// Where the nodes of one plan nested in a materialized plan were created (every child plan and
+/// conditional body, at any depth): what profile() (src/profile/) maps CUPTI's graph node ids back
+/// to plan nodes with. Recording it moves the node list build() made anyway.
+struct NestedLayout {
+  std::uint32_t
+      parent;  ///< the enclosing nested plan's entry in Materialized::layouts; ConditionRef::unresolved: top level
+  std::uint32_t node;  ///< the node of the enclosing plan that embeds it
+  std::uint32_t slot;  ///< the body of that conditional node (0 for a child plan)
+  /// The graph its nodes were added to: a conditional body (owned by its node), a child graph moved
+  /// into its node, or a child graph that cudaGraphAddChildGraphNode cloned and that is destroyed
+  /// since (then not the node's graph: cudaGraphChildGraphNodeGetGraph tells them apart).
+  cudaGraph_t graph;
+  std::vector<cudaGraphNode_t> nodes;  ///< per node of the nested plan, in `graph`
+};
+
 /// A plan materialized as a cudaGraph_t; nodes[i] is the native node of top-level plan node i.
 struct Materialized {
   NativeGraph graph;
@@ -145,6 +160,7 @@ struct Materialized {
   /// The indices of `nested` sorted by (parent, node, slot): find_nested looks an entry up in
   /// O(log entries), so that setting a parameter used in b bodies costs O(b log b), not O(b^2).
   std::vector<std::uint32_t> nested_by_key;
+  std::vector<NestedLayout> layouts;  ///< every nested plan, in the order built (an entry before those it encloses)
 };
 
 /// The entry of m.nested for the plan nested in body `slot` of node `node` of the plan whose entry
