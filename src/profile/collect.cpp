@@ -2,6 +2,7 @@
 // nodes. Everything lives in this call: Executable::launch is unchanged, and CUPTI is subscribed,
 // enabled, disabled and unsubscribed here.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -95,13 +96,35 @@ bool to_record(const CUpti_Activity* a, ProfileRecord& r) {
   return false;
 }
 
+/// GRAPHDSL_PROFILE_TRACE: what CUPTI reports of each record, for maintainers.
+void trace_record(const CUpti_Activity* a) {
+  std::uint32_t graph = 0;
+  std::uint64_t node = 0, start = 0;
+  const char* what = "";
+  if (a->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || a->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+    const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(a);
+    graph = k->graphId, node = k->graphNodeId, start = k->start, what = k->name;
+  } else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+    const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(a);
+    graph = c->graphId, node = c->graphNodeId, start = c->start, what = "memcpy";
+  } else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+    const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(a);
+    graph = s->graphId, node = s->graphNodeId, start = s->start, what = "memset";
+  }
+  std::fprintf(stderr, "graphdsl profile: record graph %u node %llu:%llu start %llu %s\n", graph,
+               static_cast<unsigned long long>(node >> 32), static_cast<unsigned long long>(node & 0xffffffffu),
+               static_cast<unsigned long long>(start), what == nullptr ? "?" : what);
+}
+
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   try {
     const CuptiApi& api = cupti_api();
     Collector& c = collector();
     std::lock_guard<std::mutex> lock(c.mutex);
     CUpti_Activity* a = nullptr;
+    static const bool trace = std::getenv("GRAPHDSL_PROFILE_TRACE") != nullptr;
     while (api.cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) {
+      if (trace) trace_record(a);
       ProfileRecord r;
       if (to_record(a, r)) c.records.push_back(std::move(r));
     }

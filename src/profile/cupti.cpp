@@ -62,6 +62,7 @@ CuptiApi load() {
   bind(lib, "cuptiActivityFlushAll", a.cuptiActivityFlushAll, a.error);
   bind(lib, "cuptiActivityGetNextRecord", a.cuptiActivityGetNextRecord, a.error);
   bind(lib, "cuptiGetGraphNodeId", a.cuptiGetGraphNodeId, a.error);
+  bind(lib, "cuptiGetGraphId", a.cuptiGetGraphId, a.error);
   if (!a.error.empty()) {
     a.error = fmt::format("CUPTI is not usable: '{}': {} (a CUPTI older than CUDA 12.3's?)", a.file, a.error);
   }

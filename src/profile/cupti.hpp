@@ -11,6 +11,7 @@
 
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
 #include <cupti_result.h>
 
 #include "graphdsl/profile.hpp"
@@ -32,6 +33,7 @@ struct CuptiApi {
   decltype(&::cuptiActivityFlushAll) cuptiActivityFlushAll = nullptr;
   decltype(&::cuptiActivityGetNextRecord) cuptiActivityGetNextRecord = nullptr;
   decltype(&::cuptiGetGraphNodeId) cuptiGetGraphNodeId = nullptr;
+  decltype(&::cuptiGetGraphId) cuptiGetGraphId = nullptr;
   std::string file;   ///< the library loaded (or tried last)
   std::string error;  ///< why CUPTI is not usable; empty when it is
 };

@@ -2,9 +2,14 @@
 // profiler_attach() and profiler_detach().
 #include "profile/session.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -31,8 +36,66 @@ Session& session() {
   return *s;
 }
 
+/// The driver calls that instantiate a graph: the clones each one makes are numbered (Numbering).
+constexpr CUpti_CallbackId instantiate_calls[] = {CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
+                                                  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+                                                  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+                                                  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+                                                  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz};
+
+/// The instantiation under way on this thread, and the clones it made. Measured on an H100 (CUDA
+/// 13.0, driver 580; GRAPHDSL_PROFILE_TRACE=1 prints what CUPTI reports): the clone callback gives
+/// an executable's top-level nodes ids in its top-level graph (G:i), and their activity records
+/// carry those; the nodes of conditional bodies and child graphs are cloned into graphs of their own
+/// (H:j), but their records carry G:(number of top-level nodes + k), k counting those nested clones
+/// in the order their callbacks came. The top-level graph is the one with the smallest id among
+/// the originals (a plan's graph is made before the graphs nested in it).
+struct Numbering {
+  int depth = 0;                                                ///< instantiate calls under way on this thread
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> clones;  ///< (original, clone), in callback order
+};
+thread_local Numbering numbering;
+
+/// At the end of an instantiation: the numbers the records carry for the nested nodes it cloned.
+void number_nested(Session& s, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clones) {
+  if (clones.empty()) return;
+  std::uint64_t root = clones.front().first >> 32;
+  for (const auto& c : clones) root = std::min(root, c.first >> 32);
+  std::uint64_t top = 0;
+  std::uint32_t top_count = 0;
+  for (const auto& c : clones) {
+    if (c.first >> 32 != root) continue;
+    top = c.second >> 32 << 32;
+    ++top_count;
+  }
+  std::uint32_t k = 0;
+  for (const auto& c : clones) {
+    if (c.first >> 32 != root) s.clones.emplace(c.first, top | (top_count + k++));
+  }
+}
+
+void on_driver_call(CUpti_CallbackId id, const void* data) {
+  bool instantiate = false;
+  for (CUpti_CallbackId c : instantiate_calls) instantiate = instantiate || c == id;
+  if (!instantiate) return;
+  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
+    if (numbering.depth++ == 0) numbering.clones.clear();
+    return;
+  }
+  if (numbering.depth == 0 || --numbering.depth != 0) return;
+  try {
+    Session& s = session();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    number_nested(s, numbering.clones);
+  } catch (...) {  // out of memory: the nested nodes' records stay unattributed (and counted)
+  }
+  numbering.clones.clear();
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED || data == nullptr) return;
+  if (data == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) return on_driver_call(id, data);
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return;
   const auto* graph =
       static_cast<const CUpti_GraphData*>(static_cast<const CUpti_ResourceData*>(data)->resourceDescriptor);
   if (graph == nullptr || graph->node == nullptr || graph->originalNode == nullptr) return;
@@ -42,10 +105,20 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
       api.cuptiGetGraphNodeId(graph->originalNode, &original) != CUPTI_SUCCESS) {
     return;
   }
+  if (std::getenv("GRAPHDSL_PROFILE_TRACE") != nullptr) {  // what CUPTI reports, for maintainers
+    std::uint32_t g = 0, og = 0;
+    (void)api.cuptiGetGraphId(graph->graph, &g);
+    (void)api.cuptiGetGraphId(graph->originalGraph, &og);
+    std::fprintf(stderr, "graphdsl profile: clone %llu:%llu (graph %u) of %llu:%llu (graph %u) type %d\n",
+                 static_cast<unsigned long long>(clone >> 32), static_cast<unsigned long long>(clone & 0xffffffffu), g,
+                 static_cast<unsigned long long>(original >> 32),
+                 static_cast<unsigned long long>(original & 0xffffffffu), og, static_cast<int>(graph->nodeType));
+  }
   try {
     Session& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.clones.emplace(original, clone);
+    if (numbering.depth > 0) numbering.clones.emplace_back(original, clone);
   } catch (...) {  // out of memory: this clone stays unknown, its records unattributed (and counted)
   }
 }
@@ -71,8 +144,10 @@ void subscribe_session(Session& s) {
   {
     GRAPHDSL_CUPTI(cuptiSubscribe, &s.handle, &on_callback, nullptr);
   }
-  const CUptiResult rc = api.cuptiEnableCallback(1, s.handle, CUPTI_CB_DOMAIN_RESOURCE,
-                                                 CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+  CUptiResult rc = api.cuptiEnableCallback(1, s.handle, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+  for (CUpti_CallbackId c : instantiate_calls) {
+    if (rc == CUPTI_SUCCESS) rc = api.cuptiEnableCallback(1, s.handle, CUPTI_CB_DOMAIN_DRIVER_API, c);
+  }
   if (rc != CUPTI_SUCCESS) {
     (void)api.cuptiUnsubscribe(s.handle);
     s.handle = nullptr;

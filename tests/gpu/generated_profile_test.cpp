@@ -4,6 +4,8 @@
 // memset and memcpy node of the plan, at any depth, has exactly one record per execution, where
 // the model says from the Spec alone how often a node runs (a conditional body runs when its
 // condition's default selects it; each launch assigns the default). A failure names the seed.
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -90,6 +92,7 @@ TEST_CASE("generated: profile attributes every record of random nested plans, on
     const gd::Graph plan = plan_gen::build(spec, r);
     gd::Executable exec = plan.instantiate();
     const gd::Profile p = gd::profile(exec, s, launches);
+    if (std::getenv("GRAPHDSL_PROFILE_TRACE") != nullptr) std::fprintf(stderr, "%s\n", gd::to_name_map(p).c_str());
     INFO(gd::to_table(p));
     CHECK(p.unattributed == 0);
     std::uint64_t want_records = 0;
