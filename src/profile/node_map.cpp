@@ -102,7 +102,8 @@ class Mapper {
     const std::int32_t e = lv.first + static_cast<std::int32_t>(i);
     const cudaGraphNode_t native = lv.natives[i];
     const NodeKind kind = node_kind(lv.plan, i);
-    const std::string& path = out_.nodes[static_cast<std::size_t>(e)].path;
+    // A copy: the levels below append entries to out_.nodes, which moves the strings it holds.
+    const std::string path = out_.nodes[static_cast<std::size_t>(e)].path;
     if (native == nullptr) {
       out_.notes.push_back(fmt::format("'{}': no native node known", path));
       return;
