@@ -12,6 +12,7 @@
 
 #include <graphdsl/shape_family.hpp>
 
+#include "generated_world.hpp"
 #include "gpu_support.hpp"
 #include "plan_generator.hpp"
 
@@ -24,48 +25,10 @@ namespace {
 
 constexpr std::uint32_t seeds = 20;
 constexpr int variants_per_seed = 5;
-constexpr int capacity = 64;
 
-struct World {
-  std::vector<std::vector<float>> start;
-  std::vector<DeviceBuffer<float>*> buffers;
-  std::vector<int> cells = std::vector<int>(4, 0);
-  plan_gen::Resources r;
-  Stream stream;
-
-  World() {
-    std::mt19937 gen = rng(78);
-    for (int b = 0; b < 4; ++b) {
-      start.push_back(random_floats(capacity, gen));
-      buffers.push_back(new DeviceBuffer<float>(start.back()));
-      r.buffers[b] = buffers.back()->get();
-    }
-    r.kernels[0] = scale_by;
-    r.kernels[1] = add_scalar;
-    r.capacity = capacity;
-    r.cells = cells.data();
-  }
-  ~World() {
-    for (DeviceBuffer<float>* b : buffers) delete b;
-  }
-  World(const World&) = delete;
-  World& operator=(const World&) = delete;
-
-  /// From the random start, runs `launch` on the stream and returns every buffer and host cell.
-  template <class F>
-  std::vector<float> run(F&& launch) {
-    for (int b = 0; b < 4; ++b) buffers[b]->upload(start[b]);
-    std::fill(cells.begin(), cells.end(), 0);
-    launch(stream.get());
-    GPU_REQUIRE(cudaStreamSynchronize(stream));
-    std::vector<float> out;
-    for (DeviceBuffer<float>* b : buffers) {
-      const std::vector<float> v = b->download();
-      out.insert(out.end(), v.begin(), v.end());
-    }
-    for (int c : cells) out.push_back(static_cast<float>(c));
-    return out;
-  }
+/// The buffers and cells the generated plans use (generated_world.hpp).
+struct World : GeneratedWorld {
+  World() : GeneratedWorld(78) {}
 };
 
 plan_gen::Options device_options() {
@@ -112,7 +75,8 @@ TEST_CASE("generated families: topologies follow the model, every launch compute
       gd::Executable fresh = plan_gen::build(s, w.r).instantiate();
       want.push_back(w.run([&](cudaStream_t st) { fresh.launch(st); }));
     }
-    for (gd::SwitchPolicy policy : {gd::SwitchPolicy::automatic, gd::SwitchPolicy::per_node, gd::SwitchPolicy::prepared}) {
+    for (gd::SwitchPolicy policy :
+         {gd::SwitchPolicy::automatic, gd::SwitchPolicy::per_node, gd::SwitchPolicy::prepared}) {
       INFO("policy " << static_cast<int>(policy));
       gd::FamilyOptions o;
       o.policy = policy;

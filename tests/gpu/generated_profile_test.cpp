@@ -4,13 +4,14 @@
 // memset and memcpy node of the plan, at any depth, has exactly one record per execution, where
 // the model says from the Spec alone how often a node runs (a conditional body runs when its
 // condition's default selects it; each launch assigns the default). A failure names the seed.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <graphdsl/profile.hpp>
+#include "generated_world.hpp"
 #include "gpu_support.hpp"
 #include "plan_generator.hpp"
 
@@ -22,7 +23,6 @@ namespace generated_profile_test {
 namespace {
 
 constexpr std::uint32_t seeds = 30;
-constexpr int capacity = 64;
 constexpr int launches = 2;
 
 /// Whether body `slot` of conditional or child node `n` runs when `n` does.
@@ -65,18 +65,7 @@ TEST_CASE("generated: profile attributes every record of random nested plans, on
   struct Detach {
     ~Detach() { gd::profiler_detach(); }  // the rest of the suite compiles unobserved
   } detach;
-  std::mt19937 gen = rng(91);
-  std::vector<DeviceBuffer<float>*> buffers;
-  std::vector<int> cells(4, 0);
-  plan_gen::Resources r;
-  for (int b = 0; b < 4; ++b) {
-    buffers.push_back(new DeviceBuffer<float>(random_floats(capacity, gen)));
-    r.buffers[b] = buffers.back()->get();
-  }
-  r.kernels[0] = scale_by;
-  r.kernels[1] = add_scalar;
-  r.capacity = capacity;
-  r.cells = cells.data();
+  GeneratedWorld w(91);
   plan_gen::Options o;
   o.events = false;
   o.driver_kinds = false;
@@ -84,14 +73,13 @@ TEST_CASE("generated: profile attributes every record of random nested plans, on
   o.clusters = false;
   o.programmatic = false;
   o.max_nodes = 8;
-  Stream s;
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
     INFO("seed " << seed);
     plan_gen::Generator g(seed, o);
     const plan_gen::Spec spec = g.plan();
-    const gd::Graph plan = plan_gen::build(spec, r);
+    const gd::Graph plan = plan_gen::build(spec, w.r);
     gd::Executable exec = plan.instantiate();
-    const gd::Profile p = gd::profile(exec, s, launches);
+    const gd::Profile p = gd::profile(exec, w.stream, launches);
     if (std::getenv("GRAPHDSL_PROFILE_TRACE") != nullptr) std::fprintf(stderr, "%s\n", gd::to_name_map(p).c_str());
     INFO(gd::to_table(p));
     CHECK(p.unattributed == 0);
@@ -108,7 +96,6 @@ TEST_CASE("generated: profile attributes every record of random nested plans, on
     }
     CHECK(p.records.size() == want_records);
   }
-  for (DeviceBuffer<float>* b : buffers) delete b;
 }
 
 }  // namespace generated_profile_test

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "generated_world.hpp"
 #include "gpu_support.hpp"
 #include "plan_generator.hpp"
 
@@ -25,48 +26,10 @@ namespace {
 
 constexpr std::uint32_t seeds = 40;
 constexpr int edits_per_seed = 4;
-constexpr int capacity = 64;
 
-/// Device buffers with a fixed random start, the cells host nodes write, and the generator's view.
-struct World {
-  std::vector<std::vector<float>> start;
-  std::vector<DeviceBuffer<float>*> buffers;
-  std::vector<int> cells = std::vector<int>(4, 0);
-  plan_gen::Resources r;
-  Stream stream;
-
-  World() {
-    std::mt19937 gen = rng(77);
-    for (int b = 0; b < 4; ++b) {
-      start.push_back(random_floats(capacity, gen));
-      buffers.push_back(new DeviceBuffer<float>(start.back()));
-      r.buffers[b] = buffers.back()->get();
-    }
-    r.kernels[0] = scale_by;    // x *= factor
-    r.kernels[1] = add_scalar;  // x += c: another function of the same signature
-    r.capacity = capacity;
-    r.cells = cells.data();
-  }
-  ~World() {
-    for (DeviceBuffer<float>* b : buffers) delete b;
-  }
-  World(const World&) = delete;
-  World& operator=(const World&) = delete;
-
-  /// Launches `exec` from the random start and returns every buffer and host cell after it.
-  std::vector<float> run(gd::Executable& exec) {
-    for (int b = 0; b < 4; ++b) buffers[b]->upload(start[b]);
-    std::fill(cells.begin(), cells.end(), 0);
-    exec.launch(stream);
-    exec.synchronize(stream);
-    std::vector<float> out;
-    for (DeviceBuffer<float>* b : buffers) {
-      const std::vector<float> v = b->download();
-      out.insert(out.end(), v.begin(), v.end());
-    }
-    for (int c : cells) out.push_back(static_cast<float>(c));
-    return out;
-  }
+/// The buffers and cells the generated plans use (generated_world.hpp).
+struct World : GeneratedWorld {
+  World() : GeneratedWorld(77) {}
 };
 
 plan_gen::Options device_options() {
