@@ -320,7 +320,7 @@ void check_node_cast(const Node& node, NodeKind kind, const char* handle, const 
                                  to_string(kind)));
   }
   if (signature == nullptr) return;
-  const ArgLayout& recorded = *g.kernel_links[n.payload].layout;
+  const ArgLayout& recorded = kernel_layout(g, n.payload);
   if (&recorded == signature) return;
   const bool same_sizes = recorded.count == signature->count &&
                           std::equal(recorded.sizes, recorded.sizes + recorded.count, signature->sizes);
@@ -539,8 +539,7 @@ void Graph::reserve(std::size_t n) {
   }
   g.nodes.reserve(n);
   g.succs.reserve(n);
-  g.kernels.reserve(n);
-  g.kernel_links.reserve(n);
+  reserve_kernels(g, n);
 }
 
 }  // namespace graphdsl

@@ -197,12 +197,6 @@ struct GraphImpl : PlanStores {
   const SymbolUse* symbol_use(std::uint32_t index) const;
 };
 
-/// Placeholder argument c (< l.ph_count) of the kernel whose links are `l` (of g): a Condition or a
-/// GraphBuffer.
-inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelLinks& l, std::uint32_t c) noexcept {
-  return g.placeholders[l.ph_first + c];
-}
-
 /// Predecessor lists up to this long are searched for a duplicate edge; longer ones are indexed
 /// (GraphImpl::long_edges).
 inline constexpr std::uint32_t long_preds = 64;
@@ -268,16 +262,6 @@ bool uses_devices(const GraphImpl& g);
 /// The kind of edge from -> to (full when it is not in g.edge_kinds).
 EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noexcept;
 
-/// The launch attributes of kernel `kernel` (an index into g.kernels), or nullptr when it has none.
-const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept;
-/// The whole Launch of kernel `kernel`: its shape and its attributes.
-Launch launch_of(const GraphImpl& g, std::uint32_t kernel);
-/// Stores `l` as kernel `kernel`'s launch: the shape in the record, the attributes aside.
-void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l);
-/// Whether kernel `kernel` (an index into g.kernels) is device-updatable.
-bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept;
-/// The first node of `g` (top level only) that is a device-updatable kernel node, or
-/// ConditionRef::unresolved when there is none (O(1) for a plan without launch attributes).
-std::uint32_t first_device_updatable(const GraphImpl& g) noexcept;
-
 }  // namespace graphdsl::detail
+
+#include "plan/records/kernel_access.hpp"  // the kernel records as every layer reads them

@@ -14,27 +14,6 @@
 
 namespace graphdsl::detail {
 
-/// The argument pointers of a block packed at `block` by `layout`, written to `argv` (room for the
-/// layout's count); returns what kernelParams takes: `argv`, or null for a kernel without parameters.
-inline void** kernel_argv(const ArgLayout& layout, const unsigned char* block, void** argv) noexcept {
-  for (std::uint32_t a = 0; a < layout.count; ++a) argv[a] = const_cast<unsigned char*>(block + layout.offsets[a]);
-  return layout.count == 0 ? nullptr : argv;
-}
-
-/// The launch of kernel `k` with its arguments packed at `block` by `layout` (the kernel's:
-/// KernelLinks::layout); `argv` (room for the kernel's parameter count) receives the address of each
-/// argument.
-inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const ArgLayout& layout, const unsigned char* block,
-                                               void** argv) {
-  cudaKernelNodeParams p{};
-  p.kernelParams = kernel_argv(layout, block, argv);
-  p.func = const_cast<void*>(k.func);
-  p.gridDim = k.launch.grid;
-  p.blockDim = k.launch.block;
-  p.sharedMemBytes = k.launch.shared_bytes;
-  return p;
-}
-
 /// A memset of `height` rows of `width` elements of `element_size` bytes, rows `pitch` bytes apart.
 inline cudaMemsetParams memset_node_params(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
                                            std::size_t height, std::size_t pitch) {
@@ -87,7 +66,7 @@ template <class Plan>
 auto param_bytes(Plan& g, const ParamUse& u) -> std::conditional_t<std::is_const_v<Plan>, const void*, void*> {
   const NodeData& n = g.nodes[u.node];
   switch (u.place) {
-    case ParamPlace::kernel_argument: return g.args.data() + g.kernels[n.payload].args + u.offset;
+    case ParamPlace::kernel_argument: return argument_block(g, kernel_record(g, n.payload)) + u.offset;
     case ParamPlace::memcpy_dst: return &g.memcpys[n.payload].dstPtr.ptr;
     case ParamPlace::memcpy_src: return &g.memcpys[n.payload].srcPtr.ptr;
     case ParamPlace::memset_value: break;

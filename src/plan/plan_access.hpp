@@ -46,38 +46,6 @@ inline const SmallVec& predecessors(const GraphImpl& g, std::uint32_t i) noexcep
 inline bool has_kinded_edges(const GraphImpl& g) noexcept { return !g.edge_kinds.empty(); }
 /// Bit k: the plan (or a child plan) holds a node of NodeKind k (GraphImpl::held_kinds).
 inline std::uint32_t held_kinds(const GraphImpl& g) noexcept { return g.held_kinds; }
-/// Whether a kernel of the plan takes a Condition or GraphBuffer argument.
-inline bool has_placeholders(const GraphImpl& g) noexcept { return !g.placeholders.empty(); }
-
-// ---- kernel nodes ------------------------------------------------------------------------------
-
-/// The index of kernel node i's record: what launch_of, attributes_of and device_updatable take.
-inline std::uint32_t kernel_index(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].payload; }
-/// The record of kernel node i (function, launch shape, where its arguments are).
-inline const KernelData& kernel_of(const GraphImpl& g, std::uint32_t i) noexcept {
-  return g.kernels[kernel_index(g, i)];
-}
-inline KernelData& kernel_of(GraphImpl& g, std::uint32_t i) noexcept { return g.kernels[kernel_index(g, i)]; }
-/// The record of kernel `kernel` (an index into the plan's kernels, as kernel_index gives it).
-inline const KernelData& kernel_record(const GraphImpl& g, std::uint32_t kernel) noexcept { return g.kernels[kernel]; }
-/// The argument layout and placeholder arguments of kernel `kernel` (an index into the plan's
-/// kernels, as kernel_index gives it).
-inline const KernelLinks& kernel_links_of(const GraphImpl& g, std::uint32_t kernel) noexcept {
-  return g.kernel_links[kernel];
-}
-/// The argument layout of kernel `kernel` (an index, as kernel_index gives it): the ArgLayoutOf of
-/// its function's signature.
-inline const ArgLayout& kernel_layout(const GraphImpl& g, std::uint32_t kernel) noexcept {
-  return *g.kernel_links[kernel].layout;
-}
-/// The packed argument block of kernel `k` (a record of g): its layout's `total` bytes.
-inline const unsigned char* argument_block(const GraphImpl& g, const KernelData& k) noexcept {
-  return g.args.data() + k.args;
-}
-inline unsigned char* argument_block(GraphImpl& g, const KernelData& k) noexcept { return g.args.data() + k.args; }
-/// kernel_placeholder (plan/graph_impl.hpp): placeholder argument c of a kernel.
-/// Whether a kernel of `g` has launch attributes (attributes_of is null for every kernel when not).
-inline bool has_launch_attributes(const GraphImpl& g) noexcept { return !g.kernel_attributes.empty(); }
 
 // ---- memset, memcpy, event, host nodes ---------------------------------------------------------
 

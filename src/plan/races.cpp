@@ -155,10 +155,8 @@ void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<co
 void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
                    const std::vector<const DeclaredAccess*>& decl, Level& level) {
   const NodeData& n = g.nodes[i];
-  std::vector<bool> params(n.kind == NodeKind::kernel && g.kernel_links[n.payload].layout != nullptr
-                               ? g.kernel_links[n.payload].layout->count
-                               : 0,
-                           false);
+  const ArgLayout* layout = n.kind == NodeKind::kernel ? kernel_links_of(g, n.payload).layout : nullptr;
+  std::vector<bool> params(layout != nullptr ? layout->count : 0, false);
   declared_accesses(g, i, decl, params, level);
   if (const auto accesses = race_ops(n.kind).accesses) accesses(NodeContext{g, i, here, decl, params, level});
 }
@@ -169,9 +167,9 @@ std::string what(const Level& level, const Access& a) {
   if (a.origin == Origin::nested) return what(*a.inner_level, *a.inner);
   switch (a.origin) {
     case Origin::kernel_pointer: {
-      const KernelLinks& k = level.g->kernel_links[level.g->nodes[a.node].payload];
+      const ArgLayout& layout = kernel_layout(*level.g, level.g->nodes[a.node].payload);
       return fmt::format("kernel parameter {} ({}, extent unknown: checked at the pointer)", a.param,
-                         k.layout->access[a.param] == 1 ? "const T*" : "T*");
+                         layout.access[a.param] == 1 ? "const T*" : "T*");
     }
     case Origin::kernel_declared: return fmt::format("kernel parameter {} (declared range)", a.param);
     case Origin::kernel_buffer: return fmt::format("kernel parameter {} (GraphBuffer: the whole buffer)", a.param);

@@ -26,13 +26,7 @@ bool lines_up(const GraphImpl& a, const GraphImpl& t) noexcept {
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
     if (a.nodes[i].payload != t.nodes[i].payload) return false;
   }
-  for (std::size_t k = 0; k < a.kernels.size(); ++k) {
-    if (a.kernels[k].args != t.kernels[k].args || a.kernel_links[k].ph_first != t.kernel_links[k].ph_first ||
-        a.kernel_links[k].ph_count != t.kernel_links[k].ph_count) {
-      return false;
-    }
-  }
-  return true;
+  return kernel_storage_lines_up(a, t);
 }
 
 }  // namespace

@@ -184,9 +184,11 @@ std::string to_dot(const Profile& p) {
       "digraph profile {{\n  label=\"{}\\ncritical path in bold; fill: share of the device time\";\n  labelloc=t;\n"
       "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n",
       dot_text(detail::summary_line(p)));
+  out.reserve(out.size() + 160 * p.nodes.size());  // one line per node and edge: no regrowth copies
   const auto top = levels.find({-1, 0});
   if (top != levels.end()) dot_level(out, d, top->second, "  ");
-  return out + "}\n";
+  out += "}\n";
+  return out;
 }
 
 }  // namespace graphdsl

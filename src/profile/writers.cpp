@@ -2,6 +2,7 @@
 // pure functions of the value, no CUDA or CUPTI call (tests/unit/profile_test.cpp checks each).
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
 #include <utility>
@@ -160,6 +161,7 @@ std::string to_csv(const Profile& p) {
   const std::vector<std::uint64_t> incl = detail::inclusive_ns(p);
   const std::uint64_t of = detail::launch_total_ns(p);
   std::string out = "path,name,kind,graph,count,total_us,mean_us,min_us,max_us,percent,inclusive_us\n";
+  out.reserve(out.size() + 128 * p.nodes.size());  // one row per node: no regrowth copies
   for (std::size_t e = 0; e < p.nodes.size(); ++e) {
     const ProfileNode& n = p.nodes[e];
     const std::uint64_t mean = n.count == 0 ? 0 : n.total_ns / n.count;
@@ -204,20 +206,24 @@ std::string to_chrome_trace(const Profile& p) {
   std::uint64_t origin = p.records.empty() ? 0 : p.records.front().start_ns;
   for (const ProfileRecord& r : p.records) origin = std::min(origin, r.start_ns);
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n" + track_names(p);
+  out.reserve(out.size() + 224 * p.records.size() + 4);  // one event per record: no regrowth copies
   for (const ProfileRecord& r : p.records) {
     const std::uint64_t dur = r.end_ns > r.start_ns ? r.end_ns - r.start_ns : 0;
-    out += fmt::format(
+    fmt::format_to(
+        std::back_inserter(out),
         "{{\"name\":{},\"cat\":\"{}\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{},\"args\":{{\"what\":{},"
         "\"correlation\":{},\"graph_node_id\":{}}}}},\n",
         detail::json_string(record_name(p, r)), to_string(r.work), detail::micros(r.start_ns - origin),
         detail::micros(dur), r.device, r.stream, detail::json_string(r.what), r.correlation, r.graph_node_id);
   }
   if (out.size() >= 2 && out.compare(out.size() - 2, 2, ",\n") == 0) out.erase(out.size() - 2, 1);
-  return out + "]}\n";
+  out += "]}\n";
+  return out;
 }
 
 std::string to_name_map(const Profile& p) {
   std::string out = "{\"graph\":" + detail::json_string(p.graph) + ",\"nodes\":[\n";
+  out.reserve(out.size() + 160 * p.nodes.size() + 4);  // one line per node: no regrowth copies
   for (std::size_t e = 0; e < p.nodes.size(); ++e) {
     const ProfileNode& n = p.nodes[e];
     std::string ids;
@@ -227,7 +233,8 @@ std::string to_name_map(const Profile& p) {
                     detail::json_string(n.path), detail::json_string(n.name), to_string(n.kind),
                     detail::json_string(n.graph), n.index, ids, e + 1 < p.nodes.size() ? "," : "");
   }
-  return out + "]}\n";
+  out += "]}\n";
+  return out;
 }
 
 }  // namespace graphdsl

@@ -1,7 +1,7 @@
-// src/plan/launch_records.cpp — a kernel record's launch: the shape in KernelData, the launch
+// src/plan/records/kernel.cpp — a kernel record's launch: the shape in KernelData, the launch
 // attributes (cluster, cooperative, sync domain, L2 window, device-updatable) in
 // GraphImpl::kernel_attributes, for the few kernels that have any; launch_of() and store_launch()
-// put the two together (plan/graph_impl.hpp). No CUDA call.
+// put the two together (plan/records/kernel_access.hpp). No CUDA call.
 #include <algorithm>
 
 #include "plan/graph_impl.hpp"

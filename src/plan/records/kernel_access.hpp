@@ -1,0 +1,106 @@
+// plan/records/kernel_access.hpp — a plan's kernel records as every layer reads them: the record of a
+// kernel node, its argument layout and block, its placeholder arguments and its launch (the shape
+// in KernelData, the attributes of the few kernels that have any in the kernel_attributes store;
+// launch_of() and store_launch() put the two together, plan/records/kernel.cpp). No CUDA call.
+//
+// Included at the end of plan/graph_impl.hpp; the record types are in plan/records/kernel.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "graphdsl/launch.hpp"
+#include "plan/graph_impl.hpp"
+#include "plan/records/kernel.hpp"
+
+namespace graphdsl::detail {
+
+/// The index of kernel node i's record: what launch_of, attributes_of and device_updatable take.
+inline std::uint32_t kernel_index(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].payload; }
+/// The record of kernel node i (function, launch shape, where its arguments are).
+inline const KernelData& kernel_of(const GraphImpl& g, std::uint32_t i) noexcept {
+  return g.kernels[kernel_index(g, i)];
+}
+inline KernelData& kernel_of(GraphImpl& g, std::uint32_t i) noexcept { return g.kernels[kernel_index(g, i)]; }
+/// The record of kernel `kernel` (an index into the plan's kernels, as kernel_index gives it).
+inline const KernelData& kernel_record(const GraphImpl& g, std::uint32_t kernel) noexcept { return g.kernels[kernel]; }
+/// The argument layout and placeholder arguments of kernel `kernel` (an index into the plan's
+/// kernels, as kernel_index gives it).
+inline const KernelLinks& kernel_links_of(const GraphImpl& g, std::uint32_t kernel) noexcept {
+  return g.kernel_links[kernel];
+}
+/// The argument layout of kernel `kernel` (an index, as kernel_index gives it): the ArgLayoutOf of
+/// its function's signature.
+inline const ArgLayout& kernel_layout(const GraphImpl& g, std::uint32_t kernel) noexcept {
+  return *g.kernel_links[kernel].layout;
+}
+/// The packed argument block of kernel `k` (a record of g): its layout's `total` bytes.
+inline const unsigned char* argument_block(const GraphImpl& g, const KernelData& k) noexcept {
+  return g.args.data() + k.args;
+}
+inline unsigned char* argument_block(GraphImpl& g, const KernelData& k) noexcept { return g.args.data() + k.args; }
+/// Whether a kernel of `g` has launch attributes (attributes_of is null for every kernel when not).
+inline bool has_launch_attributes(const GraphImpl& g) noexcept { return !g.kernel_attributes.empty(); }
+/// Whether a kernel of the plan takes a Condition or GraphBuffer argument.
+inline bool has_placeholders(const GraphImpl& g) noexcept { return !g.placeholders.empty(); }
+
+/// Placeholder argument c (< l.ph_count) of the kernel whose links are `l` (of g): a Condition or a
+/// GraphBuffer.
+inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelLinks& l, std::uint32_t c) noexcept {
+  return g.placeholders[l.ph_first + c];
+}
+
+/// The launch attributes of kernel `kernel` (an index into g.kernels), or nullptr when it has none.
+const KernelAttributes* attributes_of(const GraphImpl& g, std::uint32_t kernel) noexcept;
+/// The whole Launch of kernel `kernel`: its shape and its attributes.
+Launch launch_of(const GraphImpl& g, std::uint32_t kernel);
+/// Stores `l` as kernel `kernel`'s launch: the shape in the record, the attributes aside.
+void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l);
+/// Whether kernel `kernel` (an index into g.kernels) is device-updatable.
+bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept;
+/// The first node of `g` (top level only) that is a device-updatable kernel node, or
+/// ConditionRef::unresolved when there is none (O(1) for a plan without launch attributes).
+std::uint32_t first_device_updatable(const GraphImpl& g) noexcept;
+
+/// The argument pointers of a block packed at `block` by `layout`, written to `argv` (room for the
+/// layout's count); returns what kernelParams takes: `argv`, or null for a kernel without parameters.
+inline void** kernel_argv(const ArgLayout& layout, const unsigned char* block, void** argv) noexcept {
+  for (std::uint32_t a = 0; a < layout.count; ++a) argv[a] = const_cast<unsigned char*>(block + layout.offsets[a]);
+  return layout.count == 0 ? nullptr : argv;
+}
+
+/// The launch of kernel `k` with its arguments packed at `block` by `layout` (the kernel's:
+/// KernelLinks::layout); `argv` (room for the kernel's parameter count) receives the address of each
+/// argument.
+inline cudaKernelNodeParams kernel_node_params(const KernelData& k, const ArgLayout& layout, const unsigned char* block,
+                                               void** argv) {
+  cudaKernelNodeParams p{};
+  p.kernelParams = kernel_argv(layout, block, argv);
+  p.func = const_cast<void*>(k.func);
+  p.gridDim = k.launch.grid;
+  p.blockDim = k.launch.block;
+  p.sharedMemBytes = k.launch.shared_bytes;
+  return p;
+}
+
+/// Reserves room for `n` kernels (Graph::reserve).
+inline void reserve_kernels(GraphImpl& g, std::size_t n) {
+  g.kernels.reserve(n);
+  g.kernel_links.reserve(n);
+}
+
+/// Whether the kernels of `a` and `t` (plans of one shape) keep their arguments and placeholder
+/// arguments at the same places (plan/recorded_update.cpp, lines_up).
+inline bool kernel_storage_lines_up(const GraphImpl& a, const GraphImpl& t) noexcept {
+  for (std::size_t k = 0; k < a.kernels.size(); ++k) {
+    if (a.kernels[k].args != t.kernels[k].args || a.kernel_links[k].ph_first != t.kernel_links[k].ph_first ||
+        a.kernel_links[k].ph_count != t.kernel_links[k].ph_count) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace graphdsl::detail
