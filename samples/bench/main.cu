@@ -104,6 +104,19 @@ constexpr int replay_reps = 9;
 
 void b1_replay_attached(Bench& bench);
 
+/// 20 warm-up launches of each, then replay_reps interleaved series of replay_launches launches:
+/// microseconds per launch, graphdsl against raw.
+Pair replay_pair(Bench& bench, gd::Executable& exec, RawExec& raw) {
+  for (int i = 0; i < 20; ++i) {  // warm-up
+    exec.launch(bench.s);
+    raw.launch(bench.s);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(bench.s));
+  return interleave(
+      replay_reps, [&] { return bench.per_launch_us(replay_launches, [&] { exec.launch(bench.s); }); },
+      [&] { return bench.per_launch_us(replay_launches, [&] { raw.launch(bench.s); }); });
+}
+
 /// B1's chain after a gd::profile() of it: replay with profiling off (the executable profiled
 /// before, graphdsl still attached to CUPTI: profiler_attach) against raw CUDA, which must stay at
 /// 1.00; and profiling on (launches traced by CUPTI, cudaEvents around each) against off.
@@ -127,14 +140,7 @@ void b1_replay_attached(Bench& bench) {
   exec.launch(bench.s);
   CUDA_CHECK(cudaStreamSynchronize(bench.s));
   const gd::Profile profiled = gd::profile(exec, bench.s, replay_reps);
-  for (int i = 0; i < 20; ++i) {  // warm-up
-    exec.launch(bench.s);
-    raw.launch(bench.s);
-  }
-  CUDA_CHECK(cudaStreamSynchronize(bench.s));
-  const Pair p = interleave(
-      replay_reps, [&] { return bench.per_launch_us(replay_launches, [&] { exec.launch(bench.s); }); },
-      [&] { return bench.per_launch_us(replay_launches, [&] { raw.launch(bench.s); }); });
+  const Pair p = replay_pair(bench, exec, raw);
   const bool met = p.ratio() >= 0.99 && p.ratio() <= 1.01;
   table_row(fmt::format("chain N={}, profiled before", replay_nodes), p, goal_mark(met, "1.00+-0.01"));
   bench::csv_pair("B1 replay", "chain profiled before", replay_nodes, -1, "graphdsl", "raw", p);
@@ -155,14 +161,7 @@ void b1_replay(Bench& bench) {
     RawExec raw(shape, replay_nodes, bench.data);
     bench.check("B1 graphdsl graph", replay_nodes, [&] { exec.launch(bench.s); });
     bench.check("B1 raw graph", replay_nodes, [&] { raw.launch(bench.s); });
-    for (int i = 0; i < 20; ++i) {  // warm-up
-      exec.launch(bench.s);
-      raw.launch(bench.s);
-    }
-    CUDA_CHECK(cudaStreamSynchronize(bench.s));
-    const Pair p = interleave(
-        replay_reps, [&] { return bench.per_launch_us(replay_launches, [&] { exec.launch(bench.s); }); },
-        [&] { return bench.per_launch_us(replay_launches, [&] { raw.launch(bench.s); }); });
+    const Pair p = replay_pair(bench, exec, raw);
     const bool met = p.ratio() >= 0.97 && p.ratio() <= 1.03;
     table_row(fmt::format("{} N={}", shape_name(shape), replay_nodes), p, goal_mark(met, "1.00+-0.03"));
     bench::csv_pair("B1 replay", shape_name(shape), replay_nodes, -1, "graphdsl", "raw", p);

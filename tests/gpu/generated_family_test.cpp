@@ -51,15 +51,8 @@ TEST_CASE("generated families: topologies follow the model, every launch compute
   const plan_gen::Options options = device_options();
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
     plan_gen::Generator gen(seed, options);
-    std::vector<plan_gen::Spec> specs{gen.plan()};
     std::string trail;
-    while (specs.size() < variants_per_seed) {
-      plan_gen::Spec next = specs[gen.below(static_cast<std::uint32_t>(specs.size()))];
-      const std::string what = gen.edit(next);
-      if (what.empty()) continue;
-      trail += "\n  variant " + std::to_string(specs.size()) + ": " + what;
-      specs.push_back(next);
-    }
+    const std::vector<plan_gen::Spec> specs = gen.variants(variants_per_seed, trail);
     INFO("seed " << seed << trail);
     // The model's topologies: the first variant of each shape class, in add order.
     std::vector<std::size_t> model(specs.size());

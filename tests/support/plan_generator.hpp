@@ -178,6 +178,20 @@ class Generator {
   /// Applies one random edit to `s` and says what it was ("" when the edit it drew did not apply).
   std::string edit(Spec& s) { return edit_at(s, 0); }
 
+  /// `count` variants of one plan: a random plan, then edits of variants drawn from those made so
+  /// far (a family of plan variants); `trail` gets one line per edited variant saying what changed.
+  std::vector<Spec> variants(std::size_t count, std::string& trail) {
+    std::vector<Spec> specs{plan()};
+    while (specs.size() < count) {
+      Spec next = specs[below(static_cast<std::uint32_t>(specs.size()))];
+      const std::string what = edit(next);
+      if (what.empty()) continue;
+      trail += "\n  variant " + std::to_string(specs.size()) + ": " + what;
+      specs.push_back(std::move(next));
+    }
+    return specs;
+  }
+
   const Options& options() const { return o_; }
 
  private:

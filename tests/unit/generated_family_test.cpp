@@ -10,32 +10,18 @@
 #include <graphdsl/shape_family.hpp>
 
 #include "plan_generator.hpp"
+#include "plan_stand_ins.hpp"
 #include "unit_support.hpp"
 
 namespace generated_family_test {
 
 namespace {
-void kernel_a(float*, float, int) {}
-void kernel_b(float*, float, int) {}
 
 constexpr std::uint32_t seeds = 150;
 constexpr std::size_t variants_per_seed = 6;
 
-struct World {
-  float buffers[4][64] = {};
-  int cells[4] = {};
-  std::uint32_t words[4] = {};
-  plan_gen::Resources r;
-  World() {
-    r.words = words;
-    r.semaphore = reinterpret_cast<cudaExternalSemaphore_t>(static_cast<std::uintptr_t>(0x5e0));
-    r.kernels[0] = kernel_a;
-    r.kernels[1] = kernel_b;
-    for (int b = 0; b < 4; ++b) r.buffers[b] = buffers[b];
-    r.cells = cells;
-    r.events = {graphdsl::Event::create(), graphdsl::Event::create()};
-  }
-};
+/// Stand-ins for what plans point at (plan_stand_ins.hpp).
+using World = plan_gen::StandIns;
 }  // namespace
 
 TEST_CASE("generated families: topologies are the model's shape classes, pair diffs its changed nodes",
@@ -44,15 +30,8 @@ TEST_CASE("generated families: topologies are the model's shape classes, pair di
   const std::uint64_t calls = graphdsl::debug::cuda_calls();
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
     plan_gen::Generator gen(seed, plan_gen::Options{});
-    std::vector<plan_gen::Spec> specs{gen.plan()};
     std::string trail;
-    while (specs.size() < variants_per_seed) {
-      plan_gen::Spec next = specs[gen.below(static_cast<std::uint32_t>(specs.size()))];
-      const std::string what = gen.edit(next);
-      if (what.empty()) continue;
-      trail += "\n  variant " + std::to_string(specs.size()) + ": " + what;
-      specs.push_back(next);
-    }
+    const std::vector<plan_gen::Spec> specs = gen.variants(variants_per_seed, trail);
     INFO("seed " << seed << trail);
     graphdsl::ShapeFamily<std::size_t> family;
     std::vector<std::size_t> reps;

@@ -19,6 +19,7 @@
 #include "plan/diff.hpp"
 #include "plan/recorded_update.hpp"
 #include "plan_generator.hpp"
+#include "plan_stand_ins.hpp"
 
 namespace gd = graphdsl;
 
@@ -33,22 +34,8 @@ void kernel_b(float*, float, int) {}
 constexpr std::uint32_t seeds = 200;  // per test case; each seed makes one plan and edits it 6 times
 constexpr int edits_per_seed = 6;
 
-/// Stand-ins for what plans point at: addresses only, never touched (no CUDA call is made).
-struct World {
-  float buffers[4][64] = {};
-  int cells[4] = {};
-  std::uint32_t words[4] = {};
-  plan_gen::Resources r;
-  World() {
-    r.words = words;
-    r.semaphore = reinterpret_cast<cudaExternalSemaphore_t>(static_cast<std::uintptr_t>(0x5e0));
-    r.kernels[0] = kernel_a;
-    r.kernels[1] = kernel_b;
-    for (int b = 0; b < 4; ++b) r.buffers[b] = buffers[b];
-    r.cells = cells;
-    r.events = {gd::Event::create(), gd::Event::create()};
-  }
-};
+/// Stand-ins for what plans point at (plan_stand_ins.hpp).
+using World = plan_gen::StandIns;
 
 /// What a test case keeps to reproduce a failure: the seed and the edits so far.
 struct Trail {
