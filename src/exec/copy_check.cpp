@@ -31,11 +31,20 @@ bool is_device_memory(const void* ptr) noexcept {
   return t == cudaMemoryTypeDevice || t == cudaMemoryTypeManaged;
 }
 
+/// Whether a copy end (a CUDA array, or a pointer) is device memory.
+bool device_end(cudaArray_const_t array, const void* ptr) noexcept {
+  return array != nullptr || (ptr != nullptr && is_device_memory(ptr));
+}
+
+/// Whether a copy end is a pointer to pageable host memory.
+bool pageable_end(cudaArray_const_t array, const void* ptr) noexcept {
+  return array == nullptr && ptr != nullptr && memory_type_of(ptr) == cudaMemoryTypeUnregistered;
+}
+
+/// Bit 0: the source is device memory; bit 1: the destination.
 std::uint8_t device_ends(const cudaMemcpy3DParms& p) noexcept {
-  std::uint8_t bits = 0;
-  if (p.srcArray != nullptr || (p.srcPtr.ptr != nullptr && is_device_memory(p.srcPtr.ptr))) bits |= 1u;
-  if (p.dstArray != nullptr || (p.dstPtr.ptr != nullptr && is_device_memory(p.dstPtr.ptr))) bits |= 2u;
-  return bits;
+  return static_cast<std::uint8_t>((device_end(p.srcArray, p.srcPtr.ptr) ? 1u : 0u) |
+                                   (device_end(p.dstArray, p.dstPtr.ptr) ? 2u : 0u));
 }
 
 }  // namespace
@@ -62,11 +71,9 @@ Applied set_memcpy_node(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DPar
     const auto it = std::lower_bound(x.device_copy_ends.begin(), x.device_copy_ends.end(),
                                      std::make_pair(node, std::uint8_t{0}));
     if (it != x.device_copy_ends.end() && it->first == node) {
-      const bool src_host = p.srcArray == nullptr && p.srcPtr.ptr != nullptr &&
-                            memory_type_of(p.srcPtr.ptr) == cudaMemoryTypeUnregistered;
-      const bool dst_host = p.dstArray == nullptr && p.dstPtr.ptr != nullptr &&
-                            memory_type_of(p.dstPtr.ptr) == cudaMemoryTypeUnregistered;
-      if (((it->second & 1u) != 0 && src_host) || ((it->second & 2u) != 0 && dst_host)) {
+      // Only the ends compiled as device memory are queried.
+      if (((it->second & 1u) != 0 && pageable_end(p.srcArray, p.srcPtr.ptr)) ||
+          ((it->second & 2u) != 0 && pageable_end(p.dstArray, p.dstPtr.ptr))) {
         return {cudaErrorInvalidValue,
                 "checked copies (InstantiateOptions::check_copies): an end of this memcpy node was device memory "
                 "when compiled and the change points it at pageable host memory, which CUDA accepts and the next "

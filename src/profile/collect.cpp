@@ -122,7 +122,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     Collector& c = collector();
     std::lock_guard<std::mutex> lock(c.mutex);
     CUpti_Activity* a = nullptr;
-    static const bool trace = std::getenv("GRAPHDSL_PROFILE_TRACE") != nullptr;
+    const bool trace = trace_requested();
     while (api.cuptiActivityGetNextRecord(buffer, valid, &a) == CUPTI_SUCCESS) {
       if (trace) trace_record(a);
       ProfileRecord r;

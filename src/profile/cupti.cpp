@@ -71,6 +71,11 @@ CuptiApi load() {
 
 }  // namespace
 
+bool trace_requested() noexcept {
+  static const bool on = std::getenv("GRAPHDSL_PROFILE_TRACE") != nullptr;
+  return on;
+}
+
 const CuptiApi& cupti_api() noexcept {
   static const CuptiApi loaded = [] {
     try {

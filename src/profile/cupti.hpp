@@ -45,6 +45,10 @@ const CuptiApi& cupti_api() noexcept;
 /// cupti_api(), or ProfilerError (api "dlopen" or "dlsym") when CUPTI is not usable.
 const CuptiApi& cupti();
 
+/// Whether GRAPHDSL_PROFILE_TRACE is set: print every clone and record CUPTI reports to stderr (for
+/// maintainers, when a driver numbers graph nodes otherwise than graphdsl expects).
+bool trace_requested() noexcept;
+
 /// `api` failed with `rc`: the message names the function, CUPTI's name of the result and what to
 /// do about the common ones (another profiler holds CUPTI, insufficient privileges).
 [[noreturn]] void throw_cupti(CUptiResult rc, const char* api, const std::string& detail = {});

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -105,7 +104,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
       api.cuptiGetGraphNodeId(graph->originalNode, &original) != CUPTI_SUCCESS) {
     return;
   }
-  if (std::getenv("GRAPHDSL_PROFILE_TRACE") != nullptr) {  // what CUPTI reports, for maintainers
+  if (trace_requested()) {  // what CUPTI reports, for maintainers
     std::uint32_t g = 0, og = 0;
     (void)api.cuptiGetGraphId(graph->graph, &g);
     (void)api.cuptiGetGraphId(graph->originalGraph, &og);
