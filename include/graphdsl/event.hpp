@@ -35,6 +35,13 @@ class Event {
   /// @param flags cudaEventDefault, cudaEventDisableTiming (the default), cudaEventBlockingSync, ...
   static Event create(unsigned int flags = cudaEventDisableTiming);
 
+  /// An Event around `event`, an event you created and destroy yourself: graphdsl never destroys
+  /// it, so it must outlive every plan and executable that uses it (graphdsl::adopt gives the events
+  /// of an adopted graph this way). Copies of one borrowed Event compare as one event; two borrow()
+  /// calls on one cudaEvent_t make two Events of the same handle, which diff() and update() take as
+  /// one event. A null `event` makes an empty Event.
+  static Event borrow(cudaEvent_t event);
+
   /// The native handle, or nullptr for an empty Event. The first call on any copy creates the
   /// cudaEvent_t on the current device (compiling a plan that uses the Event does the same). The
   /// handle stays valid while any copy of this Event, or any plan or executable using it, is alive.

@@ -213,6 +213,16 @@ class Executable {
   /// A new kernel of the same signature, launch shape and arguments.
   template <class... P, class... A>
   void set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args);
+  /// A new value for parameter `index` (from 0) of kernel node `node`, the others kept: `value`'s
+  /// bytes, which must be as many as the parameter's (an adopted kernel's parameters have sizes but
+  /// no types: graphdsl/adopt.hpp). Patched like set_kernel_args.
+  /// @throws UsageError naming the node for an index past its parameters or a value of another size,
+  ///         or a parameter that holds a Condition or GraphBuffer (before any CUDA call).
+  template <class T>
+  void set_kernel_arg(const Node& node, unsigned int index, const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>, "graphdsl set_kernel_arg: the value must be trivially copyable");
+    set_kernel_arg_bytes(node, index, &value, sizeof(T));
+  }
   /// A new grid, block and dynamic shared memory size (not priority: CUDA cannot patch it per node).
   template <class... P>
   void set_launch(const KernelNode<P...>& node, const Launch& launch);
@@ -322,6 +332,8 @@ class Executable {
   /// built, no heap allocation); any other goes through replace_node with a one-node plan.
   void set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
                          const Launch* launch);
+  /// set_kernel_arg: the recorded block with parameter `index` replaced by `bytes` bytes at `value`.
+  void set_kernel_arg_bytes(const Node& node, unsigned int index, const void* value, std::size_t bytes);
   /// set_memset and set_memcpy with raw pointers: a node that sets or copies raw pointers is
   /// patched directly (no plan built, no heap allocation); one that uses a GraphBuffer goes through
   /// replace_node, which refuses the raw pointer.

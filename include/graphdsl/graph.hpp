@@ -62,6 +62,7 @@ struct GraphImpl;  // the plan's storage: src/plan/graph_impl.hpp (not a public 
 struct GraphImplDelete {
   static void destroy(GraphImpl* g) noexcept;
 };
+struct Adopter;  // graphdsl::adopt's builder (src/native/adopt.cpp)
 }  // namespace detail
 
 class Executable;  // graphdsl/executable.hpp: what instantiate() returns; it also defines the typed setters
@@ -528,6 +529,7 @@ class Graph {
     alignas(std::uint64_t) unsigned char mark_[mark_bytes];  ///< the plan's detail::PlanMark when made
   };
   friend class Executable;
+  friend struct detail::Adopter;
   static Executable compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin);
   detail::NodeRef add_kernel_node(const void* func, const Launch& launch, const detail::ArgLayout* layout,
                                   std::size_t args_offset, const detail::PlaceholderArg* placeholders = nullptr,

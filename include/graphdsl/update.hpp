@@ -102,6 +102,22 @@ class Graph;
 /// never reads "nothing to update"). Makes no CUDA call.
 [[nodiscard]] UpdateResult diff(const Graph& current, const Graph& templ);
 
+/// One difference between two plans, as explain() reports it.
+struct NodeChange {
+  /// The node it is about (absent for a difference that is not a node's, such as a condition's default).
+  std::optional<NodeInfo> node;
+  /// What differs, in the user's terms: "grid (32,1,1) -> (64,1,1)", "argument 2 (8 bytes):
+  /// 0x7f0a00000000 -> 0x7f0a00000400", "function 'axpy' -> 'axpy_v2'", or the refusal's reason.
+  std::string what;
+};
+
+/// Why two plans differ, node by node: for a plan `templ` of `current`'s shape, one NodeChange per
+/// node whose parameters differ (the nodes of diff(current, templ).changed, in order), naming the
+/// first field that differs (for a kernel: its function, grid, block, dynamic shared memory, then
+/// each argument; for other kinds, their dump lines); for another shape, the one NodeChange of the
+/// refusal. Makes no CUDA call. Made for two captures of "the same" work (graphdsl/adopt.hpp).
+[[nodiscard]] std::vector<NodeChange> explain(const Graph& current, const Graph& templ);
+
 /// Whether the diff behind diff() and Executable::update() may share the compare of a plan of
 /// 4,096 nodes or more with one helper thread (started by graphdsl on first use, asleep between
 /// diffs). On by default where std::thread::hardware_concurrency() is 4 or more: the compare reads

@@ -12,6 +12,7 @@
 #include "exec/patch.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
+#include "native/event_state.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 #include "plan/rule_kit.hpp"
@@ -29,8 +30,12 @@ inline void check(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 
 // ---- compare: the node's parameter is its Event ------------------------------------------------
 
+/// One Event, or two borrowed Events of one cudaEvent_t (Event::borrow: each adoption of a native
+/// graph borrows its events anew).
 inline bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
-  return a.events[pa].state() == b.events[pb].state();
+  const EventState* x = a.events[pa].state().get();
+  const EventState* y = b.events[pb].state().get();
+  return x == y || (x != nullptr && y != nullptr && !x->owned && !y->owned && x->handle.load() == y->handle.load());
 }
 
 using Stored = StoredParams<&GraphImpl::events, &SavedParams::event>;

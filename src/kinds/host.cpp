@@ -85,7 +85,9 @@ namespace graphdsl::detail::kinds::host {
 namespace compare_fns {  // this section's functions (a namespace of their own: sections share the file)
 
 bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::uint32_t pb) {
-  return a.hosts[pa] == b.hosts[pb];
+  const auto& x = a.hosts[pa];
+  const auto& y = b.hosts[pb];
+  return x == y || (x != nullptr && y != nullptr && x->same_as(*y));
 }
 
 }  // namespace compare_fns

@@ -17,7 +17,7 @@ void destroy_event_now(cudaEvent_t e) noexcept {
 
 EventState::~EventState() {
   cudaEvent_t e = handle.load();
-  if (e == nullptr) return;  // never used natively: nothing was created
+  if (e == nullptr || !owned) return;  // never used natively (nothing was created), or borrowed
   // The last Event dropped on a CUDA callback thread: cudaEventDestroy would be refused there.
   if (on_callback_thread() || cuda_try(cudaEventDestroy, e) == cudaErrorNotPermitted) {
     destroy_later(e, &destroy_event_now);
@@ -58,6 +58,12 @@ cudaEvent_t EventState::get() {
 Event Event::create(unsigned int flags) {
   Event out;
   out.state_ = detail::SharedRef<detail::EventState>::adopt(new detail::EventState(flags));
+  return out;
+}
+
+Event Event::borrow(cudaEvent_t event) {
+  Event out;
+  if (event != nullptr) out.state_ = detail::SharedRef<detail::EventState>::adopt(new detail::EventState(event));
   return out;
 }
 

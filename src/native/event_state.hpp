@@ -13,6 +13,8 @@ namespace graphdsl::detail {
 /// first native use: Event::native_handle). Counted in live_counts().events while the event exists.
 struct EventState {
   explicit EventState(unsigned int event_flags) noexcept : flags(event_flags) {}
+  /// The state of a borrowed event (Event::borrow): created by its owner, never destroyed here.
+  explicit EventState(cudaEvent_t borrowed) noexcept : flags(0), owned(false), handle(borrowed) {}
   ~EventState();
   EventState(const EventState&) = delete;
   EventState& operator=(const EventState&) = delete;
@@ -23,6 +25,7 @@ struct EventState {
   cudaError_t try_get(cudaEvent_t& out) noexcept;
 
   const unsigned int flags;
+  const bool owned = true;  ///< false for a borrowed event, whose owner destroys it
   std::atomic<cudaEvent_t> handle{nullptr};
   std::mutex create_mutex;
   std::atomic<long> refs{1};  ///< SharedRef owners (Event copies, plans, executables' keep-alive boxes)

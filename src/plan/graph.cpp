@@ -322,6 +322,10 @@ void check_node_cast(const Node& node, NodeKind kind, const char* handle, const 
   if (signature == nullptr) return;
   const ArgLayout& recorded = kernel_layout(g, n.payload);
   if (&recorded == signature) return;
+  if (recorded.adopted && recorded.count == signature->count &&
+      std::equal(recorded.sizes, recorded.sizes + recorded.count, signature->sizes)) {
+    return;  // an adopted kernel's parameters have sizes only: a handle of the same sizes names them
+  }
   const bool same_sizes = recorded.count == signature->count &&
                           std::equal(recorded.sizes, recorded.sizes + recorded.count, signature->sizes);
   throw UsageError(fmt::format(

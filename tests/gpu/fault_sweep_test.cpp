@@ -9,6 +9,7 @@
 
 #include "alloc_hook.hpp"
 #include "gpu_support.hpp"
+#include "graphdsl/adopt.hpp"
 
 using namespace gpu_test;
 
@@ -214,6 +215,37 @@ TEST_CASE("an allocation failure inside set_child, prepare_update, update(prepar
     INFO("set_child(prepared) made " << setting << " allocations");
     CHECK(launches(exec, c, 2.0f, 1.0f, 1.5f));
   }
+}
+
+}  // namespace fault_sweep_test
+
+namespace fault_sweep_test {
+
+TEST_CASE("an allocation failure inside adopt() throws and leaves nothing behind; the graph adopts afterwards",
+          "[gpu][faults][adopt]") {
+  Cells c;
+  gd::Graph g("adopt me");
+  g.add_kernel(axpb, gd::cover(N), c.top.get(), c.x.get(), 2.0f, 0.5f, N).name("top");
+  g.add_memset(c.fill.get(), 2.0f, N).name("fill");
+  gd::Graph sub("sub");
+  sub.add_kernel(axpb, gd::cover(N), c.child.get(), c.x.get(), 3.0f, 0.0f, N).name("scale");
+  g.add_child(sub).name("sub").after(*g.find("top"));
+  g.add_empty().after(*g.find("fill"), *g.find("sub"));
+  gd::Executable exec = g.instantiate();
+  const gd::debug::LiveCounts before = gd::debug::live_counts();
+  std::size_t nodes = 0;
+  const std::uint64_t failed = sweep(
+      "adopt", [&] { nodes = gd::adopt(exec.native_graph()).node_count(); },
+      [&](bool threw) {
+        const gd::debug::LiveCounts now = gd::debug::live_counts();
+        CHECK(now.plans == before.plans);
+        CHECK(now.host_closures == before.host_closures);
+        CHECK(now.native_graphs == before.native_graphs);
+        return threw || nodes == 4;
+      });
+  INFO("adopt made " << failed << " allocations");
+  CHECK(failed > 0);
+  CHECK(gd::adopt(exec.native_graph()).node_count() == 4);
 }
 
 }  // namespace fault_sweep_test

@@ -6,8 +6,12 @@
 //     executable that computes the same,
 //   - an executable instantiated from native_graph() (raw CUDA) computes the same: the native graph
 //     describes what runs,
-//   - diff(exec.plan(), next) agrees with update(next) on its status.
+//   - diff(exec.plan(), next) agrees with update(next) on its status,
+//   - adopting the native graph (graphdsl::adopt) gives the executable's plan back: node by node of
+//     the same kinds, it diffs against exec.plan() with nothing to change (against the adoption of a
+//     second compilation where the plan has a Parameter), and it computes the same.
 // A failure names the seed and the step; rerun one seed with GRAPHDSL_GENERATED_SEED.
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <random>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "gpu_support.hpp"
+#include "graphdsl/adopt.hpp"
 
 using namespace gpu_test;
 
@@ -218,6 +223,22 @@ TEST_CASE(
       gd::Executable again = exec.plan().instantiate();
       CHECK(h.launch(again) == want);
       CHECK(h.launch_native(exec.native_graph()) == want);
+      gd::Graph adopted = gd::adopt(exec.native_graph());
+      REQUIRE(adopted.node_count() == exec.plan().node_count());
+      CHECK(adopted.edge_count() == exec.plan().edge_count());
+      for (std::uint32_t i = 0; i < adopted.node_count(); ++i) {
+        CHECK(adopted.node(i).kind() == exec.plan().node(i).kind());
+      }
+      // A plan with a Parameter keeps it; the native graph holds its value (diff refuses the other
+      // parameter count): there two compilations of the plan adopt alike.
+      const bool has_parameter = std::any_of(m.steps.begin(), m.steps.end(), [](const Step& x) { return x.param; });
+      const gd::UpdateResult same = has_parameter ? gd::diff(adopted, gd::adopt(again.native_graph()))
+                                                  : gd::diff(exec.plan(), adopted);
+      INFO(same.to_string());
+      CHECK(same.status == gd::UpdateStatus::success);
+      CHECK(same.changed.empty());
+      gd::Executable from_adopted = adopted.instantiate();
+      CHECK(h.launch(from_adopted) == want);
     }
   }
 }

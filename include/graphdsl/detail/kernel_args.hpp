@@ -33,6 +33,9 @@ struct ArgLayout {
   /// CUDA ABI: each parameter at its own alignment), which device-side updates address
   /// (DeviceKernelNode); the packed block above has no padding, so it may differ
   const std::uint32_t* abi_offsets = nullptr;
+  /// A layout read from a kernel's parameter info (graphdsl::adopt), not from a signature: its
+  /// parameters have sizes but no types, so a typed handle of the same sizes may name them
+  bool adopted = false;
 };
 
 /// What a kernel parameter of type P lets the kernel touch: not a pointer (0), a pointer to const

@@ -30,6 +30,10 @@ struct HostClosure {
   HostClosure& operator=(const HostClosure&) = delete;
   virtual ~HostClosure();
   virtual void call() = 0;
+  /// Whether `other` calls the same function on the same data: diff() takes such closures as one
+  /// (adopted host nodes, each adoption making its own closure of the native node's function and
+  /// data). By default only the closure itself.
+  virtual bool same_as(const HostClosure& other) const noexcept { return this == &other; }
   bool empty = false;  ///< the callable was a null function pointer or an empty std::function
 };
 

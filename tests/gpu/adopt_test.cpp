@@ -1,0 +1,297 @@
+// Adopting captured graphs (graphdsl/adopt.hpp): a stream capture becomes a plan whose nodes are
+// typed and named after their functions, which computes what the capture computes, updates from a
+// re-capture at the nodes that changed, and says which node and which field differ between two
+// captures. Values are read back from the device.
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu_support.hpp"
+#include "graphdsl/adopt.hpp"
+
+namespace adopt_test {
+namespace {
+
+using gpu_test::DeviceBuffer;
+using gpu_test::launch_kernel;
+using gpu_test::Stream;
+
+constexpr int N = 256;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::vector<float> iota(float first) {
+  std::vector<float> v(N);
+  for (int i = 0; i < N; ++i) v[i] = first + static_cast<float>(i);
+  return v;
+}
+
+/// What the captured step does: y = 2 x + 1; y = 3 y + b (b a parameter); z = y; out[0..7] = 0.
+struct Step {
+  DeviceBuffer<float> x{iota(1.0f)}, y{N}, z{N};
+  DeviceBuffer<int> flags{8};
+  std::vector<float> host_copy = std::vector<float>(N);
+
+  void issue(cudaStream_t s, const float* source, float b, dim3 grid = dim3((N + 127) / 128)) {
+    launch_kernel(gpu_test::axpb, grid, dim3(128), 0, s, y.get(), source, 2.0f, 1.0f, N);
+    launch_kernel(gpu_test::triple_plus, dim3((N + 127) / 128), dim3(128), 0, s, y.get(), b, N);
+    GPU_REQUIRE(cudaMemcpyAsync(z.get(), y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, s));
+    GPU_REQUIRE(cudaMemsetAsync(flags.get(), 0, 8 * sizeof(int), s));
+  }
+  static std::vector<float> expected(const std::vector<float>& source, float b) {
+    std::vector<float> v(N);
+    for (int i = 0; i < N; ++i) v[i] = 3.0f * (2.0f * source[i] + 1.0f) + b;
+    return v;
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "adopt: a captured stream becomes a plan of typed nodes named after their kernels, which computes "
+    "what the capture computes",
+    "[gpu][adopt]") {
+  Stream s;
+  Step w;
+  gd::Graph g = gd::adopt_capture(
+      s.get(), [&](cudaStream_t st) { w.issue(st, w.x.get(), 5.0f); }, cudaStreamCaptureModeThreadLocal, "step");
+  REQUIRE(g.node_count() == 4);
+  CHECK(g.node(0).kind() == gd::NodeKind::kernel);
+  CHECK(g.node(0).name() == "gpu_test::axpb");
+  CHECK(g.node(1).name() == "gpu_test::triple_plus");
+  CHECK(g.node(2).kind() == gd::NodeKind::memcpy);
+  CHECK(g.node(2).name() == "memcpy");
+  CHECK(g.node(3).kind() == gd::NodeKind::memset);
+  CHECK(g.edge_count() == 3);
+  const std::string dump = g.dump();
+  CHECK(has(dump,
+            "#1 kernel 'gpu_test::triple_plus': grid (2,1,1) block (128,1,1) shared 0 B, 3 args (12 B); after "
+            "'gpu_test::axpb'"));
+  g.validate();
+
+  gd::Executable exec = g.instantiate();
+  w.flags.upload(std::vector<int>(8, 7));
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(w.z.download() == Step::expected(iota(1.0f), 5.0f));
+  CHECK(w.flags.download() == std::vector<int>(8, 0));
+}
+
+TEST_CASE(
+    "adopt: a re-capture updates the executable at the one kernel whose argument moved, and explain() names "
+    "the node and the argument",
+    "[gpu][adopt][update]") {
+  Stream s;
+  Step w;
+  DeviceBuffer<float> other(iota(100.0f));
+  gd::Executable exec = gd::adopt_capture(s.get(), [&](cudaStream_t st) {
+                          w.issue(st, w.x.get(), 5.0f);
+                        }).instantiate();
+  gd::Graph again = gd::adopt_capture(s.get(), [&](cudaStream_t st) { w.issue(st, other.get(), 5.0f); });
+
+  const std::vector<gd::NodeChange> why = gd::explain(exec.plan(), again);
+  REQUIRE(why.size() == 1);
+  REQUIRE(why[0].node);
+  CHECK(why[0].node->describe() == "kernel node 'gpu_test::axpb' (#0)");
+  CHECK(has(why[0].what, "argument 1 (8 bytes): "));
+
+  const gd::UpdateResult r = exec.update(again);
+  REQUIRE(r);
+  CHECK(r.changed == std::vector<std::uint32_t>{0});
+  CHECK(r.strategy == gd::UpdateStrategy::per_node);
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(w.z.download() == Step::expected(iota(100.0f), 5.0f));
+}
+
+TEST_CASE("adopt: explain() names the node and the field in each of ten kinds of mismatch between two captures",
+          "[gpu][adopt][update]") {
+  Stream s;
+  Step w;
+  DeviceBuffer<float> other(iota(2.0f));
+  const gd::Graph base = gd::adopt_capture(s.get(), [&](cudaStream_t st) { w.issue(st, w.x.get(), 5.0f); });
+  struct Case {
+    const char* what;
+    std::function<void(cudaStream_t)> work;
+    const char* node;
+    const char* field;
+  };
+  const std::vector<Case> cases = {
+      {"pointer argument", [&](cudaStream_t st) { w.issue(st, other.get(), 5.0f); }, "'gpu_test::axpb' (#0)",
+       "argument 1 (8 bytes)"},
+      {"float argument", [&](cudaStream_t st) { w.issue(st, w.x.get(), 6.0f); }, "'gpu_test::triple_plus' (#1)",
+       "argument 1 (4 bytes): 0x40a00000 -> 0x40c00000"},
+      {"grid", [&](cudaStream_t st) { w.issue(st, w.x.get(), 5.0f, dim3(4)); }, "'gpu_test::axpb' (#0)",
+       "grid (2,1,1) -> (4,1,1)"},
+      {"block",
+       [&](cudaStream_t st) {
+         launch_kernel(gpu_test::axpb, dim3(2), dim3(256), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
+         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
+         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
+         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
+       },
+       "'gpu_test::axpb' (#0)", "block (128,1,1) -> (256,1,1)"},
+      {"shared memory",
+       [&](cudaStream_t st) {
+         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 64, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
+         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
+         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
+         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
+       },
+       "'gpu_test::axpb' (#0)", "dynamic shared memory 0 B -> 64 B"},
+      {"int argument",
+       [&](cudaStream_t st) {
+         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N - 1);
+         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
+         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
+         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
+       },
+       "'gpu_test::axpb' (#0)", "argument 4 (4 bytes): 0x100 -> 0xff"},
+      {"function",
+       [&](cudaStream_t st) {
+         launch_kernel(gpu_test::axmb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
+         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
+         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
+         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
+       },
+       "(#0)", "function 'gpu_test::axpb' -> 'gpu_test::axmb'"},
+      {"copy size",
+       [&](cudaStream_t st) {
+         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
+         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
+         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N / 2 * sizeof(float), cudaMemcpyDeviceToDevice, st));
+         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
+       },
+       "memcpy node 'memcpy' (#2)", "'1024 x 1 x 1 bytes, device-to-device' -> '512 x 1 x 1 bytes"},
+      {"copy destination",
+       [&](cudaStream_t st) {
+         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
+         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
+         GPU_REQUIRE(cudaMemcpyAsync(other.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
+         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
+       },
+       "memcpy node 'memcpy' (#2)", " -> "},
+      {"memset value",
+       [&](cudaStream_t st) {
+         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
+         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
+         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
+         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0x11, 8 * sizeof(int), st));
+       },
+       "memset node 'memset' (#3)", " -> "},
+  };
+  int named = 0;
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const gd::Graph other_capture = gd::adopt_capture(s.get(), c.work);
+    const std::vector<gd::NodeChange> why = gd::explain(base, other_capture);
+    REQUIRE(why.size() == 1);
+    REQUIRE(why[0].node);
+    CAPTURE(why[0].node->describe(), why[0].what);
+    const bool ok = has(why[0].node->describe(), c.node) && has(why[0].what, c.field);
+    CHECK(ok);
+    named += ok ? 1 : 0;
+  }
+  CHECK(named == 10);
+}
+
+TEST_CASE(
+    "adopt: set_kernel_arg patches one argument of an adopted kernel by position; a typed handle of the same "
+    "sizes takes set_kernel_args; wrong sizes and positions are refused by name",
+    "[gpu][adopt][setters]") {
+  Stream s;
+  Step w;
+  DeviceBuffer<float> other(iota(50.0f));
+  gd::Graph g = gd::adopt_capture(s.get(), [&](cudaStream_t st) { w.issue(st, w.x.get(), 5.0f); });
+  gd::Executable exec = g.instantiate();
+  const gd::Node axpb = *g.find("gpu_test::axpb");
+  exec.set_kernel_arg(axpb, 1, static_cast<const float*>(other.get()));
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(w.z.download() == Step::expected(iota(50.0f), 5.0f));
+
+  const auto typed = gd::node_cast<gd::KernelNodeOf<decltype(gpu_test::triple_plus)>>(*g.find("gpu_test::triple_plus"));
+  exec.set_kernel_args(typed, w.y.get(), 7.0f, N);
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(w.z.download() == Step::expected(iota(50.0f), 7.0f));
+
+  CHECK_THROWS_WITH(
+      exec.set_kernel_arg(axpb, 2, 2.0),
+      "graphdsl: set_kernel_arg: parameter 2 of kernel node 'gpu_test::axpb' (#0) is 4 bytes; the value given is 8 "
+      "bytes");
+  CHECK_THROWS_WITH(
+      exec.set_kernel_arg(axpb, 5, 1),
+      "graphdsl: set_kernel_arg: kernel node 'gpu_test::axpb' (#0) has 5 parameters; there is no parameter 5");
+  CHECK_THROWS_AS(gd::node_cast<gd::KernelNodeOf<decltype(gpu_test::mixed_args)>>(axpb), gd::UsageError);
+  exec.launch(s);  // the refusals changed nothing
+  exec.synchronize(s);
+  CHECK(w.z.download() == Step::expected(iota(50.0f), 7.0f));
+}
+
+TEST_CASE("adopt: host, event and child nodes are adopted and run; graph allocations are refused naming the node",
+          "[gpu][adopt]") {
+  Stream s;
+  Step w;
+  cudaEvent_t ev = nullptr;
+  GPU_REQUIRE(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  static int calls = 0;
+  calls = 0;
+  auto work = [&](cudaStream_t st) {
+    w.issue(st, w.x.get(), 1.0f);
+    GPU_REQUIRE(cudaLaunchHostFunc(
+        st, [](void* p) { ++*static_cast<int*>(p); }, &calls));
+    GPU_REQUIRE(cudaEventRecordWithFlags(ev, st, cudaEventRecordExternal));
+  };
+  gd::Graph g = gd::adopt_capture(s.get(), work);
+  REQUIRE(g.node_count() == 6);
+  CHECK(g.node(4).kind() == gd::NodeKind::host);
+  CHECK(g.node(5).kind() == gd::NodeKind::event_record);
+  CHECK(g.node(5).name() == "event_record");
+  // A second capture of the same work adopts as the same plan: the host function and its data, and
+  // the borrowed event, compare as the same.
+  const gd::UpdateResult same = gd::diff(g, gd::adopt_capture(s.get(), work));
+  CHECK(same.status == gd::UpdateStatus::success);
+  CHECK(same.changed.empty());
+
+  gd::Graph outer("outer");
+  outer.add_child(g).name("step");
+  cudaGraph_t native = nullptr;
+  {
+    gd::Executable once = outer.instantiate();
+    GPU_REQUIRE(cudaGraphClone(&native, once.native_graph()));
+  }
+  gd::Graph nested = gd::adopt(native, "nested");
+  GPU_REQUIRE(cudaGraphDestroy(native));
+  REQUIRE(nested.node_count() == 1);
+  CHECK(nested.node(0).kind() == gd::NodeKind::child);
+  gd::Executable exec = nested.instantiate();
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(calls == 1);
+  CHECK(w.z.download() == Step::expected(iota(1.0f), 1.0f));
+  GPU_REQUIRE(cudaEventSynchronize(ev));
+
+  float* p = nullptr;
+  try {
+    (void)gd::adopt_capture(s.get(), [&](cudaStream_t st) {
+      GPU_REQUIRE(cudaMallocAsync(reinterpret_cast<void**>(&p), 64, st));
+      GPU_REQUIRE(cudaFreeAsync(p, st));
+    });
+    FAIL("adopt took a graph allocation");
+  } catch (const gd::UsageError& e) {
+    CHECK(has(e.what(),
+              "adopt: native node #0 of graph 'adopted' (a memory allocation node) cannot be adopted: the "
+              "driver fixed a graph allocation's address"));
+  }
+  // A failing capture leaves the stream usable.
+  CHECK_THROWS_AS(gd::adopt_capture(s.get(), [](cudaStream_t) { throw std::runtime_error("no"); }), std::runtime_error);
+  cudaStreamCaptureStatus status{};
+  GPU_REQUIRE(cudaStreamIsCapturing(s.get(), &status));
+  CHECK(status == cudaStreamCaptureStatusNone);
+  GPU_REQUIRE(cudaEventDestroy(ev));
+}
+
+}  // namespace adopt_test
