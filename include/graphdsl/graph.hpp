@@ -268,7 +268,7 @@ class Graph {
   /// @throws UsageError beyond max_nesting_depth or max_embedded_nodes (the plan is unchanged).
   ChildNode add_child(const Graph& child);
   /// add_child without a copy: `child`'s plan is embedded (its handles read it, cannot change it), `child` left
-  /// moved-from (this plan unchanged on a throw). This plan itself or a body being built is copied instead.
+  /// moved-from (both unchanged on a throw). This plan itself or a body being built is copied instead.
   ChildNode add_child(Graph&& child);
   /// Adds a node that runs `ops` in order: writes, waits and barriers on device-visible memory
   /// (MemOp; CUDA's batch memory operations, a driver feature reached through its entry points). 1
