@@ -149,13 +149,16 @@ TEST_CASE("the getters refuse a node of another plan, of another kind, or an emp
                                                  "graph 'b' (plan id {})",
                                                  a.id(), b.id()));
   // A typed handle made from another node's reference (the internal constructor) is checked too.
-  CHECK_USAGE_ERROR(b.memset_of(gd::MemsetNode(k.ref())), "graphdsl: memset_of: kernel node 'k' (#1) is not a memset node");
-  CHECK_USAGE_ERROR(b.memcpy_of(gd::MemcpyNode(k.ref())), "graphdsl: memcpy_of: kernel node 'k' (#1) is not a memcpy node");
+  CHECK_USAGE_ERROR(b.memset_of(gd::MemsetNode(k.ref())),
+                    "graphdsl: memset_of: kernel node 'k' (#1) is not a memset node");
+  CHECK_USAGE_ERROR(b.memcpy_of(gd::MemcpyNode(k.ref())),
+                    "graphdsl: memcpy_of: kernel node 'k' (#1) is not a memcpy node");
   CHECK_USAGE_ERROR(b.event_of(gd::EventRecordNode(k.ref())),
                     "graphdsl: event_of: kernel node 'k' (#1) is not an event_record node");
   CHECK_USAGE_ERROR(b.event_of(gd::EventWaitNode(k.ref())),
                     "graphdsl: event_of: kernel node 'k' (#1) is not an event_wait node");
-  CHECK_USAGE_ERROR(b.has_callable(gd::HostNode(k.ref())), "graphdsl: has_callable: kernel node 'k' (#1) is not a host node");
+  CHECK_USAGE_ERROR(b.has_callable(gd::HostNode(k.ref())),
+                    "graphdsl: has_callable: kernel node 'k' (#1) is not a host node");
   CHECK_USAGE_ERROR(b.allocation_of(gd::MemAllocNode(k.ref())),
                     "graphdsl: allocation_of: kernel node 'k' (#1) is not a mem_alloc node");
   CHECK_USAGE_ERROR(b.freed_allocation(gd::MemFreeNode(k.ref())),
@@ -291,4 +294,17 @@ TEST_CASE("Executable::set_memset takes an integer value as add_memset does", "[
   using SetFloat = void (gd::Executable::*)(const gd::MemsetNode&, float*, int, std::size_t);
   SetFloat set_float = &gd::Executable::set_memset<float, int>;
   CHECK(set_float != nullptr);
+}
+
+TEST_CASE("a parameter of a plan moved into a child node can no longer be renamed", "[graph][child][parameter]") {
+  gd::Graph child("inner");
+  unit::Buffers b;
+  auto lr = child.parameter<float>(0.5f).name("lr");
+  child.add_kernel(unit::scale, gd::Launch{}, b.x, lr, 16);
+  gd::Graph g("outer");
+  g.add_child(std::move(child));
+  CHECK_USAGE_ERROR(lr.name("rate"),
+                    "graphdsl: parameter 'lr' of graph 'inner' belongs to a plan moved into a child node "
+                    "(add_child(Graph&&)), which is fixed since; name it before moving the plan");
+  CHECK(g.dump().find("lr") != std::string::npos);
 }
