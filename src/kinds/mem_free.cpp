@@ -137,6 +137,7 @@ const CompareOps compare{compare_fns::same_params,
 
 #include <fmt/format.h>
 
+#include "plan/plan_access.hpp"
 #include "plan/print_parts.hpp"
 
 namespace graphdsl::detail::kinds::mem_free {
@@ -147,7 +148,7 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   const std::uint32_t a = g.frees[g.nodes[i].payload];
   return a == detail::ConditionRef::unresolved
              ? std::string("frees a buffer of another plan")
-             : fmt::format("frees {}, {} bytes", g.info(a).ref(), g.allocs[g.nodes[a].payload].bytes);
+             : fmt::format("frees {}, {} bytes", g.info(a).ref(), detail::alloc_of(g, a).bytes);
 }
 
 }  // namespace

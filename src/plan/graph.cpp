@@ -303,8 +303,9 @@ void add_edges_from(const Node& from, const Node* to, std::size_t count) {
 }
 
 namespace {
-/// Adds nodes[k] -> nodes[k + 1] for every k; checks all first; all or none.
-void add_chain(const Node* nodes, std::size_t count) {
+/// Adds nodes[k] -> nodes[k + 1] for every k (Graph::chain on plan g); checks all first; all or none.
+void add_chain(const GraphImpl& plan, const Node* nodes, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) (void)own_index(plan, nodes[k]);
   for (std::size_t k = 1; k < count; ++k) check_edge(nodes[k - 1], nodes[k]);
   if (count < 2) return;
   GraphImpl& g = owner(nodes[0]);
@@ -437,15 +438,8 @@ void Graph::add_edge(const Node& from, const Node& to) {
   detail::add_edge(from, to);
 }
 
-namespace {
-void chain_in(const detail::GraphImpl& g, const Node* nodes, std::size_t count) {
-  for (std::size_t k = 0; k < count; ++k) (void)own_index(g, nodes[k]);
-  detail::add_chain(nodes, count);
-}
-}  // namespace
-
-void Graph::chain(std::initializer_list<Node> nodes) { chain_in(impl(), nodes.begin(), nodes.size()); }
-void Graph::chain(const std::vector<Node>& nodes) { chain_in(impl(), nodes.data(), nodes.size()); }
+void Graph::chain(std::initializer_list<Node> nodes) { detail::add_chain(impl(), nodes.begin(), nodes.size()); }
+void Graph::chain(const std::vector<Node>& nodes) { detail::add_chain(impl(), nodes.data(), nodes.size()); }
 
 // ---- Graph: introspection ----------------------------------------------------------------------
 
