@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include "graphdsl/buffer.hpp"
+#include "graphdsl/detail/exact_value.hpp"
 #include "graphdsl/device_graph.hpp"
 #include "graphdsl/device_node.hpp"
 #include "graphdsl/graph.hpp"
@@ -226,13 +227,14 @@ class Executable {
   /// A new grid, block and dynamic shared memory size (not priority: CUDA cannot patch it per node).
   template <class... P>
   void set_launch(const KernelNode<P...>& node, const Launch& launch);
-  /// A new 1-D memset (same rules as Graph::add_memset).
-  template <class T>
-  void set_memset(const MemsetNode& node, T* dst, T value, std::size_t count);
+  /// A new 1-D memset (same rules as Graph::add_memset: `value` is a T or an integer that converts
+  /// to T exactly, so `set_memset(node, u8_ptr, 0x22, n)` compiles where add_memset does).
+  template <class T, class V = T>
+  void set_memset(const MemsetNode& node, T* dst, V value, std::size_t count);
   /// A new 1-D memset of the graph buffer the node already sets (a raw pointer given for a node that
   /// sets a graph buffer, or a buffer for one that sets a raw pointer, is refused: UsageError).
-  template <class T>
-  void set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T value, std::size_t count);
+  template <class T, class V = T>
+  void set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, V value, std::size_t count);
   /// A new 1-D copy (same rules as Graph::add_memcpy). The memory types must stay the same.
   /// Raw pointers only for a node that copies between raw pointers (UsageError otherwise).
   template <class D, class S>
@@ -397,14 +399,15 @@ void Executable::set_launch(const KernelNode<P...>& node, const Launch& launch) 
   set_kernel_params(node, nullptr, nullptr, &launch);
 }
 
-template <class T>
-void Executable::set_memset(const MemsetNode& node, T* dst, T value, std::size_t count) {
-  detail::check_memset_types<T, T>();
-  set_memset_raw(node, dst, detail::bit_pattern(value), sizeof(T), count, detail::scalar_type_of<T>());
+template <class T, class V>
+void Executable::set_memset(const MemsetNode& node, T* dst, V value, std::size_t count) {
+  detail::check_memset_types<T, V>();
+  const T v = detail::exact_value<T>(value, "set_memset", "the element type");
+  set_memset_raw(node, dst, detail::bit_pattern(v), sizeof(T), count, detail::scalar_type_of<T>());
 }
 
-template <class T>
-void Executable::set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, T value, std::size_t count) {
+template <class T, class V>
+void Executable::set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, V value, std::size_t count) {
   Graph one("setter");
   one.add_memset(dst, value, count);
   replace_node(node, one);

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,7 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/mem_ops.hpp"
 #include "graphdsl/node.hpp"
+#include "graphdsl/node_params.hpp"
 #include "graphdsl/parameter.hpp"
 #include "graphdsl/races.hpp"
 
@@ -75,13 +77,6 @@ inline constexpr std::uint32_t max_nesting_depth = detail::max_nesting_depth;
 /// again (a plan that embeds copies of itself doubles each time): add_child and add_conditional
 /// throw UsageError beyond it.
 inline constexpr std::uint64_t max_embedded_nodes = detail::max_embedded_nodes;
-
-/// A dependency edge: `to` runs after `from`.
-struct Edge {
-  Node from;                       ///< the node that runs first
-  Node to;                         ///< the node that runs after `from`
-  EdgeKind kind = EdgeKind::full;  ///< what `to` waits for
-};
 
 /// The plan: nodes, their parameters and the dependency edges between them, held on the host.
 /// Building, validating, comparing and printing a plan makes no CUDA call; instantiate() compiles
@@ -273,6 +268,9 @@ class Graph {
   /// not affect this plan). `child` may be this plan itself.
   /// @throws UsageError beyond max_nesting_depth or max_embedded_nodes (the plan is unchanged).
   ChildNode add_child(const Graph& child);
+  /// add_child without a copy: `child`'s plan is embedded (its handles read it, cannot change it), `child` left
+  /// moved-from (both unchanged on a throw). This plan itself or a body being built is copied instead.
+  ChildNode add_child(Graph&& child);
   /// Adds a node that runs `ops` in order: writes, waits and barriers on device-visible memory
   /// (MemOp; CUDA's batch memory operations, a driver feature reached through its entry points). 1
   /// to 255 operations; not inside conditional bodies (CUDA refuses them there). Updatable: a new
@@ -425,6 +423,11 @@ class Graph {
   /// Adds the edge from -> to (`to` runs after `from`). Set semantics: an existing edge is kept once.
   /// @throws UsageError for a self edge, an empty handle or a node of another plan.
   void add_edge(const Node& from, const Node& to);
+  /// Adds the edges nodes[0] -> nodes[1] -> ... -> nodes[n-1] (set semantics): `g.chain({a, b, c})`.
+  /// @throws UsageError, adding no edge, for an empty handle, a node of another plan or a self edge.
+  void chain(std::initializer_list<Node> nodes);
+  /// chain() over a list made at run time.
+  void chain(const std::vector<Node>& nodes);
 
   // ---- introspection ------------------------------------------------------------------------
 
@@ -455,6 +458,23 @@ class Graph {
   Graph body_plan(const ConditionalNode& node, unsigned int i) const;
   /// The type of a conditional node.
   ConditionalType conditional_type(const ConditionalNode& node) const;
+  /// True when `node` is a live node of this plan (false for an empty handle, another or a destroyed plan).
+  bool owns(const Node& node) const noexcept;
+  /// The parameters of a memset node (graphdsl/node_params.hpp). Like each getter below:
+  /// @throws UsageError naming the node for a node of another plan or of another kind.
+  MemsetParams memset_of(const MemsetNode& node) const;
+  /// The parameters of a memcpy node: endpoints, bytes, kind and the whole cudaMemcpy3DParms.
+  MemcpyParams memcpy_of(const MemcpyNode& node) const;
+  /// The Event an event-record node records (shared with the plan).
+  Event event_of(const EventRecordNode& node) const;
+  /// The Event an event-wait node waits for (shared with the plan).
+  Event event_of(const EventWaitNode& node) const;
+  /// False when a host node's callable is a null function pointer or an empty std::function.
+  bool has_callable(const HostNode& node) const;
+  /// The bytes, options and buffer of a mem_alloc node.
+  AllocationParams allocation_of(const MemAllocNode& node) const;
+  /// The mem_alloc node whose buffer a mem_free node frees: an empty handle for a buffer of another plan.
+  MemAllocNode freed_allocation(const MemFreeNode& node) const;
 
   /// Checks every rule that can be checked without CUDA: per-node parameters (null pointers, zero
   /// sizes, launch shapes, memset widths, empty callables and events), cycles (the whole cycle is
@@ -508,10 +528,8 @@ class Graph {
   CapturedNode add_captured_node(detail::StreamClosure* fn, cudaStreamCaptureMode mode);
 
  private:
-  /// An add_* under way: an add_* records a node in several steps (its parameters, then the node,
-  /// then its parameter, buffer and symbol uses, ...), any of which may throw (std::bad_alloc
-  /// included). Destroyed before commit(), a Change takes the plan back to what it held when the
-  /// Change was made, so that a failed add_* leaves no trace (an add_* made of others nests them).
+  /// An add_* under way, recording a node in steps that may throw (std::bad_alloc included). Destroyed
+  /// before commit(), it takes the plan back to what it held when made: a failed add_* leaves no trace.
   class Change {
    public:
     explicit Change(Graph& g);

@@ -40,6 +40,7 @@
 #include "graphdsl/launch.hpp"
 #include "graphdsl/node.hpp"
 #include "graphdsl/node_kind.hpp"
+#include "graphdsl/node_params.hpp"
 #include "graphdsl/parameter.hpp"
 #include "graphdsl/prepared_update.hpp"
 #include "graphdsl/profile.hpp"

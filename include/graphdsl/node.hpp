@@ -316,6 +316,13 @@ using KernelNodeOf = typename detail::KernelNodeOfImpl<std::remove_cv_t<F>>::typ
 template <auto Kernel>
 using KernelNodeFor = KernelNodeOf<decltype(Kernel)>;
 
+/// A dependency edge: `to` runs after `from` (Graph::edges).
+struct Edge {
+  Node from;                       ///< the node that runs first
+  Node to;                         ///< the node that runs after `from`
+  EdgeKind kind = EdgeKind::full;  ///< what `to` waits for
+};
+
 /// The typed handle of `node` (from Graph::find, nodes(), node(i), predecessors(), ...): a checked
 /// cast. `Handle` is MemsetNode, ConditionalNode, KernelNode<P...>, ... For a kernel handle the
 /// parameter list P... must be the kernel's own (recorded by add_kernel), since per-node setters

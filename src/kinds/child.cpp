@@ -4,6 +4,8 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "graphdsl/error.hpp"
@@ -21,6 +23,28 @@ ChildNode Graph::add_child(const Graph& child) {
   g.children.push_back(std::move(copy));
   const ChildNode node(g.push(NodeKind::child, g.children.size() - 1));
   detail::adopt_parameters(g, node.index(), 0, inner);
+  change.commit();
+  return node;
+}
+
+ChildNode Graph::add_child(Graph&& child) {
+  detail::GraphImpl& c = child.impl();
+  auto& g = impl();
+  if (&c == &g || c.parent != nullptr) return add_child(static_cast<const Graph&>(child));
+  detail::own_parameter_plans(c);  // as a copy does: Executable::set writes into nested plans that use parameters
+  Change change(*this);
+  g.embed({&c}, true, "add_child");
+  g.children.emplace_back();  // filled last, once nothing can fail: a failure leaves `child` as it was
+  const ChildNode node(g.push(NodeKind::child, g.children.size() - 1));
+  detail::adopt_parameters(g, node.index(), 0, c);
+  std::unique_ptr<detail::GraphImpl> taken(child.impl_.release());
+  try {
+    g.children.back() = std::shared_ptr<const detail::GraphImpl>(std::move(taken));
+  } catch (...) {  // the control block: `taken` still owns the plan
+    child.impl_ = decltype(child.impl_)(taken.release());
+    throw;
+  }
+  c.sealed = detail::Sealed::child;  // copies of this plan share it: its handles no longer change it
   change.commit();
   return node;
 }

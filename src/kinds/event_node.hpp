@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda.h>
+#include <fmt/format.h>
 
 #include "exec/patch.hpp"
 #include "native/builder.hpp"
@@ -15,6 +17,7 @@
 #include "native/event_state.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
+#include "plan/kind_describe.hpp"
 #include "plan/rule_kit.hpp"
 
 namespace graphdsl::detail::kinds::event_node {
@@ -26,6 +29,24 @@ inline void check(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
   if (!g.events[n.payload]) {
     rule::fail(g, i, ctx, "the Event is empty (default-constructed); make one with Event::create()");
   }
+}
+
+// ---- describe: the Event's creation flags (never its address: dumps of equal plans compare equal) --
+
+inline std::string summary(const GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  const Event& ev = g.events[g.nodes[i].payload];
+  if (!ev) return "empty Event";
+  const unsigned int flags = ev.state()->flags;
+  if (flags == cudaEventDefault) return "Event of flags cudaEventDefault";
+  std::string names;
+  for (const auto& [bit, name] : {std::pair<unsigned int, const char*>{cudaEventBlockingSync, "cudaEventBlockingSync"},
+                                  {cudaEventDisableTiming, "cudaEventDisableTiming"},
+                                  {cudaEventInterprocess, "cudaEventInterprocess"}}) {
+    if ((flags & bit) != 0) names += (names.empty() ? "" : " | ") + std::string(name);
+  }
+  const unsigned int known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if ((flags & ~known) != 0) names += fmt::format("{}0x{:x}", names.empty() ? "" : " | ", flags & ~known);
+  return "Event of flags " + names;
 }
 
 // ---- compare: the node's parameter is its Event ------------------------------------------------

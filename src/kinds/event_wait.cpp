@@ -7,6 +7,8 @@
 // ==== make (the Graph::add_* of this kind) ====
 
 #include "graphdsl/graph.hpp"
+#include "plan/graph_build.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl {
 
@@ -17,6 +19,11 @@ EventWaitNode Graph::add_event_wait(const Event& event) {
   const EventWaitNode n(g.push(NodeKind::event_wait, g.events.size() - 1));
   change.commit();
   return n;
+}
+
+Event Graph::event_of(const EventWaitNode& node) const {
+  const auto& g = impl();
+  return detail::event_of(g, detail::own_node(g, node, NodeKind::event_wait, "event_of"));
 }
 
 }  // namespace graphdsl
@@ -52,7 +59,7 @@ const CompareOps compare{event_node::same_params,     nullptr, nullptr, false, e
 // ==== describe (plan/kind_describe.hpp) ====
 
 namespace graphdsl::detail::kinds::event_wait {
-const DescribeOps describe{nullptr, nullptr, "diamond", nullptr, nullptr};  // no summary: the kind says it all
+const DescribeOps describe{&event_node::summary, nullptr, "diamond", nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end describe ====

@@ -6,6 +6,7 @@
 
 #include "graphdsl/graph.hpp"
 #include "plan/counters.hpp"
+#include "plan/graph_build.hpp"
 
 namespace graphdsl::detail {
 
@@ -24,6 +25,12 @@ HostNode Graph::add_host_node(detail::HostClosure* closure) {
   const HostNode n(g.push(NodeKind::host, g.hosts.size() - 1));
   change.commit();
   return n;
+}
+
+bool Graph::has_callable(const HostNode& node) const {
+  const auto& g = impl();
+  const std::uint32_t i = detail::own_node(g, node, NodeKind::host, "has_callable");
+  return !g.hosts[g.nodes[i].payload]->empty;
 }
 
 }  // namespace graphdsl
@@ -100,8 +107,21 @@ const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, Stor
 
 // ==== describe (plan/kind_describe.hpp) ====
 
+#include <string>
+
 namespace graphdsl::detail::kinds::host {
-const DescribeOps describe{nullptr, nullptr, "hexagon", nullptr, nullptr};  // no summary: the kind says it all
+namespace describing {
+namespace {
+
+std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
+  return g.hosts[g.nodes[i].payload]->empty ? "empty callable (a null function pointer or an empty std::function)"
+                                            : "a callable";
+}
+
+}  // namespace
+}  // namespace describing
+
+const DescribeOps describe{&describing::summary, nullptr, "hexagon", nullptr, nullptr};
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end describe ====

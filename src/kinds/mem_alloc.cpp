@@ -8,6 +8,7 @@
 
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl {
 
@@ -24,6 +25,17 @@ std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t byt
   if (device >= 0) g.nodes[ref.index].device = device;
   change.commit();
   return {MemAllocNode(ref), uid};
+}
+
+AllocationParams Graph::allocation_of(const MemAllocNode& node) const {
+  const auto& g = impl();
+  const detail::AllocData& a = detail::alloc_of(g, detail::own_node(g, node, NodeKind::mem_alloc, "allocation_of"));
+  AllocationParams out;
+  out.bytes = a.bytes;
+  out.options.device = a.device;
+  out.options.peer_access = a.peers;
+  out.buffer = a.uid;
+  return out;
 }
 
 }  // namespace graphdsl

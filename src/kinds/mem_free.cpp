@@ -5,6 +5,7 @@
 // ==== make (the Graph::add_* of this kind) ====
 
 #include "graphdsl/graph.hpp"
+#include "plan/graph_build.hpp"
 
 namespace graphdsl {
 
@@ -15,6 +16,12 @@ MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
   const MemFreeNode n(g.push(NodeKind::mem_free, g.frees.size() - 1));
   change.commit();
   return n;
+}
+
+MemAllocNode Graph::freed_allocation(const MemFreeNode& node) const {
+  const auto& g = impl();
+  const std::uint32_t a = g.frees[g.nodes[detail::own_node(g, node, NodeKind::mem_free, "freed_allocation")].payload];
+  return a == detail::ConditionRef::unresolved ? MemAllocNode() : MemAllocNode(g.handle(a));
 }
 
 }  // namespace graphdsl
@@ -130,6 +137,7 @@ const CompareOps compare{compare_fns::same_params,
 
 #include <fmt/format.h>
 
+#include "plan/plan_access.hpp"
 #include "plan/print_parts.hpp"
 
 namespace graphdsl::detail::kinds::mem_free {
@@ -138,8 +146,9 @@ namespace {
 
 std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParams&) {
   const std::uint32_t a = g.frees[g.nodes[i].payload];
-  return a == detail::ConditionRef::unresolved ? std::string("frees a buffer of another plan")
-                                               : fmt::format("frees {}", g.info(a).ref());
+  return a == detail::ConditionRef::unresolved
+             ? std::string("frees a buffer of another plan")
+             : fmt::format("frees {}, {} bytes", g.info(a).ref(), detail::alloc_of(g, a).bytes);
 }
 
 }  // namespace

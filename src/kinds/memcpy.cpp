@@ -9,6 +9,8 @@
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
 #include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
+#include "plan/rules.hpp"
 
 namespace graphdsl {
 
@@ -61,6 +63,21 @@ MemcpyNode Graph::add_memcpy_symbol_bytes(const void* symbol, std::size_t symbol
                         symbol, offset, symbol_bytes});
   change.commit();
   return n;
+}
+
+MemcpyParams Graph::memcpy_of(const MemcpyNode& node) const {
+  const auto& g = impl();
+  const std::uint32_t i = detail::own_node(g, node, NodeKind::memcpy, "memcpy_of");
+  MemcpyParams out;
+  out.full = detail::memcpy_of(g, i);
+  out.dst = out.full.dstPtr.ptr;
+  out.src = out.full.srcPtr.ptr;
+  out.bytes = out.full.extent.width * out.full.extent.height * out.full.extent.depth;
+  out.kind = out.full.kind;
+  for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {
+    (u.field == detail::BufferField::memcpy_dst ? out.dst_buffer : out.src_buffer) = u.uid;
+  }
+  return out;
 }
 
 }  // namespace graphdsl

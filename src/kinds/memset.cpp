@@ -5,7 +5,10 @@
 // ==== make (the Graph::add_* of this kind) ====
 
 #include "graphdsl/graph.hpp"
+#include "plan/graph_build.hpp"
 #include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
+#include "plan/rules.hpp"
 
 namespace graphdsl {
 
@@ -23,6 +26,23 @@ MemsetNode Graph::add_memset_node(void* dst, unsigned int value, unsigned int el
   const MemsetNode n(g.push(NodeKind::memset, g.memsets.size() - 1));
   change.commit();
   return n;
+}
+
+MemsetParams Graph::memset_of(const MemsetNode& node) const {
+  const auto& g = impl();
+  const std::uint32_t i = detail::own_node(g, node, NodeKind::memset, "memset_of");
+  const cudaMemsetParams& p = detail::memset_of(g, i);
+  MemsetParams out;
+  out.dst = p.dst;
+  out.value = p.value;
+  out.element_size = p.elementSize;
+  out.width = p.width;
+  out.height = p.height;
+  out.pitch = p.pitch;
+  for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {
+    if (u.field == detail::BufferField::memset_dst) out.buffer = u.uid;
+  }
+  return out;
 }
 
 }  // namespace graphdsl
@@ -168,8 +188,10 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   const detail::NodeData& n = g.nodes[i];
   const auto& p = g.memsets[n.payload];
   const std::string param = params.empty() ? std::string() : detail::escaped(param_label(g, params[0].first)) + "=";
-  return fmt::format("value {}{}, {}-byte elements, {} x {}", param, memset_value(p.value, g.memset_types[n.payload]),
-                     p.elementSize, p.width, p.height);
+  std::string s = fmt::format("value {}{}, {}-byte elements, {} x {}", param,
+                              memset_value(p.value, g.memset_types[n.payload]), p.elementSize, p.width, p.height);
+  if (p.height > 1) s += fmt::format(", pitch {} bytes", p.pitch);  // a 1-D memset's pitch is not used
+  return s;
 }
 
 }  // namespace

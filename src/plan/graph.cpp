@@ -55,6 +55,13 @@ GraphImpl& changeable(const Node& n, const char* what) {
                     "the plan share it); {} is allowed only inside the builder",
                     g.info(n.index()).describe(), g.name, what));
   }
+  if (g.sealed == Sealed::child) {
+    throw UsageError(
+        fmt::format("{} is in graph '{}', which was moved into a child node (add_child(Graph&&)) and "
+                    "is fixed since (copies of the plan share it); {} is allowed on a copy of the plan "
+                    "(Graph::child_plan)",
+                    g.info(n.index()).describe(), g.name, what));
+  }
   if (g.sealed == Sealed::recorded) {
     throw UsageError(
         fmt::format("{} belongs to the recorded plan of an executable (Executable::plan()), which changes "
@@ -295,6 +302,28 @@ void add_edges_from(const Node& from, const Node* to, std::size_t count) {
   }
 }
 
+namespace {
+/// Adds nodes[k] -> nodes[k + 1] for every k (Graph::chain on plan g); checks all first; all or none.
+void add_chain(const GraphImpl& plan, const Node* nodes, std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) (void)own_index(plan, nodes[k]);
+  for (std::size_t k = 1; k < count; ++k) check_edge(nodes[k - 1], nodes[k]);
+  if (count < 2) return;
+  GraphImpl& g = owner(nodes[0]);
+  std::vector<std::uint32_t> added;  // as add_edges_from: undone on a failure, the last first
+  added.reserve(count - 1);
+  try {
+    for (std::size_t k = 1; k < count; ++k) {
+      const std::size_t edges = g.edge_count;
+      add_edges(&nodes[k - 1], 1, nodes[k]);
+      if (g.edge_count != edges) added.push_back(nodes[k].index());
+    }
+  } catch (...) {
+    for (auto it = added.rbegin(); it != added.rend(); ++it) pop_edge(g, *it);
+    throw;
+  }
+}
+}  // namespace
+
 void add_edges(const Node* from, std::size_t count, const Node& to) {
   GraphImpl& g = changeable(to, "adding an edge to it");
   for (std::size_t k = 0; k < count; ++k) check_edge(from[k], to);
@@ -369,8 +398,8 @@ detail::GraphImpl& Graph::impl() const {
 const std::string& Graph::name() const { return impl().name; }
 std::uint64_t Graph::id() const { return impl().id; }
 
-namespace {
-std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
+namespace detail {
+std::uint32_t own_index(const GraphImpl& g, const Node& n) {
   const detail::GraphImpl& other = detail::handle_plan(n);  // refuses empty or dead handles
   if (&other != &g) {
     throw UsageError(fmt::format("{} belongs to graph {}, not to {}{}", other.info(n.index()).describe(),
@@ -379,7 +408,18 @@ std::uint32_t own_index(const detail::GraphImpl& g, const Node& n) {
   }
   return n.index();
 }
-}  // namespace
+
+std::uint32_t own_node(const GraphImpl& g, const Node& n, NodeKind kind, const char* what) {
+  const std::uint32_t i = own_index(g, n);
+  if (g.nodes.at(i).kind != kind) {
+    const char* name = to_string(kind);
+    throw UsageError(fmt::format("{}: {} is not {} {} node", what, g.info(i).describe(),
+                                 std::strchr("aeiou", name[0]) != nullptr ? "an" : "a", name));
+  }
+  return i;
+}
+}  // namespace detail
+using detail::own_index;
 
 // ---- Graph: nodes ------------------------------------------------------------------------------
 // Each node kind's Graph::add_* is in the `make` section of its file, src/kinds/<kind>.cpp.
@@ -401,6 +441,9 @@ void Graph::add_edge(const Node& from, const Node& to) {
   (void)own_index(g, to);
   detail::add_edge(from, to);
 }
+
+void Graph::chain(std::initializer_list<Node> nodes) { detail::add_chain(impl(), nodes.begin(), nodes.size()); }
+void Graph::chain(const std::vector<Node>& nodes) { detail::add_chain(impl(), nodes.data(), nodes.size()); }
 
 // ---- Graph: introspection ----------------------------------------------------------------------
 
@@ -453,6 +496,11 @@ std::vector<Node> Graph::predecessors(const Node& node) const {
   std::vector<Node> out;
   for (std::uint32_t p : g.nodes[own_index(g, node)].preds) out.emplace_back(g.handle(p));
   return out;
+}
+
+bool Graph::owns(const Node& node) const noexcept {
+  const detail::GraphImpl* g = impl_.get();
+  return g != nullptr && detail::live_plan(node.ref()) == g && node.index() < g->nodes.size();
 }
 
 int Graph::device_of(const Node& node) const {

@@ -6,7 +6,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "graphdsl/node.hpp"
+
 namespace graphdsl::detail {
+
+struct GraphImpl;
+
+/// The index of node `n` in g. @throws UsageError for an empty or dead handle, or a node of another
+/// plan (naming both plans).
+std::uint32_t own_index(const GraphImpl& g, const Node& n);
+/// own_index, for a node that must be of `kind`: the getters of one kind (`what`, e.g. "memset_of").
+/// @throws UsageError also for a node of another kind, naming the node and `what`.
+std::uint32_t own_node(const GraphImpl& g, const Node& n, NodeKind kind, const char* what);
 
 /// The record of node `index` in `records`, a side table of a plan kept in node order (peer
 /// copies, symbol copies: anything with a `node` field), or nullptr when the node has none.

@@ -128,6 +128,7 @@ enum class Sealed : std::uint8_t {
   no,
   body,      ///< a conditional body whose builder has returned (shared by copies of the plan)
   recorded,  ///< an executable's recorded plan (Executable::plan())
+  child,     ///< a plan moved into a child node (Graph::add_child(Graph&&); shared by copies of the plan)
 };
 
 struct GraphImpl : PlanStores {

@@ -148,6 +148,12 @@ constexpr const char* memset_rule =
 
 void name_parameter(const SharedRef<PlanToken>& plan, std::uint64_t uid, std::string_view name) {
   auto [g, k] = parameter_of(plan, uid);
+  if (g->sealed == Sealed::child) {
+    throw UsageError(
+        fmt::format("parameter {} of graph {} belongs to a plan moved into a child node "
+                    "(add_child(Graph&&)), which is fixed since; name it before moving the plan",
+                    g->param_ref(k), quoted(g->name)));
+  }
   if (g->sealed != Sealed::no) {
     throw UsageError(
         fmt::format("parameter {} of graph {} belongs to the recorded plan of an executable "

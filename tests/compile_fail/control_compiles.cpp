@@ -70,6 +70,8 @@ void correct(gd::Graph& g, gd::Executable& exec, int* ip, float* fp, const float
   exec.set_enabled(m, false);
   exec.set_enabled(c, true);
   exec.set_memset(m, fp, 2.0f, 16);
+  exec.set_memset(m, reinterpret_cast<unsigned char*>(ip), 0x22, 16);  // an int for uint8, as add_memset takes it
+  exec.set_memset(m, fp, 0, 16);                                    // an int that converts exactly
   exec.set_host(h, [] {});
   (void)e;
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <graphdsl/graphdsl.hpp>
@@ -116,6 +117,18 @@ TEST_CASE("complexity: conditional bodies and child plans", "[complexity]") {
       [](gd::Graph& child) {
         gd::Graph g;
         g.add_child(child);
+        return g;
+      });
+  check_growth(
+      "add_child(Graph&&) of an n-node plan", 4000,
+      [](std::size_t n) {
+        gd::Graph child("child");
+        for (std::size_t i = 0; i < n; ++i) child.add_kernel(step, gd::Launch{1, 32}, X, 1.0f, 32);
+        return child;
+      },
+      [](gd::Graph& child) {
+        gd::Graph g;
+        g.add_child(std::move(child));
         return g;
       });
   auto bodies = [](std::size_t n) {

@@ -4,6 +4,8 @@
 // addresses a plan never dereferences.
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <graphdsl/graphdsl.hpp>
@@ -104,6 +106,9 @@ TEST_CASE("complexity: edges one at a time and as ranges", "[complexity]") {
     for (const auto& k : u.nodes) k.before(u.hub);
   });
   check_growth("before() a range, one node before all", 4000, unlinked, [](Unlinked& u) { u.hub.before(u.nodes); });
+  check_growth("chain() of n nodes", 4000, unlinked, [](Unlinked& u) {
+    u.g.chain(std::vector<gd::Node>(u.nodes.begin(), u.nodes.end()));
+  });
   check_growth("after(k, programmatic) one at a time, all into one node", 4000, unlinked, [](Unlinked& u) {
     for (const auto& k : u.nodes) u.hub.after(k, gd::programmatic);
   });
@@ -135,6 +140,23 @@ TEST_CASE("complexity: questions asked of a plan", "[complexity]") {
   check_growth("find() of the last name of a chain", 4000, chain,
                [](gd::Graph& g) { (void)g.find("k" + std::to_string(g.node_count() - 1)); });
   check_growth("storage_bytes() of a chain", 4000, chain, [](gd::Graph& g) { (void)g.storage_bytes(); });
+  check_growth(
+      "memset_of(), memcpy_of() and owns() of every node", 2000,
+      [](std::size_t n) {
+        gd::Graph g;
+        std::vector<gd::MemsetNode> sets;
+        std::vector<gd::MemcpyNode> copies;
+        for (std::size_t i = 0; i < n; ++i) {
+          sets.push_back(g.add_memset(X, 0.0f, 32));
+          copies.push_back(g.add_memcpy(X + 64, X, 32));
+        }
+        return std::make_tuple(std::move(g), std::move(sets), std::move(copies));
+      },
+      [](auto& p) {
+        const gd::Graph& g = std::get<0>(p);
+        for (const auto& s : std::get<1>(p)) (void)g.memset_of(s);
+        for (const auto& c : std::get<2>(p)) (void)g.memcpy_of(c), (void)g.owns(c);
+      });
 }
 
 // ---- rules, printing, comparing -----------------------------------------------------------------

@@ -74,6 +74,8 @@ TEST_CASE("an allocation failure inside after() or before() leaves the plan's ed
        [](Fixture& f) { f.scale_x.after(f.upload, gd::launch_completion); }},
       {"after(node, full) over a programmatic edge", [](Fixture& f) { f.scale_x.after(f.upload, gd::EdgeKind::full); },
        0, [](Fixture& f) { f.scale_x.after(f.upload, gd::programmatic); }},
+      {"chain({a, b, c})", [](Fixture& f) { f.g.chain({f.upload, f.join, fan_node(f, 0)}); }, 1},
+      {"chain(long range)", [](Fixture& f) { f.g.chain(f.fan); }, wide},
       {"before(node)", [](Fixture& f) { f.upload.before(f.join); }},
       {"before(a, b)", [](Fixture& f) { f.upload.before(f.join, fan_node(f, 0)); }, 1},
       {"before(range)", [](Fixture& f) { f.upload.before(f.fan); }, 8},

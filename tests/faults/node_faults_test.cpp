@@ -54,6 +54,18 @@ void with_capture_witness(Fixture& f) {
   }
 }
 
+/// add_child(Graph&&) of a copy of `other`: a failure leaves the moved plan as it was, and usable.
+void with_moved_child(Fixture& f) {
+  gd::Graph c = f.other;
+  const std::string before = c.dump();
+  try {
+    f.g.add_child(std::move(c));
+  } catch (...) {
+    CHECK(c.dump() == before);  // NOLINT(bugprone-use-after-move): a failed add_child takes nothing
+    throw;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("an allocation failure inside add_kernel leaves the plan as it was", "[faults][kernel]") {
@@ -119,6 +131,12 @@ TEST_CASE("an allocation failure inside the add_* of the other node kinds leaves
       {"add_captured", with_capture_witness},
       {"add_child", [](Fixture& f) { f.g.add_child(f.other); }},
       {"add_child(itself)", [](Fixture& f) { f.g.add_child(f.g); }},
+      {"add_child(Graph&&)", with_moved_child},
+      {"add_child(Graph&&, plan with a parameter)",
+       [](Fixture& f) {
+         gd::Graph c = f.g;
+         f.other.add_child(std::move(c));
+       }},
       {"add_child(plan with a parameter)", [](Fixture& f) { f.other.add_child(f.g); }},
       {"add_mem_ops",
        [&m](Fixture& f) {

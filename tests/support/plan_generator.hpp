@@ -133,7 +133,7 @@ inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r) {
     case Kind::child: {
       gd::Graph c("child");
       build_into(c, n.bodies[0], r);
-      return g.add_child(c).name(n.name);
+      return g.add_child(std::move(c)).name(n.name);  // no copy (add_child(const Graph&) is tested apart)
     }
     default: break;
   }

@@ -7,13 +7,17 @@
 //     parameters differ; diff(a, copy of a) finds nothing; "nothing to update" means equal dumps;
 //   * the recorded plan an update leaves (plan/recorded_update.hpp) describes the template;
 //   * a copy never changes when its original, or a handle taken from it, is used;
-//   * dump() and to_dot() are deterministic and name every node.
+//   * dump() and to_dot() are deterministic and name every node;
+//   * the getters (memset_of, memcpy_of, event_of, ...) of a plan and of its copy return what the
+//     plan was built from, and agree with the node's dump line.
 // Every failure prints its seed and the edits made: rerun with that seed to reproduce it.
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <graphdsl/graphdsl.hpp>
 #include "catch.hpp"
 #include "plan/diff.hpp"
@@ -231,6 +235,79 @@ TEST_CASE("generated plans: dump() and to_dot() are deterministic and name every
     CHECK(g.to_dot() == again.to_dot());
     CHECK(all_names_in(g.dump(), s, true));
     CHECK(all_names_in(g.to_dot(), s, false));
+  }
+}
+
+/// The dump line of top-level node i ("  #i kind ..."), without its newline.
+std::string dump_line(const std::string& dump, std::uint32_t i) {
+  const std::string start = "\n  #" + std::to_string(i) + " ";
+  const std::size_t at = dump.find(start);
+  if (at == std::string::npos) return {};
+  return dump.substr(at + 1, dump.find('\n', at + 1) - at - 1);
+}
+
+/// Checks the getters of node i of `g` and of `copy` (a copy of g) against `n`, the node's spec, and
+/// against g's dump line.
+void check_getters(const gd::Graph& g, const gd::Graph& copy, std::uint32_t i, const plan_gen::NodeSpec& n,
+                   const plan_gen::Resources& r, const std::string& line) {
+  using plan_gen::Kind;
+  CHECK(g.owns(g.node(i)));
+  CHECK_FALSE(copy.owns(g.node(i)));
+  if (n.kind == Kind::memset) {
+    for (const gd::Graph* p : {&g, &copy}) {
+      const gd::MemsetParams m = p->memset_of(gd::node_cast<gd::MemsetNode>(p->node(i)));
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &n.scalar, sizeof bits);
+      CHECK(m.dst == r.buffers[n.buf]);
+      CHECK(m.value == bits);
+      CHECK(m.element_size == 4);
+      CHECK(m.width == static_cast<std::size_t>(n.count));
+      CHECK(m.height == 1);
+      CHECK(line.find(fmt::format("4-byte elements, {} x 1", m.width)) != std::string::npos);
+    }
+  } else if (n.kind == Kind::memcpy) {
+    for (const gd::Graph* p : {&g, &copy}) {
+      const gd::MemcpyParams m = p->memcpy_of(gd::node_cast<gd::MemcpyNode>(p->node(i)));
+      CHECK(m.dst == r.buffers[n.buf]);
+      CHECK(m.src == r.buffers[n.src]);
+      CHECK(m.bytes == static_cast<std::size_t>(n.count) * sizeof(float));
+      CHECK(line.find(fmt::format("{} x 1 x 1 bytes", m.bytes)) != std::string::npos);
+    }
+  } else if (n.kind == Kind::host) {
+    CHECK(g.has_callable(gd::node_cast<gd::HostNode>(g.node(i))));
+    CHECK(copy.has_callable(gd::node_cast<gd::HostNode>(copy.node(i))));
+    CHECK(line.find(": a callable") != std::string::npos);
+  } else if (n.kind == Kind::event_record || n.kind == Kind::event_wait) {
+    const gd::Event& e = r.events[static_cast<std::size_t>(n.event)];
+    if (n.kind == Kind::event_record) {
+      CHECK(g.event_of(gd::node_cast<gd::EventRecordNode>(g.node(i))).state() == e.state());
+      CHECK(copy.event_of(gd::node_cast<gd::EventRecordNode>(copy.node(i))).state() == e.state());
+    } else {
+      CHECK(g.event_of(gd::node_cast<gd::EventWaitNode>(g.node(i))).state() == e.state());
+      CHECK(copy.event_of(gd::node_cast<gd::EventWaitNode>(copy.node(i))).state() == e.state());
+    }
+    CHECK(line.find(": Event of flags") != std::string::npos);
+  } else if (n.kind == Kind::child) {
+    CHECK(g.child_plan(gd::node_cast<gd::ChildNode>(g.node(i))).node_count() == n.bodies[0].nodes.size());
+  }
+}
+
+TEST_CASE("generated plans: the getters of a plan and of its copy return what the plan was built from",
+          "[generated][getters]") {
+  World w;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, plan_gen::Options{});
+    plan_gen::Spec s = gen.plan();
+    (void)gen.edit(s);
+    INFO("seed " << seed);
+    const gd::Graph g = plan_gen::build(s, w.r);
+    const gd::Graph copy = g;
+    const std::string dump = g.dump();
+    REQUIRE(g.node_count() == s.nodes.size());
+    for (std::uint32_t i = 0; i < s.nodes.size(); ++i) {
+      INFO("node " << i);
+      check_getters(g, copy, i, s.nodes[i], w.r, dump_line(dump, i));
+    }
   }
 }
 

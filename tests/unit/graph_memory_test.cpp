@@ -33,7 +33,7 @@ TEST_CASE("a buffer allocated, filled, used and freed in order validates and pri
   CHECK_NOTHROW(g.validate());
   const std::string dump = g.dump();
   CHECK(dump.find("#0 mem_alloc 'tmp': 4096 bytes on the current device") != std::string::npos);
-  CHECK(dump.find("#5 mem_free 'free': frees 'tmp'; after 'out'") != std::string::npos);
+  CHECK(dump.find("#5 mem_free 'free': frees 'tmp', 4096 bytes; after 'out'") != std::string::npos);
   CHECK(g.to_dot().find("n0 [label=\"tmp\\nmem_alloc\", shape=cylinder];") != std::string::npos);
 }
 

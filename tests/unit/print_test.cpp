@@ -39,7 +39,7 @@ const char* const pipeline_dump =
     "  #3 kernel 'join': grid (2,1,1) block (128,1,1) shared 512 B, 4 args (28 B), priority 3; after 'scale_x', "
     "'scale_y'\n"
     "  #4 memcpy 'download': 1024 x 1 x 1 bytes, device-to-host; after 'join'\n"
-    "  #5 host 'done'; after 'download'\n"
+    "  #5 host 'done': a callable; after 'download'\n"
     "  #6 empty; after 'join'\n"
     "  #7 child 'tail': graph 'cleanup', 2 nodes, 1 edges; after #6, 'done'\n"
     "      #0 memset 'clear': value 48879 (uint16), 2-byte elements, 32 x 1\n"
@@ -123,13 +123,13 @@ TEST_CASE("dump() shows typed memset values, 2-D shapes, copy directions and eve
   CHECK(g.dump() ==
         "graph 'details': 8 nodes, 0 edges\n"
         "  #0 memset: value 1 (float), 4-byte elements, 8 x 1\n"
-        "  #1 memset 'rows': value 127 (uint8), 1-byte elements, 48 x 3\n"
+        "  #1 memset 'rows': value 127 (uint8), 1-byte elements, 48 x 3, pitch 64 bytes\n"
         "  #2 memcpy: 64 x 4 x 1 bytes, host-to-device\n"
         "  #3 memcpy: 3 x 1 x 1 bytes, host-to-host\n"
         "  #4 memcpy: 5 x 1 x 1 bytes, device-to-device\n"
         "  #5 memcpy: 5 x 1 x 1 bytes, invalid\n"
-        "  #6 event_record 'rec'\n"
-        "  #7 event_wait\n");
+        "  #6 event_record 'rec': empty Event\n"
+        "  #7 event_wait: empty Event\n");
 }
 
 TEST_CASE("to_dot() escapes quotes and backslashes in node and graph names", "[print][dot]") {
@@ -160,7 +160,7 @@ TEST_CASE("to_dot() escapes quotes and backslashes in node and graph names", "[p
         "  #0 empty 'say \"hi\"'\n"
         "  #1 kernel 'C:\\\\path': grid (1,1,1) block (1,1,1) shared 0 B, 0 args (0 B); after 'say \"hi\"'\n"
         "  #2 child: graph 'sub \"x\"', 1 nodes, 0 edges\n"
-        "      #0 host\n");
+        "      #0 host: a callable\n");
 }
 
 TEST_CASE("nested child plans get nested clusters with prefixed ids", "[print][dot][child]") {
