@@ -220,12 +220,7 @@ class Graph {
   /// validate() checks that the copy stays inside the symbol.
   template <class T, std::size_t N>
   MemcpyNode add_memcpy_to_symbol(T (&symbol)[N], const T* src, std::size_t count, std::size_t offset = 0,
-                                  cudaMemcpyKind kind = cudaMemcpyDefault) {
-    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_to_symbol: the symbol is const");
-    return add_memcpy_symbol_bytes(symbol, sizeof symbol, true, const_cast<T*>(src),
-                                   detail::checked_bytes(count, sizeof(T), "add_memcpy_to_symbol"),
-                                   detail::checked_bytes(offset, sizeof(T), "add_memcpy_to_symbol"), kind);
-  }
+                                  cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Copies one T from `src` into the `__device__` or `__constant__` variable `symbol`.
   template <class T, class = std::enable_if_t<!std::is_array_v<T>>>
   MemcpyNode add_memcpy_to_symbol(T& symbol, const T* src, cudaMemcpyKind kind = cudaMemcpyDefault) {
@@ -237,12 +232,7 @@ class Graph {
   /// cudaMemcpyDefault, DeviceToHost or DeviceToDevice.
   template <class T, std::size_t N>
   MemcpyNode add_memcpy_from_symbol(T* dst, const T (&symbol)[N], std::size_t count, std::size_t offset = 0,
-                                    cudaMemcpyKind kind = cudaMemcpyDefault) {
-    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_from_symbol: the destination is const");
-    return add_memcpy_symbol_bytes(symbol, sizeof symbol, false, dst,
-                                   detail::checked_bytes(count, sizeof(T), "add_memcpy_from_symbol"),
-                                   detail::checked_bytes(offset, sizeof(T), "add_memcpy_from_symbol"), kind);
-  }
+                                    cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Copies the `__device__` or `__constant__` variable `symbol` (one T) to `dst`.
   template <class T, class = std::enable_if_t<!std::is_array_v<T>>>
   MemcpyNode add_memcpy_from_symbol(T* dst, const T& symbol, cudaMemcpyKind kind = cudaMemcpyDefault) {

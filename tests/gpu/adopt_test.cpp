@@ -67,7 +67,7 @@ TEST_CASE(
   CHECK(g.edge_count() == 3);
   const std::string dump = g.dump();
   CHECK(has(dump,
-            "#1 kernel 'gpu_test::triple_plus': grid (2,1,1) block (128,1,1) shared 0 B, 3 args (12 B); after "
+            "#1 kernel 'gpu_test::triple_plus': grid (2,1,1) block (128,1,1) shared 0 B, 3 args (16 B); after "
             "'gpu_test::axpb'"));
   g.validate();
 

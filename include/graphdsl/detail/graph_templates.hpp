@@ -138,4 +138,22 @@ Graph::Allocation<T> Graph::add_mem_alloc(std::size_t count, const MemAllocOptio
   return Allocation<T>{node, GraphBuffer<T>(uid, count)};
 }
 
+template <class T, std::size_t N>
+MemcpyNode Graph::add_memcpy_to_symbol(T (&symbol)[N], const T* src, std::size_t count, std::size_t offset,
+                                       cudaMemcpyKind kind) {
+  static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_to_symbol: the symbol is const");
+  return add_memcpy_symbol_bytes(symbol, sizeof symbol, true, const_cast<T*>(src),
+                                 detail::checked_bytes(count, sizeof(T), "add_memcpy_to_symbol"),
+                                 detail::checked_bytes(offset, sizeof(T), "add_memcpy_to_symbol"), kind);
+}
+
+template <class T, std::size_t N>
+MemcpyNode Graph::add_memcpy_from_symbol(T* dst, const T (&symbol)[N], std::size_t count, std::size_t offset,
+                                         cudaMemcpyKind kind) {
+  static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_from_symbol: the destination is const");
+  return add_memcpy_symbol_bytes(symbol, sizeof symbol, false, dst,
+                                 detail::checked_bytes(count, sizeof(T), "add_memcpy_from_symbol"),
+                                 detail::checked_bytes(offset, sizeof(T), "add_memcpy_from_symbol"), kind);
+}
+
 }  // namespace graphdsl
