@@ -39,6 +39,7 @@ namespace graphdsl {
 /// addresses the driver fixed when they were made; conditional nodes, whose handles the captured
 /// kernels hold; external-semaphore and memory-operation nodes) are refused, naming the node.
 ///
+/// @param native the graph to read (not changed, not destroyed)
 /// @param name the plan's name (in messages, dumps and DOT output)
 /// @throws UsageError naming the native node (its position and CUDA node type) and the reason when a
 ///         node cannot be adopted; CudaError when a CUDA query fails. Nothing is left behind.
@@ -48,6 +49,10 @@ Graph adopt(cudaGraph_t native, std::string name = "adopted");
 /// and destroys it: the plan of the work `work` issues. `stream` must be a stream of your own (the
 /// legacy default stream cannot capture). If `work` throws, the capture is ended and its graph
 /// destroyed before the exception goes on.
+/// @param stream the stream to capture on
+/// @param work what to capture: it issues its work on the stream it is given
+/// @param mode the capture mode (cudaStreamBeginCapture's)
+/// @param name the plan's name
 /// @throws UsageError as adopt() does; CudaError when the capture fails (for example, `work` made a
 ///         call that capture does not allow).
 Graph adopt_capture(cudaStream_t stream, detail::FunctionRef<void(cudaStream_t)> work,

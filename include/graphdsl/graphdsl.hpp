@@ -18,6 +18,7 @@
 //   parameter.hpp   Parameter<T> (shared parameters), ParameterSet
 //   graph.hpp       Graph (the plan)
 //   executable.hpp  Executable, InstantiateOptions
+//   adopt.hpp       adopt(), adopt_capture(): a captured cudaGraph_t as a plan
 //   update.hpp      UpdateResult, UpdateStatus, UpdatePolicy, diff()
 //   prepared_update.hpp PreparedUpdate (Executable::prepare_update: a template applied many times)
 //   debug.hpp       live-object and CUDA-call counters
@@ -26,6 +27,7 @@
 //   access.hpp, races.hpp  gd::reads / gd::writes, Graph::check_races() and its RaceReport
 #pragma once
 
+#include "graphdsl/adopt.hpp"
 #include "graphdsl/buffer.hpp"
 #include "graphdsl/condition.hpp"
 #include "graphdsl/debug.hpp"
