@@ -12,6 +12,7 @@
 #include "exec/shape_family_core.hpp"
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
+#include "plan/diff.hpp"
 
 namespace graphdsl {
 
@@ -135,13 +136,26 @@ std::size_t FamilyCore::changed_between(std::size_t a, std::size_t b) const {
                                  variants[a].label, variants[b].label, variants[a].topology, variants[b].topology));
   }
   if (a == b) return 0;
+  return pair_diff(a, b).nodes.size();
+}
+
+const PairDiff& FamilyCore::pair_diff(std::size_t a, std::size_t b) const {
   const auto key = std::minmax(a, b);
   auto it = changed.find(key);
   if (it != changed.end()) return it->second;
-  const UpdateResult d = diff(variants[key.first].plan, variants[key.second].plan);
-  const std::size_t k = d ? d.changed.size() : variants[a].plan.node_count();
-  changed.emplace(key, k);
-  return k;
+  std::vector<std::uint32_t> renamed;
+  bool conditions_changed = false;
+  UpdateResult d = plan_diff(variants[key.first].plan.impl(), variants[key.second].plan.impl(), &renamed,
+                             &conditions_changed);
+  PairDiff p;
+  if (d) {
+    p.nodes = std::move(d.changed);
+    p.setters_suffice = renamed.empty() && !conditions_changed;
+  } else {  // no update between them: counted as every node differing
+    p.nodes.resize(variants[a].plan.node_count());
+    for (std::uint32_t i = 0; i < p.nodes.size(); ++i) p.nodes[i] = i;
+  }
+  return changed.emplace(key, std::move(p)).first->second;
 }
 
 FamilyMemory FamilyCore::memory() const {

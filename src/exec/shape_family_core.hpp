@@ -1,6 +1,9 @@
 // src/exec/shape_family_core.hpp — the state of a ShapeFamily (graphdsl/shape_family.hpp), shared by
 // exec/shape_family.cpp (variants, grouping, memory) and exec/shape_family_switch.cpp (compiling,
-// switching, the dedicated executables). Built on the public API of Graph and Executable only.
+// switching, the dedicated executables). Built on the public API of Graph and Executable, with two
+// exceptions: the diff of two variants is the plan layer's (which nodes, not only how many), and a
+// switch between variants whose diff the family holds applies it without diffing again
+// (update_known_nodes, exec/update_steps.hpp).
 #pragma once
 
 #include <cstddef>
@@ -40,6 +43,14 @@ struct SwitchCosts {
   bool calibrated = false;
 };
 
+/// What differs between two variants of one topology, found once by the plans' diff: the nodes
+/// whose parameters differ and whether the per-node setters of those nodes alone bring one variant
+/// to the other (no condition default and no node name differs: those need the diff's own update).
+struct PairDiff {
+  std::vector<std::uint32_t> nodes;
+  bool setters_suffice = false;
+};
+
 /// One topology: its variants and the executable they share.
 struct FamilyTopology {
   std::vector<std::size_t> variants;  ///< indices into FamilyCore::variants, in add order
@@ -57,7 +68,7 @@ class FamilyCore {
   FamilyOptions options;
   std::vector<FamilyVariant> variants;
   std::vector<FamilyTopology> topologies;
-  mutable std::map<std::pair<std::size_t, std::size_t>, std::size_t> changed;  ///< (a, b) with a < b
+  mutable std::map<std::pair<std::size_t, std::size_t>, PairDiff> changed;  ///< (a, b) with a < b
   SwitchReport report;
   FamilyStats stats;
   std::uint64_t clock = 0;
@@ -68,6 +79,8 @@ class FamilyCore {
   std::size_t add(std::string label, Graph plan);
   void check_allocations(const FamilyVariant& v) const;
   std::size_t changed_between(std::size_t a, std::size_t b) const;
+  /// The nodes that differ between variants a and b (of one topology; a != b), diffed once.
+  const PairDiff& pair_diff(std::size_t a, std::size_t b) const;
   FamilyMemory memory() const;
 
   // exec/shape_family_switch.cpp

@@ -8,7 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "exec/exec_access.hpp"
 #include "exec/shape_family_core.hpp"
+#include "exec/update_steps.hpp"
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
 
@@ -147,16 +149,21 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
     ++stats.unchanged;
     return;
   }
-  r.changed_nodes = changed_between(t.current, v);
+  const PairDiff& pair = pair_diff(t.current, v);
+  r.changed_nodes = pair.nodes.size();
   const double n = static_cast<double>(r.node_count);
-  r.per_node_us = t.costs.diff_us_per_node * n + t.costs.setter_us * static_cast<double>(r.changed_nodes);
+  // With the pair's diff at hand, a per-node switch is its setters alone.
+  r.per_node_us = (pair.setters_suffice ? 0.0 : t.costs.diff_us_per_node * n) +
+                  t.costs.setter_us * static_cast<double>(r.changed_nodes);
   r.prepared_available = to.prepared && to.prepared.ok();
   r.prepared_us = !r.prepared_available ? 0.0 : t.costs.prepared_us >= 0 ? t.costs.prepared_us : 5.0 + 0.1 * n;
   const bool use_prepared = r.prepared_available &&
                             (options.policy == SwitchPolicy::prepared ||
                              (options.policy == SwitchPolicy::automatic && r.prepared_us < r.per_node_us));
   const auto t0 = Clock::now();
-  UpdateResult u = use_prepared ? t.exec.update(to.prepared) : t.exec.update(to.plan, UpdatePolicy::per_node);
+  UpdateResult u = use_prepared           ? t.exec.update(to.prepared)
+                   : pair.setters_suffice ? update_known_nodes(ExecAccess::of(t.exec), to.plan.impl(), pair.nodes)
+                                          : t.exec.update(to.plan, UpdatePolicy::per_node);
   r.chosen = use_prepared ? SwitchStrategy::prepared : SwitchStrategy::per_node;
   if (!u && !use_prepared && r.prepared_available) {  // a change setters cannot make
     u = t.exec.update(to.prepared);

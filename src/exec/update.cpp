@@ -289,6 +289,21 @@ std::optional<UpdateResult> update_per_node(ExecImpl& x, const GraphImpl& t,
 }
 
 }  // namespace
+
+UpdateResult update_known_nodes(ExecImpl& x, const GraphImpl& t, const std::vector<std::uint32_t>& changed) {
+  GraphImpl& a = x.plan.impl();
+  UpdateResult result;
+  UpdateNeeds needs;
+  if (auto r = update_needs(a, t, changed, needs)) return std::move(*r);
+  if (auto r = check_strategy(a, false, needs)) return std::move(*r);
+  if (auto r = update_per_node(x, t, changed)) return std::move(*r);
+  result.strategy = changed.empty() ? UpdateStrategy::none : UpdateStrategy::per_node;
+  result.patched = changed.size();
+  result.changed = changed;
+  x.last_template_id = plan_id(t);
+  return result;
+}
+
 }  // namespace detail
 
 UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {

@@ -33,6 +33,11 @@ UpdateResult materialize_refusal(const CudaError& e);
 std::optional<UpdateResult> exec_update_native(ExecImpl& x, const GraphImpl& t,
                                                const std::shared_ptr<const Materialized>& owned, bool conditions);
 
+/// update(plan, UpdatePolicy::per_node) without the diff, for a caller that holds it: `changed` must
+/// be the nodes in which `t` differs from x's recorded plan, and setters alone must bring the one to
+/// the other (no condition default or node name differs): ShapeFamily's switches between variants
+/// whose diff it computed once. Checks and refusals as update() (none is skipped but the diff).
+UpdateResult update_known_nodes(ExecImpl& x, const GraphImpl& t, const std::vector<std::uint32_t>& changed);
 /// Whether x's own cudaGraph_t (native.graph) can be brought in step with the executable node by
 /// node (PatchOps::patch_graph), the recorded plan being `a`: every kind of node it holds has
 /// patch_graph (kernel, memset, memcpy and empty nodes), it declares no condition and no kernel takes

@@ -18,8 +18,8 @@ namespace shape_family_test {
 
 namespace {
 
-constexpr int per_item = 32;                 // elements per batch item
-constexpr int capacity = 128 * per_item;     // the largest variant's elements per layer
+constexpr int per_item = 32;              // elements per batch item
+constexpr int capacity = 128 * per_item;  // the largest variant's elements per layer
 constexpr int max_layers = 4;
 constexpr float poison = -1000.5f;
 const int sizes[] = {1, 2, 4, 8, 16, 32, 64, 128};
@@ -62,9 +62,11 @@ void run_and_check(World& w, int b, int layers, F&& launch) {
   const int count = b * per_item;
   for (int l = 0; l < max_layers; ++l) {
     for (int i = 0; i < capacity; ++i) {
-      const float want = l < layers && i < count ? static_cast<float>(b + l) * w.hx[i] + static_cast<float>(count) : poison;
+      const float want = l < layers && i < count ? static_cast<float>(b + l) * w.hx[i] + static_cast<float>(count)
+                                                 : poison;
       if (y[l * capacity + i] != want) {
-        FAIL("variant " << b << ", layer " << l << ", element " << i << ": " << y[l * capacity + i] << ", want " << want);
+        FAIL("variant " << b << ", layer " << l << ", element " << i << ": " << y[l * capacity + i] << ", want "
+                        << want);
       }
     }
   }
@@ -74,7 +76,8 @@ void run_and_check(World& w, int b, int layers, F&& launch) {
 
 TEST_CASE("a shape family serves eight sizes with one executable, switched in random order", "[gpu][shape_family]") {
   World w;
-  for (gd::SwitchPolicy policy : {gd::SwitchPolicy::automatic, gd::SwitchPolicy::per_node, gd::SwitchPolicy::prepared}) {
+  for (gd::SwitchPolicy policy :
+       {gd::SwitchPolicy::automatic, gd::SwitchPolicy::per_node, gd::SwitchPolicy::prepared}) {
     INFO("policy " << static_cast<int>(policy));
     gd::FamilyOptions o;
     o.policy = policy;
@@ -101,6 +104,11 @@ TEST_CASE("a shape family serves eight sizes with one executable, switched in ra
         if (policy == gd::SwitchPolicy::prepared) CHECK(r.chosen == gd::SwitchStrategy::prepared);
         CHECK((r.chosen == gd::SwitchStrategy::per_node || r.chosen == gd::SwitchStrategy::prepared));
       }
+      // The executable's recorded plan holds the variant's parameters, whichever switch made it (the
+      // per-node switch applies the pair's diff found once, without diffing again).
+      const gd::UpdateResult same = gd::diff(family.executable(b)->plan(), family.plan(b));
+      CHECK(same.status == gd::UpdateStatus::success);
+      CHECK(same.changed.empty());
       held = b;
     }
     const gd::FamilyStats& s = family.stats();
