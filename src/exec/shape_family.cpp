@@ -136,7 +136,7 @@ std::size_t FamilyCore::changed_between(std::size_t a, std::size_t b) const {
                                  variants[a].label, variants[b].label, variants[a].topology, variants[b].topology));
   }
   if (a == b) return 0;
-  return pair_diff(a, b).nodes.size();
+  return pair_diff(a, b).differing.size();
 }
 
 const PairDiff& FamilyCore::pair_diff(std::size_t a, std::size_t b) const {
@@ -149,11 +149,11 @@ const PairDiff& FamilyCore::pair_diff(std::size_t a, std::size_t b) const {
                              &conditions_changed);
   PairDiff p;
   if (d) {
-    p.nodes = std::move(d.changed);
+    p.differing = std::move(d.changed);
     p.setters_suffice = renamed.empty() && !conditions_changed;
   } else {  // no update between them: counted as every node differing
-    p.nodes.resize(variants[a].plan.node_count());
-    for (std::uint32_t i = 0; i < p.nodes.size(); ++i) p.nodes[i] = i;
+    p.differing.resize(variants[a].plan.node_count());
+    for (std::uint32_t i = 0; i < p.differing.size(); ++i) p.differing[i] = i;
   }
   return changed.emplace(key, std::move(p)).first->second;
 }

@@ -47,7 +47,7 @@ struct SwitchCosts {
 /// whose parameters differ and whether the per-node setters of those nodes alone bring one variant
 /// to the other (no condition default and no node name differs: those need the diff's own update).
 struct PairDiff {
-  std::vector<std::uint32_t> nodes;
+  std::vector<std::uint32_t> differing;
   bool setters_suffice = false;
 };
 

@@ -150,7 +150,7 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
     return;
   }
   const PairDiff& pair = pair_diff(t.current, v);
-  r.changed_nodes = pair.nodes.size();
+  r.changed_nodes = pair.differing.size();
   const double n = static_cast<double>(r.node_count);
   // With the pair's diff at hand, a per-node switch is its setters alone.
   r.per_node_us = (pair.setters_suffice ? 0.0 : t.costs.diff_us_per_node * n) +
@@ -162,7 +162,7 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
                              (options.policy == SwitchPolicy::automatic && r.prepared_us < r.per_node_us));
   const auto t0 = Clock::now();
   UpdateResult u = use_prepared           ? t.exec.update(to.prepared)
-                   : pair.setters_suffice ? update_known_nodes(ExecAccess::of(t.exec), to.plan.impl(), pair.nodes)
+                   : pair.setters_suffice ? update_known_nodes(ExecAccess::of(t.exec), to.plan.impl(), pair.differing)
                                           : t.exec.update(to.plan, UpdatePolicy::per_node);
   r.chosen = use_prepared ? SwitchStrategy::prepared : SwitchStrategy::per_node;
   if (!u && !use_prepared && r.prepared_available) {  // a change setters cannot make
