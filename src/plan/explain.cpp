@@ -34,8 +34,9 @@ std::string argument_text(const unsigned char* p, std::uint32_t size) {
 std::string kernel_change(const GraphImpl& a, const GraphImpl& t, std::uint32_t i) {
   const KernelData& x = kernel_of(a, i);
   const KernelData& y = kernel_of(t, i);
-  if (x.func != y.func) {
-    return fmt::format("function '{}' -> '{}'", a.node_name(i), t.node_name(i));
+  if (x.func != y.func) {  // adopted kernels are named after their functions; others by address
+    if (a.node_name(i) != t.node_name(i)) return fmt::format("function '{}' -> '{}'", a.node_name(i), t.node_name(i));
+    return fmt::format("function {} -> {}", x.func, y.func);
   }
   if (std::memcmp(&x.launch.grid, &y.launch.grid, sizeof(dim3)) != 0) {
     return fmt::format("grid {} -> {}", dims(x.launch.grid), dims(y.launch.grid));

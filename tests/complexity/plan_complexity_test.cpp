@@ -106,9 +106,8 @@ TEST_CASE("complexity: edges one at a time and as ranges", "[complexity]") {
     for (const auto& k : u.nodes) k.before(u.hub);
   });
   check_growth("before() a range, one node before all", 4000, unlinked, [](Unlinked& u) { u.hub.before(u.nodes); });
-  check_growth("chain() of n nodes", 4000, unlinked, [](Unlinked& u) {
-    u.g.chain(std::vector<gd::Node>(u.nodes.begin(), u.nodes.end()));
-  });
+  check_growth("chain() of n nodes", 4000, unlinked,
+               [](Unlinked& u) { u.g.chain(std::vector<gd::Node>(u.nodes.begin(), u.nodes.end())); });
   check_growth("after(k, programmatic) one at a time, all into one node", 4000, unlinked, [](Unlinked& u) {
     for (const auto& k : u.nodes) u.hub.after(k, gd::programmatic);
   });
@@ -201,6 +200,19 @@ TEST_CASE("complexity: validate print fingerprint diff", "[complexity]") {
         return p;
       },
       [](Pair& p) { CHECK(gd::diff(p.a, p.b).changed.size() == p.a.node_count()); });
+  check_growth(
+      "explain() of two chains, every node changed", 2000,
+      [](std::size_t n) {
+        Pair p{chain(n), gd::Graph("chain")};
+        gd::Node prev;
+        for (std::size_t i = 0; i < n; ++i) {
+          auto k = p.b.add_kernel(step, gd::Launch{2, 32}, X, -1.0f, 32).name("k" + std::to_string(i));
+          if (i > 0) k.after(prev);
+          prev = k;
+        }
+        return p;
+      },
+      [](Pair& p) { CHECK(gd::explain(p.a, p.b).size() == p.a.node_count()); });
 }
 
 }  // namespace plan_complexity_test

@@ -2,6 +2,8 @@
 // typed and named after their functions, which computes what the capture computes, updates from a
 // re-capture at the nodes that changed, and says which node and which field differ between two
 // captures. Values are read back from the device.
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -292,6 +294,34 @@ TEST_CASE("adopt: host, event and child nodes are adopted and run; graph allocat
   GPU_REQUIRE(cudaStreamIsCapturing(s.get(), &status));
   CHECK(status == cudaStreamCaptureStatusNone);
   GPU_REQUIRE(cudaEventDestroy(ev));
+}
+
+TEST_CASE("adopt grows linearly: a capture of 8n kernels adopts in at most 12x the time of n (plus 2 ms)",
+          "[gpu][adopt][complexity]") {
+  Stream s;
+  DeviceBuffer<float> y(N), x(iota(1.0f));
+  auto best_adopt_ms = [&](int n) {
+    cudaGraph_t g = nullptr;
+    GPU_REQUIRE(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < n; ++i) {
+      launch_kernel(gpu_test::axpb, dim3(1), dim3(32), 0, s.get(), y.get(), static_cast<const float*>(x.get()), 1.0f,
+                    static_cast<float>(i), 32);
+    }
+    GPU_REQUIRE(cudaStreamEndCapture(s.get(), &g));
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const gd::Graph plan = gd::adopt(g);
+      const auto t1 = std::chrono::steady_clock::now();
+      REQUIRE(plan.node_count() == static_cast<std::size_t>(n));
+      best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    GPU_REQUIRE(cudaGraphDestroy(g));
+    return best;
+  };
+  const double small = best_adopt_ms(500), large = best_adopt_ms(4000);
+  INFO("adopt: 500 kernels " << small << " ms, 4000 kernels " << large << " ms");
+  CHECK(large <= 12.0 * small + 2.0);
 }
 
 }  // namespace adopt_test

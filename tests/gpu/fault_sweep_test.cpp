@@ -248,4 +248,40 @@ TEST_CASE("an allocation failure inside adopt() throws and leaves nothing behind
   CHECK(gd::adopt(exec.native_graph()).node_count() == 4);
 }
 
+TEST_CASE("an allocation failure inside set_kernel_arg leaves the kernel on its old argument", "[gpu][faults][adopt]") {
+  Cells c;
+  gd::Graph g("set one argument");
+  g.add_kernel(axpb, gd::cover(N), c.top.get(), c.x.get(), 2.0f, 0.5f, N).name("top");
+  g.add_memset(c.fill.get(), 2.0f, N).name("fill");
+  gd::Graph sub("sub");
+  sub.add_kernel(axpb, gd::cover(N), c.child.get(), c.x.get(), 3.0f, 0.0f, N).name("scale");
+  g.add_child(sub).name("sub");
+  g.add_if(g.add_condition(1), [&](gd::Graph& body) {
+     body.add_kernel(axpb, gd::cover(N), c.body.get(), c.x.get(), 1.0f, 0.0f, N).name("body");
+   }).name("branch");
+  gd::Executable exec = g.instantiate();
+  REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
+  const std::string compiled = exec.plan().dump();
+  bool done = false;
+  const std::uint64_t failed = sweep(
+      "set_kernel_arg",
+      [&] {
+        done = false;
+        exec.set_kernel_arg(*g.find("top"), 2, 0.25f);
+        done = true;
+      },
+      [&](bool threw) {
+        if (!threw && done) return true;
+        CHECK(exec.plan().dump() == compiled);
+        return launches(exec, c, 2.0f, 1.0f, 3.0f);
+      });
+  INFO("set_kernel_arg made " << failed << " allocations");
+  exec.launch(c.s);  // the completed set: 'top' scales by 0.25, 'fill' still sets 2
+  exec.synchronize(c.s);
+  const std::vector<float> top = c.top.download(), fill = c.fill.download();
+  int bad = 0;
+  for (int i = 0; i < N; ++i) bad += (top[i] != 0.25f * c.hx[i] + 0.5f) + (fill[i] != 2.0f);
+  CHECK(bad == 0);
+}
+
 }  // namespace fault_sweep_test

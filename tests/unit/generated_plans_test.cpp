@@ -121,6 +121,15 @@ TEST_CASE("generated plans: diff() refuses exactly the shape changes and lists e
                   }
                   REQUIRE(r.status == gd::UpdateStatus::success);
                   CHECK(r.changed == plan_gen::changed_nodes(a, b));
+                  // explain() names exactly those nodes, in order, each with what differs.
+                  const std::vector<gd::NodeChange> why = gd::explain(A, B);
+                  std::vector<std::uint32_t> explained;
+                  for (const gd::NodeChange& c : why) {
+                    if (!c.node) continue;  // a condition default: not a node
+                    explained.push_back(c.node->index);
+                    CHECK_FALSE(c.what.empty());
+                  }
+                  CHECK(explained == r.changed);
                   // "nothing to update" exactly when no node's parameters and no condition default differ (update()
                   // applies a changed default); then the plans describe the same work: equal dumps but for names.
                   const bool nothing = r.changed.empty() && !plan_gen::defaults_differ(a, b);
