@@ -466,7 +466,7 @@ void dot_label(std::string& label, const detail::GraphImpl& g, std::uint32_t i) 
 }  // namespace
 }  // namespace describing
 
-const DescribeOps describe{&describing::summary, &describing::dot_label, "box", nullptr, nullptr};
+const DescribeOps describe{&describing::summary, &describing::dot_label, "box", nullptr, nullptr, &kernel_change};
 
 }  // namespace graphdsl::detail::kinds::kernel
 

@@ -38,6 +38,10 @@ struct DescribeOps {
   /// prefix of g's node ids). Null for the other kinds.
   void (*dot_nested)(std::string& out, const GraphImpl& g, std::uint32_t i, const std::string& prefix,
                      const std::string& indent);
+  /// What differs in node i between plans a and t (of one shape, the node's parameters differing),
+  /// in the user's terms: the first field ("grid (2,1,1) -> (4,1,1)"), for graphdsl::explain. Null
+  /// for a kind whose dump lines say it (explain then gives both summaries).
+  std::string (*change)(const GraphImpl& a, const GraphImpl& t, std::uint32_t i) = nullptr;
 };
 
 /// The DescribeOps of `kind`.

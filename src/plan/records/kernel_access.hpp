@@ -6,6 +6,9 @@
 // Included at the end of plan/graph_impl.hpp; the record types are in plan/records/kernel.hpp.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -102,5 +105,16 @@ inline bool kernel_storage_lines_up(const GraphImpl& a, const GraphImpl& t) noex
   }
   return true;
 }
+
+/// The first field of kernel node i that differs between plans a and t, in the user's terms
+/// ("grid (2,1,1) -> (4,1,1)", "argument 1 (8 bytes): 0x... -> 0x..."): DescribeOps::change of the
+/// kernel kind (graphdsl::explain). In plan/records/kernel_changes.cpp.
+std::string kernel_change(const GraphImpl& a, const GraphImpl& t, std::uint32_t i);
+
+/// Kernel node i's argument block with argument `index` replaced by the `bytes` bytes at `value`
+/// (Executable::set_kernel_arg); `layout` is set to the block's layout.
+/// @throws UsageError naming the node for an index past its parameters or a value of another size.
+std::vector<unsigned char> arguments_with(const GraphImpl& g, std::uint32_t i, unsigned int index, const void* value,
+                                          std::size_t bytes, const ArgLayout*& layout);
 
 }  // namespace graphdsl::detail
