@@ -418,6 +418,13 @@ class Graph {
   void chain(std::initializer_list<Node> nodes);
   /// chain() over a list made at run time.
   void chain(const std::vector<Node>& nodes);
+  /// Removes the edge from -> to, of any kind, in O(1) for the edges added last and O(to's
+  /// predecessors) at most. @throws UsageError naming both nodes when there is no such edge, for a
+  /// handle of another plan, or in a fixed plan (a moved child).
+  void remove_edge(const Node& from, const Node& to);
+  /// Makes `preds` the predecessors of `node`: edges from the others go, new ones are full edges,
+  /// kept ones keep their kind. Checked first (as add_edge), then all or none.
+  void set_predecessors(const Node& node, const std::vector<Node>& preds);
 
   // ---- introspection ------------------------------------------------------------------------
 

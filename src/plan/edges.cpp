@@ -96,6 +96,54 @@ void add_preds(GraphImpl& g, std::uint32_t to, const Node* from, std::size_t cou
   }
 }
 
+namespace {
+
+/// Removes `value` from `list` (which holds it once), keeping the order of the others. Searched from
+/// the end: the edges added last go first (undoing, editing what was just built) in O(1).
+void drop(SmallVec& list, std::uint32_t value) noexcept {
+  std::uint32_t* p = list.data();
+  const std::uint32_t n = list.size();
+  std::uint32_t k = n;
+  while (k > 0 && p[k - 1] != value) --k;
+  for (k = k == 0 ? 0 : k - 1; k + 1 < n; ++k) p[k] = p[k + 1];
+  list.pop_back();
+}
+
+/// Removes from -> to from the index, the edge kinds and the count (not from the lists).
+void forget_edge(GraphImpl& g, std::uint32_t to, std::uint32_t from) noexcept {
+  g.long_edges.erase(edge_key(to, from));
+  --g.edge_count;
+  auto& kinds = g.edge_kinds;
+  if (kinds.empty()) return;
+  const auto it = std::lower_bound(kinds.begin(), kinds.end(), std::make_pair(to, from), edge_before);
+  if (it != kinds.end() && it->to == to && it->from == from) kinds.erase(it);
+}
+
+}  // namespace
+
+void remove_pred(GraphImpl& g, std::uint32_t to, std::uint32_t from) noexcept {
+  drop(g.nodes[to].preds, from);
+  drop(g.succs[from], to);
+  forget_edge(g, to, from);
+}
+
+void remove_preds_except(GraphImpl& g, std::uint32_t to, const std::vector<bool>& keep) noexcept {
+  SmallVec& preds = g.nodes[to].preds;
+  std::uint32_t* p = preds.data();
+  const std::uint32_t n = preds.size();
+  std::uint32_t kept = 0;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t from = p[k];
+    if (keep[from]) {
+      p[kept++] = from;
+      continue;
+    }
+    drop(g.succs[from], to);
+    forget_edge(g, to, from);
+  }
+  while (preds.size() > kept) preds.pop_back();
+}
+
 EdgeKind edge_kind(const GraphImpl& g, std::uint32_t from, std::uint32_t to) noexcept {
   if (g.edge_kinds.empty()) return EdgeKind::full;
   const auto it = std::lower_bound(g.edge_kinds.begin(), g.edge_kinds.end(), std::make_pair(to, from), edge_before);

@@ -209,6 +209,12 @@ void add_preds(GraphImpl& g, std::uint32_t to, const Node* from, std::size_t cou
 /// Removes the last edge into node `to` (its last predecessor), undoing the last edge add_preds
 /// added there: the caller undoes edges in the reverse order of their adding.
 void pop_edge(GraphImpl& g, std::uint32_t to) noexcept;
+/// Removes the edge from -> to, which g holds, from both ends' lists, the index, the edge kinds and
+/// g.edge_count (the other edges keep their order).
+void remove_pred(GraphImpl& g, std::uint32_t to, std::uint32_t from) noexcept;
+/// Removes every edge into `to` from a node f with !keep[f] (keep: one flag per node of g), in one
+/// pass over to's list (the kept edges keep their order).
+void remove_preds_except(GraphImpl& g, std::uint32_t to, const std::vector<bool>& keep) noexcept;
 
 /// Appends entry `d` to g.params (its uid not there yet) and returns its index. Strong guarantee.
 std::uint32_t push_param(GraphImpl& g, ParamData d);

@@ -115,6 +115,33 @@ TEST_CASE("complexity: edges one at a time and as ranges", "[complexity]") {
 
 // ---- questions ----------------------------------------------------------------------------------
 
+TEST_CASE("complexity: edges removed and predecessors replaced", "[complexity]") {
+  check_growth("remove_edge() of every edge of a chain", 4000, chain, [](gd::Graph& g) {
+    for (std::uint32_t i = 1; i < g.node_count(); ++i) g.remove_edge(g.node(i - 1), g.node(i));
+  });
+  // n empty nodes and a join after all of them, the join last.
+  auto fan_in = [](std::size_t n) {
+    gd::Graph g("fan in");
+    std::vector<gd::Node> fan;
+    for (std::size_t i = 0; i < n; ++i) fan.push_back(g.add_empty());
+    g.add_empty().name("join").after(fan);
+    return g;
+  };
+  auto join = [](const gd::Graph& g) { return g.node(static_cast<std::uint32_t>(g.node_count() - 1)); };
+  check_growth("set_predecessors(join, {}) of n predecessors", 4000, fan_in, [&](gd::Graph& g) {
+    g.set_predecessors(join(g), {});
+    CHECK(g.edge_count() == 0);
+  });
+  check_growth("set_predecessors(join, every other one) of n predecessors", 4000, fan_in, [&](gd::Graph& g) {
+    std::vector<gd::Node> half;
+    for (std::uint32_t i = 0; i + 1 < g.node_count(); i += 2) half.push_back(g.node(i));
+    g.set_predecessors(join(g), half);
+  });
+  check_growth("remove_edge() of each of n predecessors, last first", 4000, fan_in, [&](gd::Graph& g) {
+    for (std::uint32_t i = static_cast<std::uint32_t>(g.node_count() - 1); i-- > 0;) g.remove_edge(g.node(i), join(g));
+  });
+}
+
 TEST_CASE("complexity: questions asked of a plan", "[complexity]") {
   check_growth("successors() of every node of a chain", 4000, chain, [](gd::Graph& g) {
     for (const gd::Node& v : g.nodes()) (void)g.successors(v);
