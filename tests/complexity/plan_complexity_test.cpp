@@ -208,6 +208,17 @@ TEST_CASE("complexity: validate print fingerprint diff", "[complexity]") {
   struct Pair {
     gd::Graph a, b;
   };
+  // A chain and a chain of the same shape whose every node has other arguments and grid.
+  auto every_node_changed = [](std::size_t n) {
+    Pair p{chain(n), gd::Graph("chain")};
+    gd::Node prev;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto k = p.b.add_kernel(step, gd::Launch{2, 32}, X, -1.0f, 32).name("k" + std::to_string(i));
+      if (i > 0) k.after(prev);
+      prev = k;
+    }
+    return p;
+  };
   check_growth(
       "diff() of two chains, equal", 4000,
       [](std::size_t n) {
@@ -216,29 +227,11 @@ TEST_CASE("complexity: validate print fingerprint diff", "[complexity]") {
       [](Pair& p) { CHECK(gd::diff(p.a, p.b)); });
   check_growth(
       "diff() of two chains, every node changed", 4000,
-      [](std::size_t n) {
-        Pair p{chain(n), gd::Graph("chain")};
-        gd::Node prev;
-        for (std::size_t i = 0; i < n; ++i) {
-          auto k = p.b.add_kernel(step, gd::Launch{2, 32}, X, -1.0f, 32).name("k" + std::to_string(i));
-          if (i > 0) k.after(prev);
-          prev = k;
-        }
-        return p;
-      },
+      every_node_changed,
       [](Pair& p) { CHECK(gd::diff(p.a, p.b).changed.size() == p.a.node_count()); });
   check_growth(
       "explain() of two chains, every node changed", 2000,
-      [](std::size_t n) {
-        Pair p{chain(n), gd::Graph("chain")};
-        gd::Node prev;
-        for (std::size_t i = 0; i < n; ++i) {
-          auto k = p.b.add_kernel(step, gd::Launch{2, 32}, X, -1.0f, 32).name("k" + std::to_string(i));
-          if (i > 0) k.after(prev);
-          prev = k;
-        }
-        return p;
-      },
+      every_node_changed,
       [](Pair& p) { CHECK(gd::explain(p.a, p.b).size() == p.a.node_count()); });
 }
 

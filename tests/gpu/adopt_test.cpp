@@ -30,17 +30,37 @@ std::vector<float> iota(float first) {
   return v;
 }
 
-/// What the captured step does: y = 2 x + 1; y = 3 y + b (b a parameter); z = y; out[0..7] = 0.
+/// What may vary between two captures of the step (the ten mismatches of the explain() case).
+struct Variant {
+  const float* source = nullptr;  ///< axpb's x (null: the step's own x)
+  float b = 5.0f;                 ///< triple_plus's b
+  dim3 grid{(N + 127) / 128}, block{128};
+  unsigned shared = 0;
+  int n = N;  ///< axpb's count
+  bool other_function = false;
+  float* copy_to = nullptr;  ///< null: the step's z
+  int copied = N;
+  int fill = 0;
+};
+
+/// What the captured step does: y = 2 x + 1; y = 3 y + b (b a parameter); z = y; flags[0..7] = 0.
 struct Step {
   DeviceBuffer<float> x{iota(1.0f)}, y{N}, z{N};
   DeviceBuffer<int> flags{8};
-  std::vector<float> host_copy = std::vector<float>(N);
 
-  void issue(cudaStream_t s, const float* source, float b, dim3 grid = dim3((N + 127) / 128)) {
-    launch_kernel(gpu_test::axpb, grid, dim3(128), 0, s, y.get(), source, 2.0f, 1.0f, N);
-    launch_kernel(gpu_test::triple_plus, dim3((N + 127) / 128), dim3(128), 0, s, y.get(), b, N);
-    GPU_REQUIRE(cudaMemcpyAsync(z.get(), y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, s));
-    GPU_REQUIRE(cudaMemsetAsync(flags.get(), 0, 8 * sizeof(int), s));
+  void issue(cudaStream_t s, const Variant& v) {
+    launch_kernel(v.other_function ? gpu_test::axmb : gpu_test::axpb, v.grid, v.block, v.shared, s, y.get(),
+                  v.source != nullptr ? v.source : static_cast<const float*>(x.get()), 2.0f, 1.0f, v.n);
+    launch_kernel(gpu_test::triple_plus, dim3((N + 127) / 128), dim3(128), 0, s, y.get(), v.b, N);
+    GPU_REQUIRE(cudaMemcpyAsync(v.copy_to != nullptr ? v.copy_to : z.get(), y.get(), v.copied * sizeof(float),
+                                cudaMemcpyDeviceToDevice, s));
+    GPU_REQUIRE(cudaMemsetAsync(flags.get(), v.fill, 8 * sizeof(int), s));
+  }
+  void issue(cudaStream_t s, const float* source, float b) {
+    Variant v;
+    v.source = source;
+    v.b = b;
+    issue(s, v);
   }
   static std::vector<float> expected(const std::vector<float>& source, float b) {
     std::vector<float> v(N);
@@ -116,78 +136,38 @@ TEST_CASE("adopt: explain() names the node and the field in each of ten kinds of
   const gd::Graph base = gd::adopt_capture(s.get(), [&](cudaStream_t st) { w.issue(st, w.x.get(), 5.0f); });
   struct Case {
     const char* what;
-    std::function<void(cudaStream_t)> work;
+    Variant v;
     const char* node;
     const char* field;
   };
+  auto with = [](auto change) {
+    Variant v;
+    change(v);
+    return v;
+  };
   const std::vector<Case> cases = {
-      {"pointer argument", [&](cudaStream_t st) { w.issue(st, other.get(), 5.0f); }, "'gpu_test::axpb' (#0)",
+      {"pointer argument", with([&](Variant& v) { v.source = other.get(); }), "'gpu_test::axpb' (#0)",
        "argument 1 (8 bytes)"},
-      {"float argument", [&](cudaStream_t st) { w.issue(st, w.x.get(), 6.0f); }, "'gpu_test::triple_plus' (#1)",
+      {"float argument", with([](Variant& v) { v.b = 6.0f; }), "'gpu_test::triple_plus' (#1)",
        "argument 1 (4 bytes): 0x40a00000 -> 0x40c00000"},
-      {"grid", [&](cudaStream_t st) { w.issue(st, w.x.get(), 5.0f, dim3(4)); }, "'gpu_test::axpb' (#0)",
-       "grid (2,1,1) -> (4,1,1)"},
-      {"block",
-       [&](cudaStream_t st) {
-         launch_kernel(gpu_test::axpb, dim3(2), dim3(256), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
-         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
-         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
-         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
-       },
-       "'gpu_test::axpb' (#0)", "block (128,1,1) -> (256,1,1)"},
-      {"shared memory",
-       [&](cudaStream_t st) {
-         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 64, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
-         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
-         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
-         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
-       },
-       "'gpu_test::axpb' (#0)", "dynamic shared memory 0 B -> 64 B"},
-      {"int argument",
-       [&](cudaStream_t st) {
-         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N - 1);
-         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
-         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
-         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
-       },
-       "'gpu_test::axpb' (#0)", "argument 4 (4 bytes): 0x100 -> 0xff"},
-      {"function",
-       [&](cudaStream_t st) {
-         launch_kernel(gpu_test::axmb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
-         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
-         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
-         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
-       },
-       "(#0)", "function 'gpu_test::axpb' -> 'gpu_test::axmb'"},
-      {"copy size",
-       [&](cudaStream_t st) {
-         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
-         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
-         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N / 2 * sizeof(float), cudaMemcpyDeviceToDevice, st));
-         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
-       },
-       "memcpy node 'memcpy' (#2)", "'1024 x 1 x 1 bytes, device-to-device' -> '512 x 1 x 1 bytes"},
-      {"copy destination",
-       [&](cudaStream_t st) {
-         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
-         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
-         GPU_REQUIRE(cudaMemcpyAsync(other.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
-         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0, 8 * sizeof(int), st));
-       },
-       "memcpy node 'memcpy' (#2)", " -> "},
-      {"memset value",
-       [&](cudaStream_t st) {
-         launch_kernel(gpu_test::axpb, dim3(2), dim3(128), 0, st, w.y.get(), w.x.get(), 2.0f, 1.0f, N);
-         launch_kernel(gpu_test::triple_plus, dim3(2), dim3(128), 0, st, w.y.get(), 5.0f, N);
-         GPU_REQUIRE(cudaMemcpyAsync(w.z.get(), w.y.get(), N * sizeof(float), cudaMemcpyDeviceToDevice, st));
-         GPU_REQUIRE(cudaMemsetAsync(w.flags.get(), 0x11, 8 * sizeof(int), st));
-       },
-       "memset node 'memset' (#3)", " -> "},
+      {"grid", with([](Variant& v) { v.grid = dim3(4); }), "'gpu_test::axpb' (#0)", "grid (2,1,1) -> (4,1,1)"},
+      {"block", with([](Variant& v) { v.block = dim3(256); }), "'gpu_test::axpb' (#0)",
+       "block (128,1,1) -> (256,1,1)"},
+      {"shared memory", with([](Variant& v) { v.shared = 64; }), "'gpu_test::axpb' (#0)",
+       "dynamic shared memory 0 B -> 64 B"},
+      {"int argument", with([](Variant& v) { v.n = N - 1; }), "'gpu_test::axpb' (#0)",
+       "argument 4 (4 bytes): 0x100 -> 0xff"},
+      {"function", with([](Variant& v) { v.other_function = true; }), "(#0)",
+       "function 'gpu_test::axpb' -> 'gpu_test::axmb'"},
+      {"copy size", with([](Variant& v) { v.copied = N / 2; }), "memcpy node 'memcpy' (#2)",
+       "'1024 x 1 x 1 bytes, device-to-device' -> '512 x 1 x 1 bytes"},
+      {"copy destination", with([&](Variant& v) { v.copy_to = other.get(); }), "memcpy node 'memcpy' (#2)", " -> "},
+      {"memset value", with([](Variant& v) { v.fill = 0x11; }), "memset node 'memset' (#3)", " -> "},
   };
   int named = 0;
   for (const Case& c : cases) {
     CAPTURE(c.what);
-    const gd::Graph other_capture = gd::adopt_capture(s.get(), c.work);
+    const gd::Graph other_capture = gd::adopt_capture(s.get(), [&](cudaStream_t st) { w.issue(st, c.v); });
     const std::vector<gd::NodeChange> why = gd::explain(base, other_capture);
     REQUIRE(why.size() == 1);
     REQUIRE(why[0].node);

@@ -251,14 +251,7 @@ TEST_CASE("an allocation failure inside adopt() throws and leaves nothing behind
 TEST_CASE("an allocation failure inside set_kernel_arg leaves the kernel on its old argument", "[gpu][faults][adopt]") {
   Cells c;
   gd::Graph g("set one argument");
-  g.add_kernel(axpb, gd::cover(N), c.top.get(), c.x.get(), 2.0f, 0.5f, N).name("top");
-  g.add_memset(c.fill.get(), 2.0f, N).name("fill");
-  gd::Graph sub("sub");
-  sub.add_kernel(axpb, gd::cover(N), c.child.get(), c.x.get(), 3.0f, 0.0f, N).name("scale");
-  g.add_child(sub).name("sub");
-  g.add_if(g.add_condition(1), [&](gd::Graph& body) {
-     body.add_kernel(axpb, gd::cover(N), c.body.get(), c.x.get(), 1.0f, 0.0f, N).name("body");
-   }).name("branch");
+  add_nodes(g, c, 2.0f, 1.0f, 3.0f);
   gd::Executable exec = g.instantiate();
   REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
   const std::string compiled = exec.plan().dump();
