@@ -109,7 +109,14 @@ struct Adopter {
 
   Graph& g;
   std::vector<cudaGraphNode_t> natives;
-  std::unordered_map<cudaGraphNode_t, std::uint32_t> index;
+  std::vector<std::pair<cudaGraphNode_t, std::uint32_t>> sorted;  ///< (native node, position), by node
+
+  /// The position of native node `n` (of this graph) in cudaGraphGetNodes' order.
+  std::uint32_t index_of(cudaGraphNode_t n) const {
+    const auto it = std::lower_bound(sorted.begin(), sorted.end(), std::make_pair(n, std::uint32_t{0}));
+    if (it == sorted.end() || it->first != n) throw UsageError("adopt: an edge names a node the graph does not list");
+    return it->second;
+  }
   std::unordered_map<CUfunction, Function> functions;
   std::unordered_map<std::string, std::uint32_t> uses;  ///< nodes of the other kinds named so far, by name
 
@@ -300,7 +307,7 @@ struct Adopter {
     };
     std::vector<Edge> list(count);
     for (std::size_t e = 0; e < count; ++e) {
-      const std::uint32_t t = index.at(to[e]);
+      const std::uint32_t t = index_of(to[e]);
       const cudaGraphEdgeData& d = data[e];
       EdgeKind kind = EdgeKind::full;
       if (d.from_port == cudaGraphKernelNodePortProgrammatic) kind = EdgeKind::programmatic;
@@ -309,9 +316,9 @@ struct Adopter {
         throw UsageError(
             fmt::format("adopt: the edge #{} -> #{} of graph '{}' has ports {} -> {}, which graphdsl "
                         "has no edge kind for",
-                        index.at(from[e]), t, g.name(), d.from_port, d.to_port));
+                        index_of(from[e]), t, g.name(), d.from_port, d.to_port));
       }
-      list[e] = Edge{t, index.at(from[e]), kind};
+      list[e] = Edge{t, index_of(from[e]), kind};
     }
     std::sort(list.begin(), list.end(), [](const Edge& a, const Edge& b) { return a.to < b.to; });
     std::vector<Node> preds;
@@ -337,8 +344,9 @@ struct Adopter {
     GRAPHDSL_CHECK(cudaGraphGetNodes, native, natives.data(), &count);
     natives.resize(count);
     g.reserve(count);
-    index.reserve(count);
-    for (std::uint32_t i = 0; i < count; ++i) index.emplace(natives[i], i);
+    sorted.resize(count);
+    for (std::uint32_t i = 0; i < count; ++i) sorted[i] = {natives[i], i};
+    std::sort(sorted.begin(), sorted.end());
     for (std::uint32_t i = 0; i < count; ++i) node(i);
     edges(native);
   }
