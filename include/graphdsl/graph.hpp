@@ -311,21 +311,28 @@ class Graph {
   /// executable must then be compiled with auto_free_on_launch() to be launched again.
   template <class T>
   Allocation<T> add_mem_alloc(std::size_t count, const MemAllocOptions& options = {});
-  /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode). A buffer is freed at most once.
+  /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode), at most once (a slice: from its allocation's start).
   template <class T>
   MemFreeNode add_mem_free(const GraphBuffer<T>& buffer) {
-    return add_mem_free_node(buffer.id());
+    return add_mem_free_node(buffer.id(), buffer.offset());
   }
-  /// A 1-D memset of `count` elements of a graph buffer (`value` as for add_memset(T*, ...)).
+  /// A 1-D memset of `count` elements of a graph buffer or slice (`value` as for add_memset(T*, ...)).
   template <class T, class V = T>
   MemsetNode add_memset(const GraphBuffer<T>& dst, V value, std::size_t count);
-  /// Copies `count` elements into a graph buffer.
+  /// A 2-D memset of a graph buffer or slice: `height` rows of `width` elements, `pitch_bytes` apart.
+  template <class T, class V = T>
+  MemsetNode add_memset_2d(const GraphBuffer<T>& dst, std::size_t pitch_bytes, V value, std::size_t width,
+                           std::size_t height);
+  /// Copies `count` elements into a graph buffer (or slice).
   template <class T>
   MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count,
                         cudaMemcpyKind kind = cudaMemcpyDefault);
-  /// Copies `count` elements out of a graph buffer.
+  /// Copies `count` elements out of a graph buffer (or slice).
   template <class T>
   MemcpyNode add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// Copies `count` elements from one graph buffer (or slice) to another (or within one).
+  template <class T>
+  MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const GraphBuffer<T>& src, std::size_t count);
 
   // ---- stream capture -----------------------------------------------------------------------
 
@@ -559,8 +566,8 @@ class Graph {
   MemcpyNode add_memcpy_parameters(const detail::ParamArg* dst_param, void* dst, const detail::ParamArg* src_param,
                                    const void* src, std::size_t bytes, cudaMemcpyKind kind);
   std::pair<MemAllocNode, std::uint64_t> add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options);
-  MemFreeNode add_mem_free_node(std::uint64_t uid);
-  void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);
+  MemFreeNode add_mem_free_node(std::uint64_t uid, std::size_t first);
+  void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid, std::size_t at, std::size_t n);
   /// Appends `bytes` (zeroed) to the plan's argument arena for the kernel node add_kernel is adding;
   /// sets `offset` to where they start and returns them (valid until the next node is added).
   unsigned char* add_argument_block(std::size_t bytes, std::size_t& offset);

@@ -313,7 +313,7 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     if (args == nullptr) {
       for (std::uint32_t c = 0; c < links.ph_count; ++c) {
         const detail::KernelPlaceholder& ph = detail::kernel_placeholder(a, links, c);
-        same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid});
+        same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid, ph.bytes});
       }
     }
     one.add_kernel_node(k.func, shape, l, offset, same.data(), same.size());
