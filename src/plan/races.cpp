@@ -237,6 +237,9 @@ RaceAccess side(const Level& level, const Access& a) {
 
 // ---- races ------------------------------------------------------------------------------------
 
+/// Whether two regions are in the same memory (space and key).
+bool same_key(const Region& a, const Region& b) noexcept { return a.space == b.space && a.key == b.key; }
+
 class RaceFinder {
  public:
   RaceFinder(Level& level, Order& order) : level_(level), order_(order) {}
@@ -261,8 +264,18 @@ class RaceFinder {
       return x < y;
     });
     std::size_t begin = 0;
+    std::size_t peeled = 0;  // accesses to the end of their buffer checked apart, in this key
     while (begin < idx.size()) {
       const Region& first = acc[idx[begin]].r;
+      if (begin == 0 || !same_key(acc[idx[begin - 1]].r, first)) peeled = 0;
+      if (first.hi == all_bytes && peeled < 64) {  // an allocation (the whole buffer) and the parts of it
+        ++peeled;
+        for (std::size_t k = begin + 1; k < idx.size() && same_key(acc[idx[k]].r, first); ++k) {
+          check(acc[idx[begin]], acc[idx[k]]);
+        }
+        ++begin;
+        continue;
+      }
       std::uint64_t hi = first.hi;
       std::size_t end = begin + 1;
       for (; end < idx.size(); ++end) {

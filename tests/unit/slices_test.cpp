@@ -116,6 +116,17 @@ TEST_CASE("a buffer-to-buffer copy and a 2-D memset of a buffer", "[slices][prin
   CHECK(m.height == 3);
 }
 
+TEST_CASE("a memset of a slice takes a Parameter for its value", "[slices][parameter]") {
+  gd::Graph g("param");
+  const gd::Parameter<float> value = g.parameter(2.5f);
+  auto [alloc, tmp] = g.add_mem_alloc<float>(64);
+  alloc.name("tmp");
+  auto fill = g.add_memset(tmp + 32, value, 16).name("fill").after(alloc);
+  CHECK_NOTHROW(g.validate());
+  CHECK(g.memset_of(fill).buffer_offset == 128);
+  CHECK(has(g.dump(), "destination 'tmp' bytes [128, 192)"));
+}
+
 TEST_CASE("validate() refuses a slice past its allocation and an extent past its slice", "[slices][errors]") {
   {
     gd::Graph g = plan(56);  // [56, 72) of 64 elements

@@ -40,7 +40,11 @@ KernelNode<P...> Graph::add_kernel(void (*kernel)(P...), const Launch& launch, A
 
 template <class T, class V>
 MemsetNode Graph::add_memset(const GraphBuffer<T>& dst, V value, std::size_t count) {
-  return add_memset_2d(dst, detail::checked_bytes(count, sizeof(T), "add_memset"), value, count, 1);
+  Change change(*this);
+  MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);  // a value or a Parameter
+  use_buffer(n, detail::BufferField::memset_dst, dst.id(), dst.offset_bytes(), dst.bytes());
+  change.commit();
+  return n;
 }
 
 template <class T, class V>
