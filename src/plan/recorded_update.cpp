@@ -34,6 +34,35 @@ void take_buffer_bytes(GraphImpl& img, const GraphImpl& t) noexcept {
 
 namespace {
 
+/// The lengths of node i's graph-buffer uses, by reference (kernel placeholders, then buffer uses).
+template <class G, class F>
+void each_buffer_bytes(G& g, std::uint32_t i, F&& f) {
+  if (g.nodes[i].kind == NodeKind::kernel) {
+    const KernelLinks& l = g.kernel_links[g.nodes[i].payload];
+    for (std::uint32_t c = 0; c < l.ph_count; ++c) f(g.placeholders[l.ph_first + c].bytes);
+  }
+  for (auto& u : g.buffer_uses) {
+    if (u.node == i) f(u.bytes);
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> buffer_bytes_of(const GraphImpl& g, std::uint32_t i) {
+  std::vector<std::uint64_t> out;
+  each_buffer_bytes(g, i, [&](const std::uint64_t& b) { out.push_back(b); });
+  return out;
+}
+
+void set_buffer_bytes(GraphImpl& g, std::uint32_t i, const std::vector<std::uint64_t>& bytes) noexcept {
+  std::size_t k = 0;
+  each_buffer_bytes(g, i, [&](std::uint64_t& b) {
+    if (k < bytes.size()) b = bytes[k++];
+  });
+}
+
+namespace {
+
 /// Whether `t` (a plan of a's shape) keeps its parameters where `a` does: the same payload per node,
 /// argument offset and placeholder range per kernel, and storage sizes. Plans built by the same code
 /// do; then a copy of `t` is what updated_copy would make of `a`, for the storage take_updated copies.

@@ -81,6 +81,20 @@ TEST_CASE("set_kernel_args and set_memset take slices of the executable's buffer
   std::vector<int> want = added(hin, 2048, 256, 4);
   for (int i = 100; i < 132; ++i) want[i] = 11;
   require_equal(out.to_vector(), want, "after the setters");
+
+  // A shorter slice at the end: checked with its own length, not the recorded one's.
+  exec.set_kernel_args(k, tmp.slice(N - 64, 64), 6, 64);
+  exec.launch(s);
+  exec.synchronize(s);
+  want = added(hin, N - 64, 64, 6);
+  for (int i = 100; i < 132; ++i) want[i] = 11;
+  require_equal(out.to_vector(), want, "after a setter with a shorter slice");
+  // Past the end: refused before any CUDA call, and the executable keeps what it had.
+  REQUIRE_THROWS_MATCHES(exec.set_kernel_args(k, tmp.slice(N - 32, 64), 6, 64), gd::UsageError,
+                         has_substr("the slice passes the end of its allocation"));
+  exec.launch(s);
+  exec.synchronize(s);
+  require_equal(out.to_vector(), want, "after a refused setter");
 }
 
 TEST_CASE("a memset of a slice sets only the slice", "[gpu][memory][slices]") {
