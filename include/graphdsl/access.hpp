@@ -96,7 +96,7 @@ struct DeclaredAccess {
   std::uint64_t begin = 0;                        ///< first byte: an address, or an offset into the buffer
   std::uint64_t bytes = 0;                        ///< length in bytes
   bool overflow = false;                          ///< (first + count) * sizeof(T) does not fit in 64 bits
-  std::uint64_t buffer_bytes = 0;                 ///< the buffer's size (for the bounds check)
+  std::uint64_t buffer_bytes = 0;                 ///< the end of the buffer or slice (for the bounds check)
   std::size_t first = 0, count = 0, element = 0;  ///< as declared (for messages)
 };
 
@@ -161,9 +161,13 @@ DeclaredAccess erase(const Declared<GraphBuffer<T>, M>& d, std::int32_t param) {
   a.first = d.first;
   a.count = d.count;
   a.element = sizeof(T);
-  a.buffer_bytes = d.target.bytes();
-  a.overflow = __builtin_mul_overflow(static_cast<std::uint64_t>(d.first), a.element, &a.begin) ||
-               __builtin_mul_overflow(static_cast<std::uint64_t>(d.count), a.element, &a.bytes);
+  // Elements count from the start of the buffer, or of the slice: the range must lie in the slice.
+  std::uint64_t offset = 0;
+  a.overflow = __builtin_mul_overflow(static_cast<std::uint64_t>(d.first), a.element, &offset) ||
+               __builtin_mul_overflow(static_cast<std::uint64_t>(d.count), a.element, &a.bytes) ||
+               __builtin_add_overflow(static_cast<std::uint64_t>(d.target.offset_bytes()), offset, &a.begin) ||
+               __builtin_add_overflow(static_cast<std::uint64_t>(d.target.offset_bytes()),
+                                      static_cast<std::uint64_t>(d.target.bytes()), &a.buffer_bytes);
   return a;
 }
 

@@ -157,10 +157,12 @@ class Executable {
   /// @throws CudaError if a free fails (e.g. the memory was freed outside graphdsl already).
   void free_graph_memory(cudaStream_t stream = nullptr);
   /// The address a graph buffer of the plan got (valid while the allocation is live: between its
-  /// mem_alloc and mem_free nodes in a launch, or after the launch for a buffer the plan never frees).
+  /// mem_alloc and mem_free nodes in a launch, or after the launch for a buffer the plan never frees);
+  /// for a slice, the address of its first element.
   template <class T>
   T* address(const GraphBuffer<T>& buffer) const {
-    return static_cast<T*>(buffer_address(buffer.id()));
+    T* base = static_cast<T*>(buffer_address(buffer.id()));
+    return base == nullptr ? nullptr : base + buffer.offset();
   }
 
   // ---- in-place update ----------------------------------------------------------------------

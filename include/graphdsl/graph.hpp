@@ -223,10 +223,7 @@ class Graph {
                                   cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Copies one T from `src` into the `__device__` or `__constant__` variable `symbol`.
   template <class T, class = std::enable_if_t<!std::is_array_v<T>>>
-  MemcpyNode add_memcpy_to_symbol(T& symbol, const T* src, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_to_symbol: the symbol is const");
-    return add_memcpy_symbol_bytes(&symbol, sizeof(T), true, const_cast<T*>(src), sizeof(T), 0, kind);
-  }
+  MemcpyNode add_memcpy_to_symbol(T& symbol, const T* src, cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Adds a memcpy node that copies `count` elements of the `__device__` or `__constant__` array
   /// `symbol`, from its element `offset` on, to `dst` (cudaMemcpyFromSymbol as a node). `kind`:
   /// cudaMemcpyDefault, DeviceToHost or DeviceToDevice.
@@ -235,10 +232,7 @@ class Graph {
                                     cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Copies the `__device__` or `__constant__` variable `symbol` (one T) to `dst`.
   template <class T, class = std::enable_if_t<!std::is_array_v<T>>>
-  MemcpyNode add_memcpy_from_symbol(T* dst, const T& symbol, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_from_symbol: the destination is const");
-    return add_memcpy_symbol_bytes(&symbol, sizeof(T), false, dst, sizeof(T), 0, kind);
-  }
+  MemcpyNode add_memcpy_from_symbol(T* dst, const T& symbol, cudaMemcpyKind kind = cudaMemcpyDefault);
   /// The symbol copies' common part: `bytes` bytes between `other` and the symbol (of
   /// `symbol_bytes` bytes) at byte `offset`, into the symbol when `to_symbol`.
   MemcpyNode add_memcpy_symbol_bytes(const void* symbol, std::size_t symbol_bytes, bool to_symbol, void* other,
@@ -311,21 +305,28 @@ class Graph {
   /// executable must then be compiled with auto_free_on_launch() to be launched again.
   template <class T>
   Allocation<T> add_mem_alloc(std::size_t count, const MemAllocOptions& options = {});
-  /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode). A buffer is freed at most once.
+  /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode), at most once (a slice: from its allocation's start).
   template <class T>
   MemFreeNode add_mem_free(const GraphBuffer<T>& buffer) {
-    return add_mem_free_node(buffer.id());
+    return add_mem_free_node(buffer.id(), buffer.offset());
   }
-  /// A 1-D memset of `count` elements of a graph buffer (`value` as for add_memset(T*, ...)).
+  /// A 1-D memset of `count` elements of a graph buffer or slice (`value` as for add_memset(T*, ...)).
   template <class T, class V = T>
   MemsetNode add_memset(const GraphBuffer<T>& dst, V value, std::size_t count);
-  /// Copies `count` elements into a graph buffer.
+  /// A 2-D memset of a graph buffer or slice: `height` rows of `width` elements, `pitch_bytes` apart.
+  template <class T, class V = T>
+  MemsetNode add_memset_2d(const GraphBuffer<T>& dst, std::size_t pitch_bytes, V value, std::size_t width,
+                           std::size_t height);
+  /// Copies `count` elements into a graph buffer (or slice).
   template <class T>
   MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count,
                         cudaMemcpyKind kind = cudaMemcpyDefault);
-  /// Copies `count` elements out of a graph buffer.
+  /// Copies `count` elements out of a graph buffer (or slice).
   template <class T>
   MemcpyNode add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// Copies `count` elements from one graph buffer (or slice) to another (or within one).
+  template <class T>
+  MemcpyNode add_memcpy(const GraphBuffer<T>& dst, const GraphBuffer<T>& src, std::size_t count);
 
   // ---- stream capture -----------------------------------------------------------------------
 
@@ -566,8 +567,8 @@ class Graph {
   MemcpyNode add_memcpy_parameters(const detail::ParamArg* dst_param, void* dst, const detail::ParamArg* src_param,
                                    const void* src, std::size_t bytes, cudaMemcpyKind kind);
   std::pair<MemAllocNode, std::uint64_t> add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options);
-  MemFreeNode add_mem_free_node(std::uint64_t uid);
-  void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid);
+  MemFreeNode add_mem_free_node(std::uint64_t uid, std::size_t first);
+  void use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid, std::size_t at, std::size_t n);
   /// Appends `bytes` (zeroed) to the plan's argument arena for the kernel node add_kernel is adding;
   /// sets `offset` to where they start and returns them (valid until the next node is added).
   unsigned char* add_argument_block(std::size_t bytes, std::size_t& offset);
@@ -588,11 +589,7 @@ class Graph {
 /// A plan holding one captured node: `fn(stream)` is captured each time the plan is compiled, so
 /// the result can be compiled on its own or embedded with add_child. See Graph::add_captured.
 template <class F>
-Graph capture(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal) {
-  Graph g("captured");
-  g.add_captured(std::forward<F>(fn), mode).name("capture");
-  return g;
-}
+Graph capture(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal);
 
 }  // namespace graphdsl
 

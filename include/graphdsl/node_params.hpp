@@ -20,6 +20,7 @@ namespace graphdsl {
 struct MemsetParams {
   void* dst = nullptr;            ///< the destination; null when the node sets a graph buffer (see `buffer`)
   std::uint64_t buffer = 0;       ///< GraphBuffer::id() of the buffer the node sets; 0 for a raw pointer
+  std::size_t buffer_offset = 0;  ///< where in `buffer`'s allocation the node starts, in bytes (a slice's offset)
   unsigned int value = 0;         ///< the value's bit pattern (a float 1.0f is 0x3f800000)
   unsigned int element_size = 0;  ///< bytes per element: 1, 2 or 4
   std::size_t width = 0;          ///< elements per row
@@ -36,9 +37,11 @@ struct MemcpyParams {
   cudaMemcpyKind kind = cudaMemcpyDefault;  ///< the direction as given (cudaMemcpyDefault: inferred by CUDA)
   std::uint64_t dst_buffer = 0;             ///< GraphBuffer::id() of the buffer copied into; 0 for none
   std::uint64_t src_buffer = 0;             ///< GraphBuffer::id() of the buffer copied from; 0 for none
+  std::size_t dst_offset = 0;               ///< where in `dst_buffer`'s allocation the copy starts, in bytes
+  std::size_t src_offset = 0;               ///< where in `src_buffer`'s allocation the copy starts, in bytes
   /// The record as a whole. A copy to or from a `__device__` symbol holds the symbol's host-side
   /// address plus the offset (compiling puts the device address there); a pointer parameter's
-  /// endpoint holds the parameter's current value.
+  /// endpoint holds the parameter's current value; a graph buffer's endpoint its byte offset.
   cudaMemcpy3DParms full{};
 };
 

@@ -22,6 +22,7 @@
 #include "plan/diff.hpp"
 #include "plan/node_params.hpp"
 #include "plan/plan_access.hpp"
+#include "plan/recorded_update.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -268,22 +269,29 @@ void Executable::replace_node(const Node& target, const Graph& source) {
   }
   detail::check_placeholders(a, i, s);
   const detail::SavedParams old = detail::SavedParams::save(a, i);
+  const std::vector<std::uint64_t> old_bytes = detail::buffer_bytes_of(a, i);  // graph-buffer slices' lengths
+  const std::vector<std::uint64_t> new_bytes = detail::buffer_bytes_of(s, 0);
+  auto roll_back = [&] {
+    old.restore(a, i);
+    detail::set_buffer_bytes(a, i, old_bytes);
+  };
   detail::SavedParams::save(s, 0, true).restore(a, i);
+  detail::set_buffer_bytes(a, i, new_bytes);
   try {
     detail::check_node(a, i);
   } catch (...) {
-    old.restore(a, i);
+    roll_back();
     throw;
   }
   detail::Applied applied;
   try {
     applied = detail::apply_node(x, i);  // may throw: a child plan's captured function, for one
   } catch (...) {
-    old.restore(a, i);
+    roll_back();
     throw;
   }
   if (applied.rc != cudaSuccess) {
-    old.restore(a, i);
+    roll_back();
     detail::throw_cuda(applied.rc, applied.api, a.info(i));
   }
 }
@@ -313,7 +321,7 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
     if (args == nullptr) {
       for (std::uint32_t c = 0; c < links.ph_count; ++c) {
         const detail::KernelPlaceholder& ph = detail::kernel_placeholder(a, links, c);
-        same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid});
+        same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid, ph.bytes});
       }
     }
     one.add_kernel_node(k.func, shape, l, offset, same.data(), same.size());

@@ -345,6 +345,7 @@ UpdateResult Executable::update(const Graph& templ, UpdatePolicy policy) {
     result.strategy = whole ? UpdateStrategy::whole_graph : UpdateStrategy::per_node;
   }
   detail::take_template_names(a, t, renamed);
+  detail::take_buffer_bytes(a, t);
   result.patched = changed.size();
   x.last_template_id = detail::plan_id(t);
   return result;

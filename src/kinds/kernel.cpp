@@ -28,7 +28,7 @@ detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, c
     } else if (const std::uint32_t alloc = g.alloc_node(p.uid); alloc != detail::ConditionRef::unresolved) {
       ref = detail::ConditionRef{0, alloc};
     }
-    g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid});
+    g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid, p.bytes});
   }
   g.kernel_links.resize(g.kernels.size());  // one index for both again, should a call have failed between the two
   // The records are written in place, field by field: a record built on the stack and copied in
@@ -184,6 +184,7 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
                      "that allocates it)",
                      quoted(g.name)));
   }
+  check_kernel_slices(g, i, ctx);
   // The total first: "2048 threads" says more than "x = 2048" when both rules are broken.
   const Count threads = Count{l.block.x}.times(l.block.y).times(l.block.z);
   if (threads.above(1024)) {
@@ -243,7 +244,7 @@ void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, co
       a.origin = Origin::kernel_condition;
     } else {
       if (declared[param] || ph.ref.levels != 0) continue;
-      a.r = whole(Space::buffer, g.allocs[g.nodes[ph.ref.index].payload].uid);
+      a.r = buffer_region(g, ph.ref.index, placeholder_offset(g, k, ph), ph.bytes);
       a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
       a.origin = Origin::kernel_buffer;
     }
@@ -405,6 +406,7 @@ const CompareOps compare{detail::same_kernel,
 #include <fmt/format.h>
 
 #include "plan/print_parts.hpp"
+#include "plan/rules.hpp"
 
 namespace graphdsl::detail::kinds::kernel {
 namespace describing {
@@ -414,7 +416,7 @@ std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z
 
 /// A kernel's placeholder argument: ", sets condition #0" or ", argument 2: buffer of 'tmp'" (the
 /// mem_alloc node that allocates it; arguments count from 1).
-std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelLinks& k,
+std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelData& kd, const detail::KernelLinks& k,
                             const detail::KernelPlaceholder& p) {
   if (p.kind == detail::PlaceholderKind::condition) return fmt::format(", sets condition {}", condition_ref(p.ref));
   std::uint32_t arg = 0;
@@ -422,7 +424,8 @@ std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelLink
   if (p.ref.levels == detail::ConditionRef::unresolved) {
     return fmt::format(", argument {}: a graph buffer of another plan", arg + 1);
   }
-  return fmt::format(", argument {}: buffer of {}", arg + 1, g.info(p.ref.index).ref());
+  return fmt::format(", argument {}: buffer of {}{}", arg + 1, g.info(p.ref.index).ref(),
+                     detail::slice_text(g, p.ref.index, detail::placeholder_offset(g, kd, p), p.bytes));
 }
 
 /// A kernel's launch attributes for dumps and DOT labels: ", cluster (2,1,1), cooperative, ...";
@@ -447,7 +450,7 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   std::string s = fmt::format("grid {} block {} shared {} B, {} args ({} B)", dims(k.launch.grid), dims(k.launch.block),
                               k.launch.shared_bytes, links.layout->count, links.layout->total);
   for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-    s += placeholder_arg(g, links, kernel_placeholder(g, links, c));
+    s += placeholder_arg(g, k, links, kernel_placeholder(g, links, c));
   }
   for (const auto& [p, u] : params) {
     s += fmt::format(", argument {}: {}", u.position, detail::escaped(param_use_text(g, p, u)));

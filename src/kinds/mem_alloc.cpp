@@ -5,6 +5,7 @@
 // ==== make (the Graph::add_* of this kind) ====
 
 #include <atomic>
+#include <cstdint>
 
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
@@ -25,6 +26,22 @@ std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t byt
   if (device >= 0) g.nodes[ref.index].device = device;
   change.commit();
   return {MemAllocNode(ref), uid};
+}
+
+/// Records that memset or memcpy `node` uses `n` bytes of buffer `uid` from byte `at`; the
+/// offset goes into the record's pointer field (compiling adds the allocation's address to it), so
+/// that it is a parameter of the node, compared and patched as the record is.
+void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid, std::size_t at, std::size_t n) {
+  auto& g = impl();
+  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid), uid, n});
+  void* const offset = reinterpret_cast<void*>(static_cast<std::uintptr_t>(at));
+  const std::uint32_t payload = g.nodes[node.index()].payload;
+  if (field == detail::BufferField::memset_dst) {
+    g.memsets[payload].dst = offset;
+  } else {
+    cudaMemcpy3DParms& p = g.memcpys[payload];
+    (field == detail::BufferField::memcpy_dst ? p.dstPtr : p.srcPtr).ptr = offset;
+  }
 }
 
 AllocationParams Graph::allocation_of(const MemAllocNode& node) const {

@@ -4,12 +4,21 @@
 
 // ==== make (the Graph::add_* of this kind) ====
 
+#include <fmt/format.h>
+
+#include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
 
 namespace graphdsl {
 
-MemFreeNode Graph::add_mem_free_node(std::uint64_t uid) {
+MemFreeNode Graph::add_mem_free_node(std::uint64_t uid, std::size_t first) {
+  if (first != 0) {
+    throw UsageError(
+        fmt::format("add_mem_free: the buffer is a slice starting at element {} of its allocation; CUDA "
+                    "frees whole allocations: pass the buffer add_mem_alloc returned",
+                    first));
+  }
   auto& g = impl();
   Change change(*this);
   g.frees.push_back(g.alloc_node(uid));

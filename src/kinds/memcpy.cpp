@@ -74,8 +74,16 @@ MemcpyParams Graph::memcpy_of(const MemcpyNode& node) const {
   out.src = out.full.srcPtr.ptr;
   out.bytes = out.full.extent.width * out.full.extent.height * out.full.extent.depth;
   out.kind = out.full.kind;
-  for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {
-    (u.field == detail::BufferField::memcpy_dst ? out.dst_buffer : out.src_buffer) = u.uid;
+  for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {  // the record holds a slice's offset
+    if (u.field == detail::BufferField::memcpy_dst) {
+      out.dst_buffer = u.uid;
+      out.dst_offset = reinterpret_cast<std::uintptr_t>(out.dst);
+      out.dst = nullptr;
+    } else {
+      out.src_buffer = u.uid;
+      out.src_offset = reinterpret_cast<std::uintptr_t>(out.src);
+      out.src = nullptr;
+    }
   }
   return out;
 }
@@ -206,7 +214,7 @@ void memcpy_side(const GraphImpl& g, std::uint32_t i, bool dst, Access a, std::v
   const std::uint64_t uid = buffer_of(g, i, dst ? BufferField::memcpy_dst : BufferField::memcpy_src);
   if (uid == 0 && ptr.ptr == nullptr) return;  // validate() reports it
   const Space space = uid != 0 ? Space::buffer : Space::address;
-  const std::uint64_t base = uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(ptr.ptr);
+  const std::uint64_t base = reinterpret_cast<std::uintptr_t>(ptr.ptr);  // a buffer's: the slice's offset
   // With a CUDA array on the other end the extent's width counts elements: take whole pitches.
   const bool other_array = (dst ? p.srcArray : p.dstArray) != nullptr;
   const std::uint64_t width = other_array ? (ptr.pitch > 0 ? ptr.pitch : all_bytes) : p.extent.width;
@@ -349,6 +357,14 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   if (const detail::SymbolUse* sym = g.symbol_use(i)) {  // never the symbol's address (dumps compare equal)
     s += fmt::format(", {} a __device__ symbol of {} bytes at byte {}",
                      sym->field == detail::BufferField::memcpy_dst ? "to" : "from", sym->symbol_bytes, sym->offset);
+  }
+  for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {  // slices (their offsets are parameters)
+    if (u.alloc_node == detail::ConditionRef::unresolved) continue;
+    const bool dst = u.field == detail::BufferField::memcpy_dst;
+    const std::string part = detail::slice_text(g, u.alloc_node,
+                                                reinterpret_cast<std::uintptr_t>(dst ? p.dstPtr.ptr : p.srcPtr.ptr),
+                                                u.bytes);
+    if (!part.empty()) s += fmt::format(", {} {}{}", dst ? "destination" : "source", g.info(u.alloc_node).ref(), part);
   }
   for (const detail::ParamPlace place : {detail::ParamPlace::memcpy_dst, detail::ParamPlace::memcpy_src}) {
     for (const auto& [k, use] : params) {  // the endpoints that are parameters, by name (not their values)

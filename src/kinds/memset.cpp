@@ -40,7 +40,10 @@ MemsetParams Graph::memset_of(const MemsetNode& node) const {
   out.height = p.height;
   out.pitch = p.pitch;
   for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {
-    if (u.field == detail::BufferField::memset_dst) out.buffer = u.uid;
+    if (u.field != detail::BufferField::memset_dst) continue;
+    out.buffer = u.uid;
+    out.buffer_offset = reinterpret_cast<std::uintptr_t>(p.dst);  // the record holds the slice's offset
+    out.dst = nullptr;
   }
   return out;
 }
@@ -104,9 +107,9 @@ void memset_accesses(const NodeContext& c) {
   const std::uint64_t uid = buffer_of(g, i, BufferField::memset_dst);
   if (uid == 0 && p.dst == nullptr) return;
   a.origin = Origin::memset_dst;
-  a.r = make_region(uid != 0 ? Space::buffer : Space::address, uid,
-                    uid != 0 ? 0 : reinterpret_cast<std::uintptr_t>(p.dst), sat_mul(p.width, p.elementSize), p.pitch,
-                    p.height);
+  // For a buffer, the pointer field holds the slice's byte offset (0 for a whole buffer).
+  a.r = make_region(uid != 0 ? Space::buffer : Space::address, uid, reinterpret_cast<std::uintptr_t>(p.dst),
+                    sat_mul(p.width, p.elementSize), p.pitch, p.height);
   level.accesses.push_back(a);
 }
 
@@ -190,7 +193,12 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
   const std::string param = params.empty() ? std::string() : detail::escaped(param_label(g, params[0].first)) + "=";
   std::string s = fmt::format("value {}{}, {}-byte elements, {} x {}", param,
                               memset_value(p.value, g.memset_types[n.payload]), p.elementSize, p.width, p.height);
-  if (p.height > 1) s += fmt::format(", pitch {} bytes", p.pitch);  // a 1-D memset's pitch is not used
+  if (p.height > 1) s += fmt::format(", pitch {} bytes", p.pitch);   // a 1-D memset's pitch is not used
+  for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {  // a slice (its offset is a parameter)
+    if (u.alloc_node == detail::ConditionRef::unresolved) continue;
+    const std::string part = detail::slice_text(g, u.alloc_node, reinterpret_cast<std::uintptr_t>(p.dst), u.bytes);
+    if (!part.empty()) s += fmt::format(", destination {}{}", g.info(u.alloc_node).ref(), part);
+  }
   return s;
 }
 

@@ -138,7 +138,9 @@ cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, con
         const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
         std::memcpy(block.data() + kc.offset, &h, sizeof h);
       } else {
-        const void* address = dptrs[kc.ref.index];
+        std::uint64_t at = 0;  // the buffer's byte offset in its allocation (a slice's; 0 for a whole buffer)
+        std::memcpy(&at, block.data() + kc.offset, sizeof at);
+        const void* address = static_cast<char*>(dptrs[kc.ref.index]) + at;
         std::memcpy(block.data() + kc.offset, &address, sizeof address);
       }
     }
@@ -150,14 +152,18 @@ cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, con
 
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {
   cudaMemsetParams p = memset_of(g, i);
-  for (const BufferUse& u : buffer_uses_of(g, i)) p.dst = dptrs[u.alloc_node];
+  // A buffer's pointer field holds its byte offset in the allocation (a slice's; 0 for a whole buffer).
+  for (const BufferUse& u : buffer_uses_of(g, i)) {
+    p.dst = static_cast<char*>(dptrs[u.alloc_node]) + reinterpret_cast<std::uintptr_t>(p.dst);
+  }
   return p;
 }
 
 cudaError_t memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs, cudaMemcpy3DParms& p) {
   p = memcpy_of(g, i);
   for (const BufferUse& u : buffer_uses_of(g, i)) {
-    (u.field == BufferField::memcpy_src ? p.srcPtr : p.dstPtr).ptr = dptrs[u.alloc_node];
+    void*& ptr = (u.field == BufferField::memcpy_src ? p.srcPtr : p.dstPtr).ptr;
+    ptr = static_cast<char*>(dptrs[u.alloc_node]) + reinterpret_cast<std::uintptr_t>(ptr);
   }
   if (const SymbolUse* s = g.symbol_use(i)) {
     void* base = nullptr;

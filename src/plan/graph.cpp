@@ -424,11 +424,6 @@ using detail::own_index;
 // ---- Graph: nodes ------------------------------------------------------------------------------
 // Each node kind's Graph::add_* is in the `make` section of its file, src/kinds/<kind>.cpp.
 
-void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid) {
-  auto& g = impl();
-  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid), uid});
-}
-
 void Graph::set_default_device(int device) {
   impl().default_device = detail::device_number(device, "set_default_device");
 }

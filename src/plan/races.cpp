@@ -48,6 +48,12 @@ Region make_region(Space space, std::uint64_t key, std::uint64_t lo, std::uint64
 
 Region whole(Space space, std::uint64_t key) { return Region{space, key, 0, all_bytes, 0, 1, all_bytes}; }
 
+Region buffer_region(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
+  const std::uint64_t uid = g.allocs[g.nodes[alloc_node].payload].uid;
+  if (whole_buffer(g, alloc_node, offset, bytes)) return whole(Space::buffer, uid);
+  return make_region(Space::buffer, uid, offset, bytes, 0, 1);
+}
+
 /// The graph buffer id standing for `field` of memset/memcpy node i, or 0.
 std::uint64_t buffer_of(const GraphImpl& g, std::uint32_t i, BufferField field) {
   for (const BufferUse& u : buffer_uses_of(g, i)) {  // node i's uses only (a binary search)
@@ -172,7 +178,10 @@ std::string what(const Level& level, const Access& a) {
                          layout.access[a.param] == 1 ? "const T*" : "T*");
     }
     case Origin::kernel_declared: return fmt::format("kernel parameter {} (declared range)", a.param);
-    case Origin::kernel_buffer: return fmt::format("kernel parameter {} (GraphBuffer: the whole buffer)", a.param);
+    case Origin::kernel_buffer:
+      return a.r.hi == all_bytes && a.r.lo == 0
+                 ? fmt::format("kernel parameter {} (GraphBuffer: the whole buffer)", a.param)
+                 : fmt::format("kernel parameter {} (GraphBuffer: a slice, bytes [{}, {}))", a.param, a.r.lo, a.r.hi);
     case Origin::kernel_condition: return fmt::format("kernel parameter {} (sets the Condition)", a.param);
     case Origin::memset_dst: return "memset destination";
     case Origin::memcpy_dst: return "memcpy destination";
@@ -228,6 +237,9 @@ RaceAccess side(const Level& level, const Access& a) {
 
 // ---- races ------------------------------------------------------------------------------------
 
+/// Whether two regions are in the same memory (space and key).
+bool same_key(const Region& a, const Region& b) noexcept { return a.space == b.space && a.key == b.key; }
+
 class RaceFinder {
  public:
   RaceFinder(Level& level, Order& order) : level_(level), order_(order) {}
@@ -252,8 +264,18 @@ class RaceFinder {
       return x < y;
     });
     std::size_t begin = 0;
+    std::size_t peeled = 0;  // accesses to the end of their buffer checked apart, in this key
     while (begin < idx.size()) {
       const Region& first = acc[idx[begin]].r;
+      if (begin == 0 || !same_key(acc[idx[begin - 1]].r, first)) peeled = 0;
+      if (first.hi == all_bytes && peeled < 64) {  // an allocation (the whole buffer) and the parts of it
+        ++peeled;
+        for (std::size_t k = begin + 1; k < idx.size() && same_key(acc[idx[k]].r, first); ++k) {
+          check(acc[idx[begin]], acc[idx[k]]);
+        }
+        ++begin;
+        continue;
+      }
       std::uint64_t hi = first.hi;
       std::size_t end = begin + 1;
       for (; end < idx.size(); ++end) {

@@ -101,6 +101,10 @@ Region make_region(Space space, std::uint64_t key, std::uint64_t lo, std::uint64
 /// All of `key` in `space`.
 Region whole(Space space, std::uint64_t key);
 
+/// The bytes [offset, offset + bytes) of the allocation of mem_alloc node `alloc_node` of g (all of
+/// it, like whole(), for a whole buffer).
+Region buffer_region(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
+
 /// The graph buffer id standing for `field` of memset/memcpy node i, or 0.
 std::uint64_t buffer_of(const GraphImpl& g, std::uint32_t i, BufferField field);
 

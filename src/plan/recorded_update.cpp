@@ -16,6 +16,51 @@ void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std
   for (std::uint32_t i = 0; i < node_count(a); ++i) take_nested_names(a, t, i);
 }
 
+// `img` has t's shape: the same buffer uses, and per kernel the same placeholder arguments.
+void take_buffer_bytes(GraphImpl& img, const GraphImpl& t) noexcept {
+  for (std::size_t k = 0; k < img.buffer_uses.size() && k < t.buffer_uses.size(); ++k) {
+    img.buffer_uses[k].bytes = t.buffer_uses[k].bytes;
+  }
+  if (img.placeholders.empty()) return;
+  for (std::uint32_t i = 0; i < img.nodes.size(); ++i) {
+    if (img.nodes[i].kind != NodeKind::kernel) continue;
+    const KernelLinks& x = img.kernel_links[img.nodes[i].payload];
+    const KernelLinks& y = t.kernel_links[t.nodes[i].payload];
+    for (std::uint32_t c = 0; c < x.ph_count && c < y.ph_count; ++c) {
+      img.placeholders[x.ph_first + c].bytes = t.placeholders[y.ph_first + c].bytes;
+    }
+  }
+}
+
+namespace {
+
+/// The lengths of node i's graph-buffer uses, by reference (kernel placeholders, then buffer uses).
+template <class G, class F>
+void each_buffer_bytes(G& g, std::uint32_t i, F&& f) {
+  if (g.nodes[i].kind == NodeKind::kernel) {
+    const KernelLinks& l = g.kernel_links[g.nodes[i].payload];
+    for (std::uint32_t c = 0; c < l.ph_count; ++c) f(g.placeholders[l.ph_first + c].bytes);
+  }
+  for (auto& u : g.buffer_uses) {
+    if (u.node == i) f(u.bytes);
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> buffer_bytes_of(const GraphImpl& g, std::uint32_t i) {
+  std::vector<std::uint64_t> out;
+  each_buffer_bytes(g, i, [&](const std::uint64_t& b) { out.push_back(b); });
+  return out;
+}
+
+void set_buffer_bytes(GraphImpl& g, std::uint32_t i, const std::vector<std::uint64_t>& bytes) noexcept {
+  std::size_t k = 0;
+  each_buffer_bytes(g, i, [&](std::uint64_t& b) {
+    if (k < bytes.size()) b = bytes[k++];
+  });
+}
+
 namespace {
 
 /// Whether `t` (a plan of a's shape) keeps its parameters where `a` does: the same payload per node,
@@ -48,6 +93,7 @@ std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
   for (std::uint32_t i : changed) SavedParams::save(t, i, true).restore(*img, i);
   take_condition_defaults(*img, t);
   take_template_names(*img, t, renamed);
+  take_buffer_bytes(*img, t);
   return img;
 }
 

@@ -14,6 +14,17 @@ namespace graphdsl::detail {
 /// parameter values of `t`, a plan of its shape (`renamed`: the nodes whose names differ).
 void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& renamed);
 
+/// The lengths of t's graph-buffer uses (slices: what validate(), the race checker and dumps read;
+/// the offsets are in the node records, taken as parameters) into `a`, a plan of t's shape. Does not
+/// allocate.
+void take_buffer_bytes(GraphImpl& a, const GraphImpl& t) noexcept;
+
+/// The lengths of node i's graph-buffer uses (a kernel's GraphBuffer arguments, a memset's or
+/// memcpy's buffer ends), in order: what a setter's one-node plan gives the node it patches.
+std::vector<std::uint64_t> buffer_bytes_of(const GraphImpl& g, std::uint32_t i);
+/// Sets the lengths of node i's graph-buffer uses (as many as node i has, in buffer_bytes_of's order).
+void set_buffer_bytes(GraphImpl& g, std::uint32_t i, const std::vector<std::uint64_t>& bytes) noexcept;
+
 /// The recorded plan an update of `a` from `t` (a plan of its shape, `changed` and `renamed` from
 /// plan_diff) leaves, in storage that lines up with a's (payloads, argument offsets, placeholder
 /// ranges) and holding t's parameters, names, condition defaults and parameter values: a copy of

@@ -50,6 +50,14 @@ struct Count {
 void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const void* ptr, BufferField field,
                    const char* what, const Count& bytes);
 
+/// Refuses a slice (`bytes` bytes from byte `offset` of the allocation of mem_alloc node
+/// `alloc_node`) that passes the end of its allocation; `what` names it ("its destination").
+void check_slice(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const std::string& what,
+                 std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
+
+/// check_slice for each GraphBuffer argument of kernel node i allocated by g.
+void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string& ctx);
+
 /// Refuses a byte count above max_bytes (`what` says which, e.g. "sets", "copies").
 void check_size(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const char* what, const Count& bytes);
 

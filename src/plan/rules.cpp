@@ -25,7 +25,39 @@ BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i) {
   return BufferUses{first, last};
 }
 
+bool whole_buffer(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
+  return offset == 0 && bytes == g.allocs[g.nodes[alloc_node].payload].bytes;
+}
+
+std::string slice_text(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
+  if (whole_buffer(g, alloc_node, offset, bytes)) return {};
+  std::uint64_t end = 0;
+  if (__builtin_add_overflow(offset, bytes, &end)) return fmt::format(" bytes [{}, past 2^64)", offset);
+  return fmt::format(" bytes [{}, {})", offset, end);
+}
+
 namespace rule {
+
+void check_slice(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const std::string& what,
+                 std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
+  const std::size_t have = g.allocs[g.nodes[alloc_node].payload].bytes;
+  if (!Count{offset}.plus(Count{bytes}).above(have)) return;
+  fail(g, i, ctx,
+       fmt::format("{} is{} of the buffer of {}, which holds {} bytes: the slice passes the end of its allocation",
+                   what, slice_text(g, alloc_node, offset, bytes), g.info(alloc_node).describe(), have));
+}
+
+void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const KernelData& k = g.kernels[g.nodes[i].payload];
+  const KernelLinks& links = g.kernel_links[g.nodes[i].payload];
+  for (std::uint32_t c = 0; c < links.ph_count; ++c) {
+    const KernelPlaceholder& ph = kernel_placeholder(g, links, c);
+    if (ph.kind != PlaceholderKind::buffer || ph.ref.levels != 0) continue;
+    std::uint32_t arg = 0;
+    while (arg + 1 < links.layout->count && links.layout->offsets[arg] != ph.offset) ++arg;
+    check_slice(g, i, ctx, fmt::format("argument {}", arg + 1), ph.ref.index, placeholder_offset(g, k, ph), ph.bytes);
+  }
+}
 
 namespace {
 
@@ -55,10 +87,20 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
                      what, quoted(g.name)));
   }
   const std::size_t have = g.allocs[g.nodes[u->alloc_node].payload].bytes;
-  if (bytes.above(have)) {
+  const std::uint64_t offset = reinterpret_cast<std::uintptr_t>(ptr);  // the slice's byte offset (use_buffer)
+  if (whole_buffer(g, u->alloc_node, offset, u->bytes)) {
+    if (bytes.above(have)) {
+      fail(g, i, ctx,
+           fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes.text(), what,
+                       g.info(u->alloc_node).describe(), have));
+    }
+    return;
+  }
+  check_slice(g, i, ctx, fmt::format("its {}", what), u->alloc_node, offset, u->bytes);
+  if (bytes.above(u->bytes)) {
     fail(g, i, ctx,
-         fmt::format("touches {} bytes of its {}, the buffer of {}, which holds {} bytes", bytes.text(), what,
-                     g.info(u->alloc_node).describe(), have));
+         fmt::format("touches {} bytes of its {},{} of the buffer of {}, a slice of {} bytes", bytes.text(), what,
+                     slice_text(g, u->alloc_node, offset, u->bytes), g.info(u->alloc_node).describe(), u->bytes));
   }
 }
 

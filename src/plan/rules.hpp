@@ -39,6 +39,12 @@ struct BufferUses {
 };
 BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i);
 
+/// Whether `bytes` bytes from byte `offset` of the allocation of mem_alloc node `alloc_node` are
+/// all of it (a whole buffer, not a slice).
+bool whole_buffer(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
+/// How dumps and messages show a slice: " bytes [64, 128)"; empty for a whole buffer.
+std::string slice_text(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
+
 /// Short ref of node i: 'name' or #i.
 std::string node_ref(const GraphImpl& g, std::uint32_t i);
 

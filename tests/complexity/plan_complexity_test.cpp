@@ -61,6 +61,19 @@ gd::Graph fork_join(std::size_t n) {
 
 auto size_only = [](std::size_t n) { return n; };
 
+/// n disjoint parts of one graph buffer, each written by a kernel, a 2-D memset (two rows of its
+/// first 16 floats) and a copy within it (its second half from its first), all unordered.
+gd::Graph slices(std::size_t n) {
+  gd::Graph g("slices");
+  auto [alloc, buffer] = g.add_mem_alloc<float>(64 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    g.add_kernel(step, gd::Launch{1, 32}, buffer.slice(64 * i + 48, 16), 1.0f, 16).after(alloc);
+    g.add_memset_2d(buffer + 64 * i, 32, 0.0f, 4, 2).after(alloc);
+    g.add_memcpy(buffer.slice(64 * i + 32, 8), buffer.slice(64 * i + 16, 8), 8).after(alloc);
+  }
+  return g;
+}
+
 // ---- building -----------------------------------------------------------------------------------
 
 TEST_CASE("complexity: building nodes", "[complexity]") {
@@ -78,6 +91,8 @@ TEST_CASE("complexity: building nodes", "[complexity]") {
     }
     return g;
   });
+  check_growth("add_kernel, add_memset_2d, add_memcpy on slices of a graph buffer", 2000, size_only,
+               [](std::size_t n) { return slices(n); });
   check_growth("chain built with after(previous)", 4000, size_only, [](std::size_t n) { return chain(n); });
   check_growth("copy of a chain", 4000, chain, [](gd::Graph& g) { return gd::Graph(g); });
 }
@@ -202,6 +217,13 @@ TEST_CASE("complexity: validate print fingerprint diff", "[complexity]") {
         return g;
       },
       [](gd::Graph& g) { (void)g.dump(); });
+  check_growth("validate() of n slices of a graph buffer", 2000, slices, [](gd::Graph& g) { g.validate(); });
+  check_growth("dump() and diff() of n slices of a graph buffer", 2000, slices, [](gd::Graph& g) {
+    (void)g.dump();
+    CHECK(gd::diff(g, g));
+  });
+  check_growth("check_races() of n slices of a graph buffer", 2000, slices,
+               [](gd::Graph& g) { CHECK(g.check_races().ok()); });
   check_growth("to_dot() of a chain", 2000, chain, [](gd::Graph& g) { (void)g.to_dot(); });
   check_growth("to_dot() of a fork-join", 2000, fork_join, [](gd::Graph& g) { (void)g.to_dot(); });
   check_growth("fingerprint() of a chain", 4000, chain, [](gd::Graph& g) { (void)g.fingerprint(); });

@@ -34,6 +34,11 @@ enum class Kind : std::uint8_t {
   captured,          ///< stream capture (a closure: compares by identity, as host nodes)
   mem_ops,           ///< one 32-bit write (value: tag)
   semaphore_signal,  ///< one semaphore (a stand-in handle), signalled to value tag
+  /// top level only: an operation on slices of the plan's graph buffer (build() allocates it first,
+  /// as node #0, and orders every such node after it): by `fn`, 0 a kernel, 1 a memset, 2 a copy
+  /// within the buffer, 3 a 2-D memset; the destination slice starts at element 8 * buf, a copy's
+  /// source at 8 * src; `count` elements (a 2-D memset: 2 rows of count / 4, 16 floats apart)
+  slice,
   child,
   if_then,
   if_else,
@@ -85,6 +90,7 @@ struct Options {
   bool driver_kinds = true;  ///< captured, memory-operation and semaphore nodes (stand-ins: never compiled)
   bool programmatic = true;  ///< programmatic edges between kernel nodes (sm_90)
   bool chain = false;        ///< each node after the one before it (nested plans too): launches are deterministic
+  bool slices = false;       ///< operations on slices of a graph buffer (Kind::slice; plans that are not launched)
   unsigned max_nodes = 7;    ///< top-level nodes of a generated plan (at least 1)
 };
 
@@ -101,11 +107,31 @@ struct Resources {
 
 // ---- building ---------------------------------------------------------------------------------
 
-void build_into(gd::Graph& g, const Spec& s, const Resources& r);
+void build_into(gd::Graph& g, const Spec& s, const Resources& r, bool top = false);
 
-/// Adds node `n` to `g` (not its edges); returns its handle.
-inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r) {
+/// Whether `s` holds Kind::slice nodes (at its top level, the only place they go).
+inline bool has_slices(const Spec& s) {
+  return std::any_of(s.nodes.begin(), s.nodes.end(), [](const NodeSpec& n) { return n.kind == Kind::slice; });
+}
+
+/// A Kind::slice node on `buffer` (64 floats).
+inline gd::Node add_slice_node(gd::Graph& g, const NodeSpec& n, const Resources& r, const gd::GraphBuffer<float>& b) {
+  const auto count = static_cast<std::size_t>(n.count);
+  const gd::GraphBuffer<float> dst = b.slice(8 * static_cast<std::size_t>(n.buf), count);
+  switch (n.fn) {
+    case 0: return g.add_kernel(r.kernels[0], gd::Launch{n.grid, n.block}, dst, n.scalar, n.count).name(n.name);
+    case 1: return g.add_memset(dst, n.scalar, count).name(n.name);
+    case 2: return g.add_memcpy(dst, b.slice(8 * static_cast<std::size_t>(n.src), count), count).name(n.name);
+    default: return g.add_memset_2d(b + 8 * static_cast<std::size_t>(n.buf), 64, n.scalar, count / 4, 2).name(n.name);
+  }
+}
+
+/// Adds node `n` to `g` (not its edges); returns its handle. `buffer`: the plan's graph buffer
+/// (Kind::slice nodes).
+inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r,
+                         const gd::GraphBuffer<float>& buffer = {}) {
   switch (n.kind) {
+    case Kind::slice: return add_slice_node(g, n, r, buffer);
     case Kind::kernel: {
       gd::Launch l{n.grid, n.block};
       if (n.cluster != 0) l = l.with_cluster(n.cluster);
@@ -147,17 +173,27 @@ inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r) {
       .name(n.name);
 }
 
-inline void build_into(gd::Graph& g, const Spec& s, const Resources& r) {
+/// `top`: a top-level plan, which allocates the graph buffer of its Kind::slice nodes first.
+inline void build_into(gd::Graph& g, const Spec& s, const Resources& r, bool top) {
+  gd::Graph::Allocation<float> buffer;
+  if (top && has_slices(s)) {
+    buffer = g.add_mem_alloc<float>(64);
+    buffer.node.name("buffer");
+  }
   std::vector<gd::Node> nodes;
   nodes.reserve(s.nodes.size());
-  for (const NodeSpec& n : s.nodes) nodes.push_back(add_node(g, n, r));
+  for (const NodeSpec& n : s.nodes) {
+    nodes.push_back(add_node(g, n, r, buffer.buffer));
+    if (n.kind == Kind::slice) gd::detail::add_edge_of_kind(buffer.node, nodes.back(), gd::EdgeKind::full);
+  }
   for (const EdgeSpec& e : s.edges) gd::detail::add_edge_of_kind(nodes[e.from], nodes[e.to], e.kind);
 }
 
-/// The plan `s` describes.
+/// The plan `s` describes (with Kind::slice nodes: its graph buffer's mem_alloc node first, so that
+/// node i of `s` is node i + 1 of the plan).
 inline gd::Graph build(const Spec& s, const Resources& r, const std::string& name = "generated") {
   gd::Graph g(name);
-  build_into(g, s, r);
+  build_into(g, s, r, true);
   return g;
 }
 
@@ -224,6 +260,7 @@ class Generator {
       if (o_.driver_kinds) menu.insert(menu.end(), {Kind::captured, Kind::mem_ops, Kind::semaphore_signal});
       if (o_.conditionals) menu.insert(menu.end(), {Kind::if_then, Kind::if_else, Kind::switch_case});
       if (o_.conditionals && o_.while_loops) menu.push_back(Kind::while_loop);
+      if (o_.slices) menu.insert(menu.end(), {Kind::slice, Kind::slice});
     }
     return menu[below(static_cast<std::uint32_t>(menu.size()))];
   }
@@ -250,6 +287,7 @@ class Generator {
     n.tag = static_cast<int>(1 + below(1000));
     n.event = static_cast<int>(below(2));
     n.default_value = below(2);
+    if (n.kind == Kind::slice) n.fn = static_cast<int>(below(4));
     n.bodies.clear();
     if (n.kind == Kind::child) n.bodies.push_back(plan_of(1 + below(3), 1));
     const std::size_t bodies = n.kind == Kind::if_else ? 2 : n.kind == Kind::switch_case ? 1 + below(3) : 1;
@@ -288,6 +326,7 @@ inline bool is_memcpy(Kind k) { return k == Kind::memcpy; }
 inline bool is_host(Kind k) { return k == Kind::host; }
 inline bool is_tagged(Kind k) { return k == Kind::host || k == Kind::mem_ops || k == Kind::semaphore_signal; }
 inline bool is_event(Kind k) { return k == Kind::event_record || k == Kind::event_wait; }
+inline bool is_slice(Kind k) { return k == Kind::slice; }
 inline bool is_child(Kind k) { return k == Kind::child; }
 inline bool is_conditional(Kind k) { return conditional(k); }
 inline bool is_any(Kind) { return true; }
@@ -298,8 +337,15 @@ inline bool is_any(Kind) { return true; }
 /// renames.
 inline std::string Generator::edit_at(Spec& s, int depth) {
   static constexpr float scalars[] = {0.25f, 4.0f, -2.0f, 5.5f};
-  const std::uint32_t which = below(16);
+  const std::uint32_t which = below(o_.slices ? 17 : 16);
   NodeSpec* n = nullptr;
+  if (which == 16) {  // a slice's offset (and sometimes its size)
+    if ((n = pick(s, is_slice)) == nullptr) return "";
+    n->buf = (n->buf + 1) % 4;
+    if (n->src == n->buf) n->src = (n->src + 1) % 4;
+    if (chance(3)) n->count = n->count == 8 ? 16 : 8;
+    return "slice offset of " + n->name;
+  }
   switch (which) {
     case 0:
       if ((n = pick(s, is_kernel)) == nullptr) return "";
@@ -400,6 +446,7 @@ inline bool same_shape(const Spec& a, const Spec& b) {
     const NodeSpec& y = b.nodes[i];
     if (x.kind != y.kind || x.bodies.size() != y.bodies.size()) return false;
     if (x.kind == Kind::kernel && (x.fn != y.fn || x.cluster != y.cluster)) return false;
+    if (x.kind == Kind::slice && x.fn != y.fn) return false;  // a kernel, memset or memcpy
     for (std::size_t k = 0; k < x.bodies.size(); ++k) {
       if (!same_shape(x.bodies[k], y.bodies[k])) return false;
     }
@@ -428,6 +475,9 @@ inline bool same_params(const NodeSpec& x, const NodeSpec& y) {
     case Kind::event_record:
     case Kind::event_wait: return x.event == y.event;
     case Kind::empty: return true;
+    case Kind::slice:  // the offsets (a copy's source too), the size, the value (not a copy's)
+      return x.buf == y.buf && x.count == y.count && (x.fn != 2 || x.src == y.src) &&
+             (x.fn == 2 || x.scalar == y.scalar) && (x.fn != 0 || (x.grid == y.grid && x.block == y.block));
     default: break;
   }
   for (std::size_t k = 0; k < x.bodies.size(); ++k) {  // child plans and bodies
@@ -438,11 +488,13 @@ inline bool same_params(const NodeSpec& x, const NodeSpec& y) {
   return true;
 }
 
-/// The top-level nodes diff() lists as changed between plans built from `a` and `b` (same shape).
+/// The top-level nodes diff() lists as changed between plans built from `a` and `b` (same shape),
+/// by plan index (node i of `a` is node i + 1 of a plan that allocates a buffer for slices).
 inline std::vector<std::uint32_t> changed_nodes(const Spec& a, const Spec& b) {
   std::vector<std::uint32_t> out;
+  const std::uint32_t first = has_slices(a) ? 1 : 0;
   for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
-    if (!same_params(a.nodes[i], b.nodes[i])) out.push_back(i);
+    if (!same_params(a.nodes[i], b.nodes[i])) out.push_back(first + i);
   }
   return out;
 }
@@ -454,6 +506,25 @@ inline bool defaults_differ(const Spec& a, const Spec& b) {
     if (conditional(a.nodes[i].kind) && a.nodes[i].default_value != b.nodes[i].default_value) return true;
   }
   return false;
+}
+
+/// Whether plans built from `a` and `b` (same shape) differ in what only cudaGraphExecUpdate applies
+/// (docs/updating.md): a condition default, a conditional node's bodies, a captured node (closures
+/// compare by identity).
+inline bool needs_whole_graph(const Spec& a, const Spec& b) {
+  if (defaults_differ(a, b)) return true;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    const Kind k = a.nodes[i].kind;
+    if ((conditional(k) || k == Kind::captured) && !same_params(a.nodes[i], b.nodes[i])) return true;
+  }
+  return false;
+}
+
+/// Whether diff() accepts plans built from `a` and `b`: the same shape, and no change that only
+/// cudaGraphExecUpdate applies in a plan that allocates graph memory (Kind::slice), which CUDA
+/// cannot update as a whole.
+inline bool diff_accepts(const Spec& a, const Spec& b) {
+  return same_shape(a, b) && !(has_slices(a) && needs_whole_graph(a, b));
 }
 
 /// Whether `s` (or a nested plan) holds a host node.

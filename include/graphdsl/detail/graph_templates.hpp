@@ -41,8 +41,18 @@ KernelNode<P...> Graph::add_kernel(void (*kernel)(P...), const Launch& launch, A
 template <class T, class V>
 MemsetNode Graph::add_memset(const GraphBuffer<T>& dst, V value, std::size_t count) {
   Change change(*this);
-  MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);
-  use_buffer(n, detail::BufferField::memset_dst, dst.id());
+  MemsetNode n = add_memset(static_cast<T*>(nullptr), value, count);  // a value or a Parameter
+  use_buffer(n, detail::BufferField::memset_dst, dst.id(), dst.offset_bytes(), dst.bytes());
+  change.commit();
+  return n;
+}
+
+template <class T, class V>
+MemsetNode Graph::add_memset_2d(const GraphBuffer<T>& dst, std::size_t pitch_bytes, V value, std::size_t width,
+                                std::size_t height) {
+  Change change(*this);
+  MemsetNode n = add_memset_2d(static_cast<T*>(nullptr), pitch_bytes, value, width, height);
+  use_buffer(n, detail::BufferField::memset_dst, dst.id(), dst.offset_bytes(), dst.bytes());
   change.commit();
   return n;
 }
@@ -51,7 +61,7 @@ template <class T>
 MemcpyNode Graph::add_memcpy(const GraphBuffer<T>& dst, const T* src, std::size_t count, cudaMemcpyKind kind) {
   Change change(*this);
   MemcpyNode n = add_memcpy_bytes(nullptr, src, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
-  use_buffer(n, detail::BufferField::memcpy_dst, dst.id());
+  use_buffer(n, detail::BufferField::memcpy_dst, dst.id(), dst.offset_bytes(), dst.bytes());
   change.commit();
   return n;
 }
@@ -60,7 +70,18 @@ template <class T>
 MemcpyNode Graph::add_memcpy(T* dst, const GraphBuffer<T>& src, std::size_t count, cudaMemcpyKind kind) {
   Change change(*this);
   MemcpyNode n = add_memcpy_bytes(dst, nullptr, detail::checked_bytes(count, sizeof(T), "add_memcpy"), kind);
-  use_buffer(n, detail::BufferField::memcpy_src, src.id());
+  use_buffer(n, detail::BufferField::memcpy_src, src.id(), src.offset_bytes(), src.bytes());
+  change.commit();
+  return n;
+}
+
+template <class T>
+MemcpyNode Graph::add_memcpy(const GraphBuffer<T>& dst, const GraphBuffer<T>& src, std::size_t count) {
+  Change change(*this);
+  MemcpyNode n = add_memcpy_bytes(nullptr, nullptr, detail::checked_bytes(count, sizeof(T), "add_memcpy"),
+                                  cudaMemcpyDeviceToDevice);
+  use_buffer(n, detail::BufferField::memcpy_dst, dst.id(), dst.offset_bytes(), dst.bytes());
+  use_buffer(n, detail::BufferField::memcpy_src, src.id(), src.offset_bytes(), src.bytes());
   change.commit();
   return n;
 }
@@ -154,6 +175,25 @@ MemcpyNode Graph::add_memcpy_from_symbol(T* dst, const T (&symbol)[N], std::size
   return add_memcpy_symbol_bytes(symbol, sizeof symbol, false, dst,
                                  detail::checked_bytes(count, sizeof(T), "add_memcpy_from_symbol"),
                                  detail::checked_bytes(offset, sizeof(T), "add_memcpy_from_symbol"), kind);
+}
+
+template <class T, class>
+MemcpyNode Graph::add_memcpy_to_symbol(T& symbol, const T* src, cudaMemcpyKind kind) {
+  static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_to_symbol: the symbol is const");
+  return add_memcpy_symbol_bytes(&symbol, sizeof(T), true, const_cast<T*>(src), sizeof(T), 0, kind);
+}
+
+template <class T, class>
+MemcpyNode Graph::add_memcpy_from_symbol(T* dst, const T& symbol, cudaMemcpyKind kind) {
+  static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_from_symbol: the destination is const");
+  return add_memcpy_symbol_bytes(&symbol, sizeof(T), false, dst, sizeof(T), 0, kind);
+}
+
+template <class F>
+Graph capture(F&& fn, cudaStreamCaptureMode mode) {
+  Graph g("captured");
+  g.add_captured(std::forward<F>(fn), mode).name("capture");
+  return g;
 }
 
 }  // namespace graphdsl

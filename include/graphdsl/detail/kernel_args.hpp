@@ -147,7 +147,8 @@ enum class PlaceholderKind : std::uint8_t { condition, buffer };
 struct PlaceholderArg {
   std::uint32_t offset;  ///< byte offset within the kernel's argument block
   PlaceholderKind kind;
-  std::uint64_t uid;  ///< Condition::id() or GraphBuffer::id()
+  std::uint64_t uid;        ///< Condition::id() or GraphBuffer::id()
+  std::uint64_t bytes = 0;  ///< a GraphBuffer's bytes (GraphBuffer::bytes(): a slice's own)
 };
 
 /// The largest argument block (bytes) Executable::set_kernel_args packs on the stack; a larger one
@@ -166,7 +167,8 @@ struct PlaceholderArgs {
 };
 
 /// Converts each argument to its parameter type and copies the bytes into `block`.
-/// Condition and GraphBuffer arguments are stored as zeros and listed in `conds.list`; Parameter
+/// Condition arguments are stored as zeros, GraphBuffer arguments as their byte offset, both listed
+/// in `conds.list`; Parameter
 /// arguments as zeros listed in `conds.params` (the plan writes their value).
 template <class... P>
 struct ArgPacker {
@@ -188,10 +190,17 @@ struct ArgPacker {
     if constexpr (is_parameter_v<A>) {
       std::memset(block + offset, 0, sizeof(T));  // the plan writes the parameter's value
       conds.params[conds.param_count++] = arg.template arg<T>(offset, position);
-    } else if constexpr (is_condition_v<A> || is_buffer_v<A>) {
-      std::memset(block + offset, 0, sizeof(T));  // the handle or address is written at materialization
-      conds.list[conds.count++] =
-          PlaceholderArg{offset, is_condition_v<A> ? PlaceholderKind::condition : PlaceholderKind::buffer, arg.id()};
+    } else if constexpr (is_condition_v<A>) {
+      std::memset(block + offset, 0, sizeof(T));  // the handle is written at materialization
+      conds.list[conds.count++] = PlaceholderArg{offset, PlaceholderKind::condition, arg.id()};
+    } else if constexpr (is_buffer_v<A>) {
+      // The block holds the buffer's byte offset (0 for a whole buffer), to which materialization
+      // adds the allocation's address: a slice's offset is a value of the argument block, which the
+      // diff compares and an update patches.
+      static_assert(sizeof(T) == sizeof(std::uint64_t), "graphdsl: a GraphBuffer argument needs 64-bit pointers");
+      const std::uint64_t at = arg.offset_bytes();
+      std::memcpy(block + offset, &at, sizeof at);
+      conds.list[conds.count++] = PlaceholderArg{offset, PlaceholderKind::buffer, arg.id(), arg.bytes()};
     } else if constexpr (ArgConvertible<A, T>::value) {  // otherwise KernelArgument has said why
       const T value = static_cast<T>(std::forward<A>(arg));
       std::memcpy(block + offset, &value, sizeof(T));

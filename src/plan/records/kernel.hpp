@@ -59,12 +59,15 @@ struct KernelAttributes {
 
 /// A placeholder argument of a kernel: where its value goes in the argument block. For a
 /// Condition, `ref` locates the condition; for a GraphBuffer, `ref.index` is the plan index of the
-/// mem_alloc node (levels 0), or `ref.levels` is unresolved.
+/// mem_alloc node (levels 0), or `ref.levels` is unresolved; the block holds the byte offset of the
+/// buffer (a slice) within the allocation, to which compiling adds the allocation's address.
 struct KernelPlaceholder {
   std::uint32_t offset;  ///< byte offset within the kernel's argument block
   PlaceholderKind kind;
   ConditionRef ref;
   std::uint64_t uid = 0;  ///< Condition::id() or GraphBuffer::id() (to resolve it in another plan)
+  /// A GraphBuffer's bytes (a slice's own; its byte offset is the argument block's value there)
+  std::uint64_t bytes = 0;
 };
 
 }  // namespace graphdsl::detail

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include <cuda_runtime_api.h>
 
@@ -53,6 +54,14 @@ inline bool has_placeholders(const GraphImpl& g) noexcept { return !g.placeholde
 /// GraphBuffer.
 inline const KernelPlaceholder& kernel_placeholder(const GraphImpl& g, const KernelLinks& l, std::uint32_t c) noexcept {
   return g.placeholders[l.ph_first + c];
+}
+
+/// The byte offset within its allocation of GraphBuffer argument `ph` of kernel `k` (of g): the
+/// value its argument block holds there (a slice's offset; 0 for a whole buffer).
+inline std::uint64_t placeholder_offset(const GraphImpl& g, const KernelData& k, const KernelPlaceholder& ph) noexcept {
+  std::uint64_t at = 0;
+  std::memcpy(&at, argument_block(g, k) + ph.offset, sizeof at);
+  return at;
 }
 
 /// The launch attributes of kernel `kernel` (an index into g.kernels), or nullptr when it has none.

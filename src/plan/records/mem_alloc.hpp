@@ -21,12 +21,15 @@ struct AllocData {
   std::uint32_t node = 0;  ///< the mem_alloc node
 };
 
-/// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order).
+/// A memset or memcpy node using a graph buffer (GraphImpl::buffer_uses is in node order). The
+/// node's record holds, in the pointer field the buffer stands for, the buffer's byte offset in the
+/// allocation (a slice's; 0 for a whole buffer): a parameter of the node, which the diff compares.
 struct BufferUse {
   std::uint32_t node;  ///< the memset or memcpy node
   BufferField field;
   std::uint32_t alloc_node;  ///< the mem_alloc node, or ConditionRef::unresolved
   std::uint64_t uid = 0;     ///< GraphBuffer::id() (to resolve it in another plan)
+  std::uint64_t bytes = 0;   ///< the buffer's bytes (GraphBuffer::bytes(): a slice's own)
 };
 
 }  // namespace graphdsl::detail

@@ -3,6 +3,7 @@
 // are folds over it).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,16 @@ struct take_bodies {
   static constexpr bool sized = true;
   static void apply(std::vector<ConditionalData>& a, const std::vector<ConditionalData>& img) {
     for (std::size_t k = 0; k < a.size(); ++k) a[k].bodies = img[k].bodies;
+  }
+};
+/// The bytes of each graph-buffer use (a slice's length: checked by validate() and the race
+/// checker, printed by dumps; which buffer is used is the plan's structure, the slice's offset a
+/// parameter of the node's record).
+struct take_bytes {
+  static constexpr bool sized = true;
+  template <class T>
+  static void apply(std::vector<T>& a, const std::vector<T>& img) noexcept {
+    for (std::size_t k = 0; k < a.size(); ++k) a[k].bytes = img[k].bytes;
   }
 };
 /// The parameters' values and names (not their uses, which are the plan's structure).
