@@ -3,6 +3,7 @@
 
 #include "plan/diff.hpp"
 #include "plan/plan_access.hpp"
+#include "plan/records/kernel_access.hpp"
 #include "plan/records/on_update.hpp"
 
 namespace graphdsl::detail {
@@ -21,15 +22,7 @@ void take_buffer_bytes(GraphImpl& img, const GraphImpl& t) noexcept {
   for (std::size_t k = 0; k < img.buffer_uses.size() && k < t.buffer_uses.size(); ++k) {
     img.buffer_uses[k].bytes = t.buffer_uses[k].bytes;
   }
-  if (img.placeholders.empty()) return;
-  for (std::uint32_t i = 0; i < img.nodes.size(); ++i) {
-    if (img.nodes[i].kind != NodeKind::kernel) continue;
-    const KernelLinks& x = img.kernel_links[img.nodes[i].payload];
-    const KernelLinks& y = t.kernel_links[t.nodes[i].payload];
-    for (std::uint32_t c = 0; c < x.ph_count && c < y.ph_count; ++c) {
-      img.placeholders[x.ph_first + c].bytes = t.placeholders[y.ph_first + c].bytes;
-    }
-  }
+  take_placeholder_bytes(img, t);
 }
 
 namespace {
@@ -37,10 +30,7 @@ namespace {
 /// The lengths of node i's graph-buffer uses, by reference (kernel placeholders, then buffer uses).
 template <class G, class F>
 void each_buffer_bytes(G& g, std::uint32_t i, F&& f) {
-  if (g.nodes[i].kind == NodeKind::kernel) {
-    const KernelLinks& l = g.kernel_links[g.nodes[i].payload];
-    for (std::uint32_t c = 0; c < l.ph_count; ++c) f(g.placeholders[l.ph_first + c].bytes);
-  }
+  each_placeholder_bytes(g, i, f);
   for (auto& u : g.buffer_uses) {
     if (u.node == i) f(u.bytes);
   }

@@ -126,4 +126,17 @@ std::string kernel_change(const GraphImpl& a, const GraphImpl& t, std::uint32_t 
 std::vector<unsigned char> arguments_with(const GraphImpl& g, std::uint32_t i, unsigned int index, const void* value,
                                           std::size_t bytes, const ArgLayout*& layout);
 
+/// Calls f(bytes) with the slice length (by reference) of each Condition or GraphBuffer argument of
+/// node i of g, when it is a kernel (recorded_update.cpp: the lengths an update carries over).
+template <class G, class F>
+void each_placeholder_bytes(G& g, std::uint32_t i, F&& f) {
+  if (g.nodes[i].kind != NodeKind::kernel) return;
+  const KernelLinks& l = g.kernel_links[g.nodes[i].payload];
+  for (std::uint32_t c = 0; c < l.ph_count; ++c) f(g.placeholders[l.ph_first + c].bytes);
+}
+
+/// Copies the slice lengths of t's kernel placeholder arguments into img, a plan of t's shape
+/// (kernel k of one is kernel k of the other). In plan/records/kernel_changes.cpp.
+void take_placeholder_bytes(GraphImpl& img, const GraphImpl& t) noexcept;
+
 }  // namespace graphdsl::detail

@@ -1,6 +1,7 @@
 // src/plan/records/kernel_changes.cpp — what differs in a kernel record between two plans, in the
-// user's terms (graphdsl::explain, through the kind table's DescribeOps::change), and a kernel's
-// argument block with one argument replaced (Executable::set_kernel_arg). No CUDA call.
+// user's terms (graphdsl::explain, through the kind table's DescribeOps::change), a kernel's
+// argument block with one argument replaced (Executable::set_kernel_arg), and the slice lengths of
+// its graph-buffer arguments taken from a template (updates). No CUDA call.
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -79,6 +80,17 @@ std::vector<unsigned char> arguments_with(const GraphImpl& g, std::uint32_t i, u
   std::vector<unsigned char> block(argument_block(g, k), argument_block(g, k) + l.total);
   std::memcpy(block.data() + l.offsets[index], value, bytes);
   return block;
+}
+
+void take_placeholder_bytes(GraphImpl& img, const GraphImpl& t) noexcept {
+  if (img.placeholders.empty()) return;
+  for (std::size_t k = 0; k < img.kernel_links.size() && k < t.kernel_links.size(); ++k) {
+    const KernelLinks& x = img.kernel_links[k];
+    const KernelLinks& y = t.kernel_links[k];
+    for (std::uint32_t c = 0; c < x.ph_count && c < y.ph_count; ++c) {
+      img.placeholders[x.ph_first + c].bytes = t.placeholders[y.ph_first + c].bytes;
+    }
+  }
 }
 
 }  // namespace graphdsl::detail
