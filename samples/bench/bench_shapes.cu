@@ -323,6 +323,17 @@ void replay(Bench& bench, const Model& m) {
   fmt::print("  (PyTorch/H100 reference: replay 290-367 us)\n");
   csv_pair("shapes", "replay", 1 + 4 * m.layers, 0, "family", "dedicated executable", p);
   bench.expect(f.stats().unchanged >= static_cast<std::size_t>(launches), "S4: no switch at an unchanged size");
+  // The family's executable was compiled for another size and updated to this one: is an executable
+  // CUDA updated away and back as fast as a fresh one? (A dedicated executable, no family.)
+  gd::Executable updated = serving::step_plan(m, 32).instantiate();
+  const bool back = updated.update(serving::step_plan(m, 1)) && updated.update(serving::step_plan(m, 32));
+  const Pair u = interleave(
+      options().reps(15), [&] { return timed([&] { updated.launch(bench.s); }); },
+      [&] { return timed([&] { dedicated.launch(bench.s); }); });
+  fmt::print("  a dedicated executable updated to b = 1 and back {:.1f} us, fresh {:.1f} us: ratio {:.3f} (noise {:.1f}%)\n",
+             u.ma(), u.mb(), u.ratio(), 100 * u.noise());
+  csv_pair("shapes", "replay", 1 + 4 * m.layers, 1, "updated and back", "dedicated executable", u);
+  bench.expect(back, "S4: the dedicated executable updated away and back");
 }
 
 // ---- S5: against the number of sizes and the budget ---------------------------------------------

@@ -14,7 +14,8 @@ namespace bench {
 ///   S3  switch cost when the size changes every step, for 5, 201 and 2,001 changed nodes: the family
 ///       (automatic, and each strategy forced) vs raw cudaGraphExecUpdate from prebuilt graphs and raw
 ///       per-node setters of the nodes that differ; which strategy the family chose
-///   S4  replay when the size does not change, family vs a dedicated executable (goal 1.00 +- 0.01)
+///   S4  replay when the size does not change, family vs a dedicated executable (goal 1.00 +- 0.01),
+///       and a dedicated executable updated away and back vs a fresh one
 ///   S5  memory and switch cost against the number of sizes (1, 2, 4, 8), and against the number of
 ///       dedicated executables the LRU budget allows (0, 1, 2, 4, 8; skewed size distribution)
 ///   S6  device dispatch: us per step of K = 100 steps of changing sizes, one WHILE + dispatch launch
