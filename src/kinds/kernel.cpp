@@ -419,8 +419,7 @@ std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z
 std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelData& kd, const detail::KernelLinks& k,
                             const detail::KernelPlaceholder& p) {
   if (p.kind == detail::PlaceholderKind::condition) return fmt::format(", sets condition {}", condition_ref(p.ref));
-  std::uint32_t arg = 0;
-  while (arg + 1 < k.layout->count && k.layout->offsets[arg] != p.offset) ++arg;
+  const std::uint32_t arg = detail::argument_at(*k.layout, p.offset);
   if (p.ref.levels == detail::ConditionRef::unresolved) {
     return fmt::format(", argument {}: a graph buffer of another plan", arg + 1);
   }

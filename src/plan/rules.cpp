@@ -53,8 +53,7 @@ void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string&
   for (std::uint32_t c = 0; c < links.ph_count; ++c) {
     const KernelPlaceholder& ph = kernel_placeholder(g, links, c);
     if (ph.kind != PlaceholderKind::buffer || ph.ref.levels != 0) continue;
-    std::uint32_t arg = 0;
-    while (arg + 1 < links.layout->count && links.layout->offsets[arg] != ph.offset) ++arg;
+    const std::uint32_t arg = argument_at(*links.layout, ph.offset);
     check_slice(g, i, ctx, fmt::format("argument {}", arg + 1), ph.ref.index, placeholder_offset(g, k, ph), ph.bytes);
   }
 }

@@ -139,4 +139,12 @@ void each_placeholder_bytes(G& g, std::uint32_t i, F&& f) {
 /// (kernel k of one is kernel k of the other). In plan/records/kernel_changes.cpp.
 void take_placeholder_bytes(GraphImpl& img, const GraphImpl& t) noexcept;
 
+/// The position (from 0) of the argument at byte `offset` of blocks laid out by `l` (the last one
+/// when none starts there).
+inline std::uint32_t argument_at(const ArgLayout& l, std::uint32_t offset) noexcept {
+  std::uint32_t arg = 0;
+  while (arg + 1 < l.count && l.offsets[arg] != offset) ++arg;
+  return arg;
+}
+
 }  // namespace graphdsl::detail
