@@ -20,6 +20,7 @@
 #include "native/driver_params.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
+#include "plan/nested_buffers.hpp"
 #include "plan/node_params.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/recorded_update.hpp"
@@ -436,10 +437,11 @@ void Executable::set_child(const ChildNode& node, const Graph& child) {
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
-  detail::check_child_shape(a, i, child.impl());
-  // The recorded plan takes its own deep copy (as a one-node plan's would reach it through replace_node).
-  detail::patch_recorded(x, i, detail::child_slot(a, i), detail::own_copy(child.impl()), detail::kind_apply(x, i),
-                         [] {});
+  // The recorded plan takes its own deep copy (as a one-node plan's would reach it through replace_node),
+  // holding the plan's buffers as add_child would.
+  std::shared_ptr<const detail::GraphImpl> copy = detail::embedded_child(a, child.impl());
+  detail::check_child_shape(a, i, *copy);
+  detail::patch_recorded(x, i, detail::child_slot(a, i), std::move(copy), detail::kind_apply(x, i), [] {});
 }
 
 namespace detail {
@@ -466,14 +468,15 @@ PreparedChild::~PreparedChild() = default;
 PreparedChild Executable::prepare_child(const ChildNode& node, const Graph& child) const {
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
-  detail::check_child_shape(x.plan.impl(), i, child.impl());
   std::unique_ptr<detail::PreparedChildImpl> p(new detail::PreparedChildImpl);
   p->exec = x.alive;
   p->node = i;
-  p->plan = detail::own_copy(child.impl());
+  p->plan = detail::embedded_child(x.plan.impl(), child.impl());
+  detail::check_child_shape(x.plan.impl(), i, *p->plan);
   p->shared = !detail::has_nested_param_entries(*p->plan);
-  const std::vector<std::uint32_t> order = detail::check_plan(*p->plan);  // UsageError before any CUDA call
-  p->native = detail::materialize(*p->plan, order, x.sink);
+  // UsageError before any CUDA call
+  const std::vector<std::uint32_t> order = detail::check_child_plan(*p->plan, x.plan.impl());
+  p->native = detail::materialize(*p->plan, order, x.sink, &x.native.dptrs);
   return PreparedChild(p.release());
 }
 

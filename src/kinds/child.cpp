@@ -10,13 +10,16 @@
 
 #include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
+#include "plan/nested_buffers.hpp"
 
 namespace graphdsl {
 
 ChildNode Graph::add_child(const Graph& child) {
   const auto& c = child.impl();
-  auto copy = std::make_shared<const detail::GraphImpl>(c);  // before embed: `child` may be this plan
+  auto copy = std::make_shared<detail::GraphImpl>(c);  // before embed: `child` may be this plan
   auto& g = impl();
+  // Buffers of this plan (or of the plan a body is built in) used by the child: resolved in the copy.
+  if (detail::has_open_buffers(*copy)) detail::resolve_embedded_buffers(*copy, g);
   Change change(*this);
   g.embed({copy.get()}, true, "add_child");
   const detail::GraphImpl& inner = *copy;
@@ -30,7 +33,9 @@ ChildNode Graph::add_child(const Graph& child) {
 ChildNode Graph::add_child(Graph&& child) {
   detail::GraphImpl& c = child.impl();
   auto& g = impl();
-  if (&c == &g || c.parent != nullptr) return add_child(static_cast<const Graph&>(child));
+  // A child that uses buffers of an enclosing plan is resolved in a copy (all or none).
+  if (&c == &g || c.parent != nullptr || detail::has_open_buffers(c))
+    return add_child(static_cast<const Graph&>(child));
   detail::own_parameter_plans(c);  // as a copy does: Executable::set writes into nested plans that use parameters
   Change change(*this);
   g.embed({&c}, true, "add_child");
@@ -266,7 +271,7 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   const GraphImpl& c = *g.children[g.nodes[i].payload];
   Materialized m;
   try {
-    m = detail::materialize(c, detail::check_plan(c), x.sink);
+    m = detail::materialize(c, detail::check_child_plan(c, g), x.sink, &x.native.dptrs);
   } catch (const CudaError& e) {
     return {e.code(), "cudaGraphAdd*Node (child plan)"};
   }

@@ -25,8 +25,8 @@ detail::NodeRef Graph::add_kernel_node(const void* func, const Launch& launch, c
     detail::ConditionRef ref;
     if (p.kind == detail::PlaceholderKind::condition) {
       ref = g.resolve(Condition(p.uid));
-    } else if (const std::uint32_t alloc = g.alloc_node(p.uid); alloc != detail::ConditionRef::unresolved) {
-      ref = detail::ConditionRef{0, alloc};
+    } else {
+      ref = g.resolve_buffer(p.uid);  // this plan's buffer, or one of the plan a body is built in
     }
     g.placeholders.push_back(detail::KernelPlaceholder{p.offset, p.kind, ref, p.uid, p.bytes});
   }
@@ -180,9 +180,8 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
                        quoted(g.name)));
     }
     fail(g, i, ctx,
-         fmt::format("a GraphBuffer argument is not allocated by graph {} (a buffer is used in the plan "
-                     "that allocates it)",
-                     quoted(g.name)));
+         fmt::format("a GraphBuffer argument is not allocated by graph {} or a plan enclosing it {}", quoted(g.name),
+                     buffer_scope_hint));
   }
   check_kernel_slices(g, i, ctx);
   // The total first: "2048 threads" says more than "x = 2048" when both rules are broken.
@@ -212,12 +211,23 @@ const RuleOps rules{&rule::check_kernel, nullptr, true};
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "plan/races_model.hpp"
 
 namespace graphdsl::detail::race {
 namespace {
+
+/// The region of graph buffer argument `ph` of kernel `k` (of the innermost plan of `scope`), whose
+/// allocation is in that plan or one enclosing it; nullopt when no plan in scope allocates it there.
+std::optional<Region> placeholder_region(const Scope* scope, const KernelData& k, const KernelPlaceholder& ph) {
+  if (ph.ref.levels == ConditionRef::unresolved) return std::nullopt;
+  const GraphImpl& g = *scope->plan;
+  for (std::uint32_t n = 0; scope != nullptr && n < ph.ref.levels; ++n) scope = scope->outer;
+  if (scope == nullptr || scope->plan->alloc_node(ph.uid) != ph.ref.index) return std::nullopt;
+  return buffer_region(*scope->plan, ph.ref.index, placeholder_offset(g, k, ph), ph.bytes);
+}
 
 /// The accesses of kernel node i's parameters and placeholders (not its declared ranges).
 void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, const std::vector<bool>& declared,
@@ -243,8 +253,10 @@ void kernel_accesses(const GraphImpl& g, std::uint32_t i, const Scope* scope, co
       a.mode = AccessMode::write;
       a.origin = Origin::kernel_condition;
     } else {
-      if (declared[param] || ph.ref.levels != 0) continue;
-      a.r = buffer_region(g, ph.ref.index, placeholder_offset(g, k, ph), ph.bytes);
+      if (declared[param]) continue;
+      const std::optional<Region> r = placeholder_region(scope, k, ph);  // also a buffer of an enclosing plan
+      if (!r) continue;
+      a.r = *r;
       a.mode = layout->access[param] == 1 ? AccessMode::read : AccessMode::write;
       a.origin = Origin::kernel_buffer;
     }
@@ -423,8 +435,8 @@ std::string placeholder_arg(const detail::GraphImpl& g, const detail::KernelData
   if (p.ref.levels == detail::ConditionRef::unresolved) {
     return fmt::format(", argument {}: a graph buffer of another plan", arg + 1);
   }
-  return fmt::format(", argument {}: buffer of {}{}", arg + 1, g.info(p.ref.index).ref(),
-                     detail::slice_text(g, p.ref.index, detail::placeholder_offset(g, kd, p), p.bytes));
+  return fmt::format(", argument {}: buffer of {}", arg + 1,
+                     detail::buffer_text(g, p.ref, detail::placeholder_offset(g, kd, p), p.bytes));
 }
 
 /// A kernel's launch attributes for dumps and DOT labels: ", cluster (2,1,1), cooperative, ...";

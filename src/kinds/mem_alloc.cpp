@@ -33,7 +33,10 @@ std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t byt
 /// that it is a parameter of the node, compared and patched as the record is.
 void Graph::use_buffer(const Node& node, detail::BufferField field, std::uint64_t uid, std::size_t at, std::size_t n) {
   auto& g = impl();
-  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, g.alloc_node(uid), uid, n});
+  const detail::ConditionRef r = g.resolve_buffer(uid);  // also a buffer of the plan a body is built in
+  const bool found = r.levels != detail::ConditionRef::unresolved;
+  g.buffer_uses.push_back(detail::BufferUse{node.index(), field, found ? r.index : detail::ConditionRef::unresolved,
+                                            found ? r.levels : 0, uid, n});
   void* const offset = reinterpret_cast<void*>(static_cast<std::uintptr_t>(at));
   const std::uint32_t payload = g.nodes[node.index()].payload;
   if (field == detail::BufferField::memset_dst) {

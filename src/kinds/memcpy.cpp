@@ -359,12 +359,9 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
                      sym->field == detail::BufferField::memcpy_dst ? "to" : "from", sym->symbol_bytes, sym->offset);
   }
   for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {  // slices (their offsets are parameters)
-    if (u.alloc_node == detail::ConditionRef::unresolved) continue;
-    const bool dst = u.field == detail::BufferField::memcpy_dst;
-    const std::string part = detail::slice_text(g, u.alloc_node,
-                                                reinterpret_cast<std::uintptr_t>(dst ? p.dstPtr.ptr : p.srcPtr.ptr),
-                                                u.bytes);
-    if (!part.empty()) s += fmt::format(", {} {}{}", dst ? "destination" : "source", g.info(u.alloc_node).ref(), part);
+    const std::string part = detail::buffer_use_text(g, u);
+    if (!part.empty())
+      s += fmt::format(", {} {}", u.field == detail::BufferField::memcpy_dst ? "destination" : "source", part);
   }
   for (const detail::ParamPlace place : {detail::ParamPlace::memcpy_dst, detail::ParamPlace::memcpy_src}) {
     for (const auto& [k, use] : params) {  // the endpoints that are parameters, by name (not their values)

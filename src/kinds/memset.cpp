@@ -195,9 +195,8 @@ std::string summary(const detail::GraphImpl& g, std::uint32_t i, const NodeParam
                               memset_value(p.value, g.memset_types[n.payload]), p.elementSize, p.width, p.height);
   if (p.height > 1) s += fmt::format(", pitch {} bytes", p.pitch);   // a 1-D memset's pitch is not used
   for (const detail::BufferUse& u : detail::buffer_uses_of(g, i)) {  // a slice (its offset is a parameter)
-    if (u.alloc_node == detail::ConditionRef::unresolved) continue;
-    const std::string part = detail::slice_text(g, u.alloc_node, reinterpret_cast<std::uintptr_t>(p.dst), u.bytes);
-    if (!part.empty()) s += fmt::format(", destination {}{}", g.info(u.alloc_node).ref(), part);
+    const std::string part = detail::buffer_use_text(g, u);
+    if (!part.empty()) s += ", destination " + part;
   }
   return s;
 }

@@ -61,6 +61,7 @@ class Builder {
   HandleScopes scopes_;
   int body_depth_ = 0;        ///< how many conditional bodies enclose the plan being built
   std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
+  bool enclosed_ = false;     ///< dptrs_ came from the plan enclosing a child plan built on its own
   std::vector<unsigned char> block_;
   std::vector<void*> argv_;
   KernelLookup kernels_;  ///< the last kernel function's handle (add_kernel_node)

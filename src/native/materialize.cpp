@@ -285,7 +285,7 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
   if (std::exchange(record_handles_, false)) nested_[nested_at_].handles = handles;
   if (scopes_.empty()) {
     root_handles_ = handles;
-    dptrs_.assign(node_count(g), nullptr);  // graph buffers live in the top-level plan
+    if (!enclosed_) dptrs_.assign(node_count(g), nullptr);  // graph buffers live in the top-level plan
   }
   scopes_.push_back(std::move(handles));
   out.assign(node_count(g), nullptr);
@@ -439,7 +439,7 @@ NodeInfo Builder::info(const GraphImpl& g, std::uint32_t i) const {
 }
 
 Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
-                         const std::shared_ptr<HostErrorSink>& sink) {
+                         const std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing) {
   const bool placed = uses_devices(g);
   if (placed) check_devices(g);
   DeviceScope devices(-1);  // restores the current device on the way out
@@ -448,6 +448,10 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   m.host_slots.assign(host_count(g), nullptr);
   auto keep = std::make_shared<KeepAlive>();
   Builder b(*keep, sink, &m.host_slots, placed ? &devices : nullptr);
+  if (enclosing != nullptr) {  // a child plan: its graph buffers are the enclosing plan's
+    b.dptrs_ = *enclosing;
+    b.enclosed_ = true;
+  }
   b.build(g, m.graph.get(), order, m.nodes);
   b.take_results(m);
   // One user object for the whole graph. Also for an empty box when a setter may give it something

@@ -186,8 +186,10 @@ cudaError_t memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector
 /// and events are retained by the new graph through CUDA user objects, so every executable
 /// instantiated from it keeps them alive. On failure the half-built graph is destroyed.
 /// @throws CudaError naming the plan node whose creation failed.
+/// `enclosing`: for a child plan built to patch a child node, the addresses of the top-level plan's
+/// allocations (Materialized::dptrs of the executable), which the child's nodes may use.
 Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
-                         const std::shared_ptr<HostErrorSink>& sink);
+                         const std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing = nullptr);
 
 struct ExecImpl {
   Graph plan;  ///< the plan the executable was compiled from (a copy)

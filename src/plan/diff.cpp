@@ -166,7 +166,8 @@ std::optional<UpdateResult> compare_plan_tables(const GraphImpl& a, const GraphI
   }
   const bool same_uses = std::equal(a.buffer_uses.begin(), a.buffer_uses.end(), b.buffer_uses.begin(),
                                     b.buffer_uses.end(), [](const BufferUse& u, const BufferUse& v) {
-                                      return u.node == v.node && u.field == v.field && u.alloc_node == v.alloc_node;
+                                      return u.node == v.node && u.field == v.field && u.alloc_node == v.alloc_node &&
+                                             u.levels == v.levels;
                                     });
   if (!same_uses) {
     return refusal(UpdateStatus::topology_changed, std::nullopt,
@@ -501,6 +502,7 @@ void fingerprint_into(Fnv& f, const GraphImpl& g, FingerprintMemo& memo) {
     f.add(u.node);
     f.add(u.field);
     f.add(u.alloc_node);
+    f.add(u.levels);
   }
   for (const auto& p : g.peer_copies) {
     f.add(p.node);

@@ -188,6 +188,10 @@ struct GraphImpl : PlanStores {
   ConditionRef resolve(const Condition& c) const;
   /// The mem_alloc node of graph buffer `uid` in this plan, or ConditionRef::unresolved.
   std::uint32_t alloc_node(std::uint64_t uid) const;
+  /// Where graph buffer `uid` is allocated, seen from this plan: {0, node} for its own mem_alloc
+  /// node, {k, node} for one of the plan k levels out (walking `parent` links, as resolve does), or
+  /// unresolved (plan/nested_buffers.cpp).
+  ConditionRef resolve_buffer(std::uint64_t uid) const;
   /// The index of parameter `uid` in `params`, or ConditionRef::unresolved.
   std::uint32_t param_index(std::uint64_t uid) const;
   /// "'lr'" (quoted) or "#0" for an unnamed parameter: how messages and dumps name parameter k.

@@ -54,12 +54,11 @@ Region buffer_region(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t
   return make_region(Space::buffer, uid, offset, bytes, 0, 1);
 }
 
-/// The graph buffer id standing for `field` of memset/memcpy node i, or 0.
+/// The graph buffer id standing for `field` of memset/memcpy node i (allocated by g or a plan
+/// enclosing it), or 0.
 std::uint64_t buffer_of(const GraphImpl& g, std::uint32_t i, BufferField field) {
   for (const BufferUse& u : buffer_uses_of(g, i)) {  // node i's uses only (a binary search)
-    if (u.node == i && u.field == field && u.alloc_node != ConditionRef::unresolved) {
-      return g.allocs[g.nodes[u.alloc_node].payload].uid;
-    }
+    if (u.node == i && u.field == field && u.alloc_node != ConditionRef::unresolved) return u.uid;
   }
   return 0;
 }

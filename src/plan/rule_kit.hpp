@@ -50,10 +50,16 @@ struct Count {
 void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const void* ptr, BufferField field,
                    const char* what, const Count& bytes);
 
-/// Refuses a slice (`bytes` bytes from byte `offset` of the allocation of mem_alloc node
-/// `alloc_node`) that passes the end of its allocation; `what` names it ("its destination").
+/// Refuses, for node i of g, a slice (`bytes` bytes from byte `offset` of the allocation of
+/// mem_alloc node `alloc_node` of `owner`: g, or a plan enclosing it) that passes the end of its
+/// allocation; `what` names it ("its destination").
 void check_slice(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const std::string& what,
-                 std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
+                 const GraphImpl& owner, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
+
+/// Where a GraphBuffer may be used, for messages refusing another plan's buffer.
+inline constexpr const char* buffer_scope_hint =
+    "(a buffer is used in the plan that allocates it, in that plan's conditional bodies and in child plans added to "
+    "it)";
 
 /// check_slice for each GraphBuffer argument of kernel node i allocated by g.
 void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string& ctx);

@@ -10,6 +10,7 @@
 
 #include "graphdsl/error.hpp"
 #include "plan/kind_rules.hpp"
+#include "plan/nested_buffers.hpp"
 #include "plan/placement.hpp"
 #include "plan/rule_kit.hpp"
 #include "plan/rules.hpp"
@@ -29,22 +30,44 @@ bool whole_buffer(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t of
   return offset == 0 && bytes == g.allocs[g.nodes[alloc_node].payload].bytes;
 }
 
-std::string slice_text(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
-  if (whole_buffer(g, alloc_node, offset, bytes)) return {};
+namespace {
+
+std::string range_text(std::uint64_t offset, std::uint64_t bytes) {
   std::uint64_t end = 0;
   if (__builtin_add_overflow(offset, bytes, &end)) return fmt::format(" bytes [{}, past 2^64)", offset);
   return fmt::format(" bytes [{}, {})", offset, end);
 }
 
+}  // namespace
+
+std::string slice_text(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
+  if (whole_buffer(g, alloc_node, offset, bytes)) return {};
+  return range_text(offset, bytes);
+}
+
+std::string buffer_text(const GraphImpl& g, ConditionRef r, std::uint64_t offset, std::uint64_t bytes) {
+  if (r.levels == 0) return g.info(r.index).ref() + slice_text(g, r.index, offset, bytes);
+  return fmt::format("#{} of the plan {} level{} out,{}", r.index, r.levels, r.levels == 1 ? "" : "s",
+                     range_text(offset, bytes));
+}
+
+std::string buffer_use_text(const GraphImpl& g, const BufferUse& u) {
+  const std::uint64_t at = buffer_use_offset(g, u);
+  if (u.alloc_node == ConditionRef::unresolved || (u.levels == 0 && whole_buffer(g, u.alloc_node, at, u.bytes)))
+    return {};
+  return buffer_text(g, ConditionRef{u.levels, u.alloc_node}, at, u.bytes);
+}
+
 namespace rule {
 
 void check_slice(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const std::string& what,
-                 std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
-  const std::size_t have = g.allocs[g.nodes[alloc_node].payload].bytes;
+                 const GraphImpl& owner, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes) {
+  const std::size_t have = owner.allocs[owner.nodes[alloc_node].payload].bytes;
   if (!Count{offset}.plus(Count{bytes}).above(have)) return;
   fail(g, i, ctx,
-       fmt::format("{} is{} of the buffer of {}, which holds {} bytes: the slice passes the end of its allocation",
-                   what, slice_text(g, alloc_node, offset, bytes), g.info(alloc_node).describe(), have));
+       fmt::format("{} is{} of the buffer of {}{}, which holds {} bytes: the slice passes the end of its allocation",
+                   what, slice_text(owner, alloc_node, offset, bytes), owner.info(alloc_node).describe(),
+                   &owner == &g ? "" : fmt::format(" of graph {}", quoted(owner.name)), have));
 }
 
 void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
@@ -54,7 +77,8 @@ void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string&
     const KernelPlaceholder& ph = kernel_placeholder(g, links, c);
     if (ph.kind != PlaceholderKind::buffer || ph.ref.levels != 0) continue;
     const std::uint32_t arg = argument_at(*links.layout, ph.offset);
-    check_slice(g, i, ctx, fmt::format("argument {}", arg + 1), ph.ref.index, placeholder_offset(g, k, ph), ph.bytes);
+    check_slice(g, i, ctx, fmt::format("argument {}", arg + 1), g, ph.ref.index, placeholder_offset(g, k, ph),
+                ph.bytes);
   }
 }
 
@@ -81,9 +105,16 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
   }
   if (u->alloc_node == no_buffer) {
     fail(g, i, ctx,
-         fmt::format("its {} is a GraphBuffer that graph {} does not allocate (a buffer is used in the "
-                     "plan that allocates it)",
-                     what, quoted(g.name)));
+         fmt::format("its {} is a GraphBuffer not allocated by graph {} or a plan enclosing it {}", what,
+                     quoted(g.name), rule::buffer_scope_hint));
+  }
+  if (u->levels != 0) {  // a buffer of a plan enclosing this one: its range is checked there (check_outer_buffers)
+    if (bytes.above(u->bytes)) {
+      fail(g, i, ctx,
+           fmt::format("touches {} bytes of its {}, a GraphBuffer of {} bytes (of a plan enclosing graph {})",
+                       bytes.text(), what, u->bytes, quoted(g.name)));
+    }
+    return;
   }
   const std::size_t have = g.allocs[g.nodes[u->alloc_node].payload].bytes;
   const std::uint64_t offset = reinterpret_cast<std::uintptr_t>(ptr);  // the slice's byte offset (use_buffer)
@@ -95,7 +126,7 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
     }
     return;
   }
-  check_slice(g, i, ctx, fmt::format("its {}", what), u->alloc_node, offset, u->bytes);
+  check_slice(g, i, ctx, fmt::format("its {}", what), g, u->alloc_node, offset, u->bytes);
   if (bytes.above(u->bytes)) {
     fail(g, i, ctx,
          fmt::format("touches {} bytes of its {},{} of the buffer of {}, a slice of {} bytes", bytes.text(), what,
@@ -345,8 +376,9 @@ void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<
     }
   }
   for (const BufferUse& u : g.buffer_uses) {
-    if (u.alloc_node != no_buffer) users[u.alloc_node].push_back(u.node);
+    if (u.alloc_node != no_buffer && u.levels == 0) users[u.alloc_node].push_back(u.node);
   }
+  add_nested_buffer_users(g, users);  // a child or conditional node whose plans use a buffer uses it
   std::vector<std::uint32_t> allocs;
   for (const AllocData& a : g.allocs) allocs.push_back(a.node);
   for (std::size_t first = 0; first < allocs.size(); first += 64) {
@@ -417,9 +449,55 @@ void collect_outer(const GraphImpl& p, std::uint32_t depth, const GraphImpl& fro
   for (const auto& c : p.children) collect_outer(*c, depth + 1, from, out);
 }
 
+/// Checks that node i of g, which refers to the buffer of mem_alloc node r.index of the plan r.levels
+/// out (r.levels > 0; `what` names the argument or pointer), is compiled inside that plan, that the
+/// plan allocates that very buffer there (a plan copied out with body_plan or child_plan keeps its
+/// references), and that the slice fits the allocation.
+void check_outer_buffer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Scope& here, ConditionRef r,
+                        std::uint64_t uid, const std::string& what, std::uint64_t offset, std::uint64_t bytes) {
+  const GraphImpl* owner = declaring_plan(&here, r);
+  if (owner == nullptr) {
+    fail(g, i, ctx,
+         fmt::format("{} is a GraphBuffer of a plan enclosing graph {}, which is being compiled without it {}", what,
+                     quoted(g.name), rule::buffer_scope_hint));
+  }
+  if (owner->alloc_node(uid) != r.index) {
+    fail(g, i, ctx,
+         fmt::format("{} is a GraphBuffer that graph {}, {} level{} out, does not allocate (a plan copied out with "
+                     "body_plan or child_plan keeps its references to the buffers of the plan it came from: embed "
+                     "it there)",
+                     what, quoted(owner->name), r.levels, r.levels == 1 ? "" : "s"));
+  }
+  rule::check_slice(g, i, ctx, what, *owner, r.index, offset, bytes);
+}
+
+/// check_outer_buffer for every reference of g's nodes to a buffer of an enclosing plan.
+void check_outer_buffers(const GraphImpl& g, const std::string& ctx, const Scope& here) {
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != NodeKind::kernel) continue;
+    const KernelLinks& k = g.kernel_links[g.nodes[i].payload];
+    for (std::uint32_t c = 0; c < k.ph_count; ++c) {
+      const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
+      if (ph.kind != PlaceholderKind::buffer || ph.ref.levels == 0 || ph.ref.levels == ConditionRef::unresolved) {
+        continue;
+      }
+      check_outer_buffer(g, i, ctx, here, ph.ref, ph.uid,
+                         fmt::format("argument {}", argument_at(*k.layout, ph.offset) + 1),
+                         placeholder_offset(g, kernel_of(g, i), ph), ph.bytes);
+    }
+  }
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.levels == 0 || u.alloc_node == no_buffer) continue;
+    check_outer_buffer(g, u.node, ctx, here, ConditionRef{u.levels, u.alloc_node}, u.uid,
+                       u.field == BufferField::memcpy_src ? "its source" : "its destination", buffer_use_offset(g, u),
+                       u.bytes);
+  }
+}
+
 std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, const Scope* outer, Usage& usage) {
   const Scope here{&g, outer};
   if (outer != nullptr) check_outer_bindings(g, here, ctx);
+  check_outer_buffers(g, ctx, here);  // in a top-level plan, each such reference is refused
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     check_node(g, i, ctx);
     const NodeData& n = g.nodes[i];
@@ -488,6 +566,12 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl& outer) {
+  Usage usage;
+  const Scope enclosing{&outer, nullptr};
+  return check_in(g, {}, &enclosing, usage);
+}
 
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context) {
   Usage usage;

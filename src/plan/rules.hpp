@@ -15,6 +15,9 @@ namespace graphdsl::detail {
 /// for a given plan. `context` prefixes messages about nodes of child plans.
 /// @throws UsageError naming the node and the rule.
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
+/// check_plan of `g` as a child plan of a node of `outer`, a top-level plan (Executable::set_child):
+/// its references to the buffers and conditions of `outer` are checked there.
+std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl& outer);
 
 /// The enclosing conditions that `copy`, a copy of a plan nested in `from` (a child plan or a
 /// conditional body of one of from's nodes), refers to outside itself, with their uids as `from`
@@ -44,6 +47,13 @@ BufferUses buffer_uses_of(const GraphImpl& g, std::uint32_t i);
 bool whole_buffer(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
 /// How dumps and messages show a slice: " bytes [64, 128)"; empty for a whole buffer.
 std::string slice_text(const GraphImpl& g, std::uint32_t alloc_node, std::uint64_t offset, std::uint64_t bytes);
+/// How dumps show the buffer a node of g uses, `r` being {levels, mem_alloc node}: "'tmp'" and its
+/// slice_text for a buffer of g; "#3 of the plan 1 level out, bytes [0, 256)" for one allocated by a
+/// plan enclosing g (a child plan or a body does not know that plan).
+std::string buffer_text(const GraphImpl& g, ConditionRef r, std::uint64_t offset, std::uint64_t bytes);
+/// buffer_text of buffer use `u` of g (a memset's or memcpy's pointer), or "" when it is a whole
+/// buffer of g or no plan allocates it (dumps name only slices and buffers of enclosing plans).
+std::string buffer_use_text(const GraphImpl& g, const BufferUse& u);
 
 /// Short ref of node i: 'name' or #i.
 std::string node_ref(const GraphImpl& g, std::uint32_t i);

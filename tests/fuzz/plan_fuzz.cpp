@@ -184,7 +184,7 @@ constexpr RuleText k_rule_texts[] = {
     {Rule::memcpy_empty, "a memcpy node must copy at least one byte"},
     {Rule::memcpy_kind, "is not a valid copy direction"},
     {Rule::memcpy_pitch, "is smaller than the row width"},
-    {Rule::buffer_foreign, "does not allocate (a buffer is used in the plan that allocates it)"},
+    {Rule::buffer_foreign, "is a GraphBuffer not allocated by graph"},
     {Rule::buffer_foreign, "a GraphBuffer argument is not allocated by graph"},
     {Rule::buffer_small, "which holds"},
     {Rule::host_empty, "the callable is empty"},

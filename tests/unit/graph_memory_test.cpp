@@ -84,12 +84,14 @@ TEST_CASE("a buffer is freed once, in the plan that allocates it", "[memory][err
                          "buffer is freed in the plan that allocates it)");
   gd::Graph user("user");
   user.add_kernel(scale, gd::cover(64), tmp, 1.0f, 64).name("k");
-  require_invalid(user, "kernel node 'k' (#0): a GraphBuffer argument is not allocated by graph 'user' (a buffer is "
-                        "used in the plan that allocates it)");
+  require_invalid(user, "kernel node 'k' (#0): a GraphBuffer argument is not allocated by graph 'user' or a plan "
+                        "enclosing it (a buffer is used in the plan that allocates it, in that plan's conditional "
+                        "bodies and in child plans added to it)");
   gd::Graph copier("copier");
   copier.add_memcpy(HOST, tmp, 64).name("c");
-  require_invalid(copier, "memcpy node 'c' (#0): its source is a GraphBuffer that graph 'copier' does not allocate (a "
-                          "buffer is used in the plan that allocates it)");
+  require_invalid(copier, "memcpy node 'c' (#0): its source is a GraphBuffer not allocated by graph 'copier' or a plan "
+                          "enclosing it (a buffer is used in the plan that allocates it, in that plan's conditional "
+                          "bodies and in child plans added to it)");
 }
 
 TEST_CASE("sizes: no empty allocation, no copy beyond the buffer", "[memory][errors]") {

@@ -45,7 +45,8 @@ const std::string same_condition =
     " use the same Condition; each condition drives exactly one conditional node (declare one per node with "
     "add_condition)";
 const std::string without_enclosing = " belongs to a plan enclosing this one, which is being compiled without it";
-const std::string used_here = "(a buffer is used in the plan that allocates it)";
+const std::string used_here =
+    "(a buffer is used in the plan that allocates it, in that plan's conditional bodies and in child plans added to it)";
 const std::string freed_here = "(a buffer is freed in the plan that allocates it)";
 const std::string cannot_embed_memory =
     " node; CUDA cannot embed graph allocations in a child graph by copy (allocate in the enclosing plan instead)";
@@ -508,20 +509,20 @@ MISUSE_CASE(46, "PB", "a free not ordered after its allocation") {
 MISUSE_CASE(52, "UB-doc", "a kernel of another plan using a graph buffer") {
   const ForeignBuffer other;
   expect_node_refused("k", [&](gd::Graph& g) { return g.add_kernel(unit::scale, gd::cover(64), other.buffer, 1.0f, 64); },
-                      "kernel node 'k' (#0): a GraphBuffer argument is not allocated by graph 'g' " + used_here);
+                      "kernel node 'k' (#0): a GraphBuffer argument is not allocated by graph 'g' or a plan enclosing it " + used_here);
 }
 
 MISUSE_CASE(52, "UB-doc", "a memset of another plan into a graph buffer") {
   const ForeignBuffer other;
   expect_node_refused("zero", [&](gd::Graph& g) { return g.add_memset(other.buffer, 0.0f, 64); },
-                      "memset node 'zero' (#0): its destination is a GraphBuffer that graph 'g' does not allocate " +
+                      "memset node 'zero' (#0): its destination is a GraphBuffer not allocated by graph 'g' or a plan enclosing it " +
                           used_here);
 }
 
 MISUSE_CASE(52, "UB-doc", "a memcpy of another plan out of a graph buffer") {
   const ForeignBuffer other;
   expect_node_refused("c", [&](gd::Graph& g) { return g.add_memcpy(buf.host_out, other.buffer, 64); },
-                      "memcpy node 'c' (#0): its source is a GraphBuffer that graph 'g' does not allocate " + used_here);
+                      "memcpy node 'c' (#0): its source is a GraphBuffer not allocated by graph 'g' or a plan enclosing it " + used_here);
 }
 
 // ---- conditional nodes -----------------------------------------------------------------------------------

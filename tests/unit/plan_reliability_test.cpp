@@ -223,7 +223,7 @@ TEST_CASE("Conditions and GraphBuffers of a destroyed plan are refused by the pl
   }
   gd::Graph h("user");
   h.add_memset(tmp, 1.0f, 16);
-  CHECK(has(usage_error_of([&] { h.validate(); }), "does not allocate"));
+  CHECK(has(usage_error_of([&] { h.validate(); }), "not allocated by graph 'user' or a plan enclosing it"));
   gd::Graph k("user2");
   k.add_while(cond, [&](gd::Graph& body) { body.add_kernel(scale, gd::Launch{1, 1}, buf.x, 1.0f, 1); });
   CHECK(has(usage_error_of([&] { k.validate(); }), "its Condition is not declared"));
