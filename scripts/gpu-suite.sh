@@ -95,7 +95,7 @@ if [ -x "$build/tests/graphdsl_mp_rank" ]; then
     run "nccl_${mode_world%:*}" "$build/tests/graphdsl_mp_rank" "${mode_world%:*}" 0 "${mode_world#*:}" 0 "$logs/nccl_${mode_world%:*}.id"
   done
 fi
-for sample in quickstart pipeline graph_update_experiments conditional_while switch_dispatch pdl_chain serving device_launch cublas_capture decode_step multi_gpu multi_process ${GPU_SUITE_BENCH-bench}; do
+for sample in quickstart pipeline graph_update_experiments conditional_while switch_dispatch cuda_core_examples pdl_chain serving device_launch cublas_capture decode_step multi_gpu multi_process ${GPU_SUITE_BENCH-bench}; do
   [ -x "$build/samples/$sample" ] && run "$sample" "$build/samples/$sample"
 done
 if [ $soak -eq 1 ]; then
