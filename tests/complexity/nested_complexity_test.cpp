@@ -131,6 +131,31 @@ TEST_CASE("complexity: conditional bodies and child plans", "[complexity]") {
         g.add_child(std::move(child));
         return g;
       });
+  check_growth("add_while n times, each body using a slice of the plan's graph buffer; validate()", 1000, size_only,
+               [](std::size_t n) {
+                 gd::Graph g;
+                 auto [alloc, buf] = g.add_mem_alloc<float>(64 * n);
+                 gd::Node prev = alloc;
+                 for (std::size_t i = 0; i < n; ++i) {
+                   const gd::Condition c = g.add_condition(1);
+                   prev = g.add_while(c, [&, buf = buf](gd::Graph& b) {
+                             b.add_kernel(step, gd::Launch{1, 32}, buf.slice(64 * i, 64), 1.0f, 32);
+                             b.add_memset(buf.slice(64 * i, 32), 0.0f, 32);
+                           }).after(prev);
+                 }
+                 g.validate();
+                 return g;
+               });
+  check_growth(
+      "add_child of an n-node plan using the parent's graph buffer (resolved in the copy)", 4000,
+      [](std::size_t n) {
+        auto g = std::make_unique<gd::Graph>("parent");
+        auto [alloc, buf] = g->add_mem_alloc<float>(64);
+        gd::Graph child("child");
+        for (std::size_t i = 0; i < n; ++i) child.add_kernel(step, gd::Launch{1, 32}, buf, 1.0f, 32);
+        return std::make_pair(std::move(g), std::move(child));
+      },
+      [](std::pair<std::unique_ptr<gd::Graph>, gd::Graph>& p) { p.first->add_child(p.second); });
   auto bodies = [](std::size_t n) {
     gd::Graph g;
     auto lr = g.parameter<float>(0.5f).name("lr");

@@ -146,6 +146,21 @@ TEST_CASE("an allocation failure inside the add_* of the other node kinds leaves
          f.other.add_child(std::move(c));
        }},
       {"add_child(plan with a parameter)", [](Fixture& f) { f.other.add_child(f.g); }},
+      {"add_child(plan using the parent's buffer)",
+       [](Fixture& f) {
+         gd::Graph c("uses buffer");
+         c.add_memset(f.alloc.buffer.slice(8, 8), 2.0f, 8);
+         gd::Graph inner("inner");
+         inner.add_kernel(faults::scale, one_block, f.alloc.buffer, 1.0f, 256);
+         c.add_child(inner);  // still open: resolved (nested copy and all) when `c` is added to f.g
+         f.g.add_child(c);
+       }},
+      {"add_child(Graph&&, plan using the parent's buffer)",
+       [](Fixture& f) {
+         gd::Graph c("uses buffer");
+         c.add_kernel(faults::scale, one_block, f.alloc.buffer, 1.0f, 256);
+         f.g.add_child(std::move(c));
+       }},
       {"add_mem_ops",
        [&m](Fixture& f) {
          f.g.add_mem_ops({gd::MemOp::write(&m.word, 1u), gd::MemOp::wait(&m.word, 1u)});
@@ -184,6 +199,15 @@ TEST_CASE("an allocation failure inside a conditional node's add_* leaves the pl
        },
        true},
       {"add_switch", [body](Fixture& f) { f.g.add_switch(f.cond, body(f), body(f), body(f)); }, true},
+      {"add_while(body using the plan's buffer)",
+       [&m](Fixture& f) {
+         f.g.add_while(f.cond, [&](gd::Graph& b) {
+           auto k = b.add_kernel(faults::scale, one_block, f.alloc.buffer, 1.0f, 256);
+           b.add_memset(f.alloc.buffer.slice(0, 16), 0.0f, 16).after(k);
+           b.add_kernel(faults::set_flag, one_block, f.cond, m.flags);
+         });
+       },
+       true},
       {"add_conditional(nested)",
        [body](Fixture& f) {
          f.g.add_conditional(gd::ConditionalType::if_then, f.cond, 1, [&](unsigned, gd::Graph& b) {

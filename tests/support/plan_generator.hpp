@@ -34,8 +34,9 @@ enum class Kind : std::uint8_t {
   captured,          ///< stream capture (a closure: compares by identity, as host nodes)
   mem_ops,           ///< one 32-bit write (value: tag)
   semaphore_signal,  ///< one semaphore (a stand-in handle), signalled to value tag
-  /// top level only: an operation on slices of the plan's graph buffer (build() allocates it first,
-  /// as node #0, and orders every such node after it): by `fn`, 0 a kernel, 1 a memset, 2 a copy
+  /// an operation on slices of the top-level plan's graph buffer, at any depth (build() allocates it
+  /// first, as node #0, and orders after it every top-level node that is such a node or holds one in
+  /// its child plan or bodies): by `fn`, 0 a kernel, 1 a memset, 2 a copy
   /// within the buffer, 3 a 2-D memset; the destination slice starts at element 8 * buf, a copy's
   /// source at 8 * src; `count` elements (a 2-D memset: 2 rows of count / 4, 16 floats apart)
   slice,
@@ -107,12 +108,18 @@ struct Resources {
 
 // ---- building ---------------------------------------------------------------------------------
 
-void build_into(gd::Graph& g, const Spec& s, const Resources& r, bool top = false);
+void build_into(gd::Graph& g, const Spec& s, const Resources& r, bool top = false,
+                const gd::GraphBuffer<float>& buffer = {});
 
-/// Whether `s` holds Kind::slice nodes (at its top level, the only place they go).
-inline bool has_slices(const Spec& s) {
-  return std::any_of(s.nodes.begin(), s.nodes.end(), [](const NodeSpec& n) { return n.kind == Kind::slice; });
+bool has_slices(const Spec& s);
+
+/// Whether node `n` is a Kind::slice node or holds one in its child plan or bodies.
+inline bool uses_slices(const NodeSpec& n) {
+  return n.kind == Kind::slice || std::any_of(n.bodies.begin(), n.bodies.end(), has_slices);
 }
+
+/// Whether `s` holds Kind::slice nodes, at any depth (the top-level plan then allocates the buffer).
+inline bool has_slices(const Spec& s) { return std::any_of(s.nodes.begin(), s.nodes.end(), uses_slices); }
 
 /// A Kind::slice node on `buffer` (64 floats).
 inline gd::Node add_slice_node(gd::Graph& g, const NodeSpec& n, const Resources& r, const gd::GraphBuffer<float>& b) {
@@ -158,7 +165,7 @@ inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r,
           .name(n.name);
     case Kind::child: {
       gd::Graph c("child");
-      build_into(c, n.bodies[0], r);
+      build_into(c, n.bodies[0], r, false, buffer);  // built on its own: its slices resolve when added
       return g.add_child(std::move(c)).name(n.name);  // no copy (add_child(const Graph&) is tested apart)
     }
     default: break;
@@ -169,13 +176,15 @@ inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r,
   const auto type = types[static_cast<int>(n.kind) - static_cast<int>(Kind::if_then)];
   return g
       .add_conditional(type, cond, static_cast<unsigned>(n.bodies.size()),
-                       [&](unsigned i, gd::Graph& b) { build_into(b, n.bodies[i], r); })
+                       [&](unsigned i, gd::Graph& b) { build_into(b, n.bodies[i], r, false, buffer); })
       .name(n.name);
 }
 
-/// `top`: a top-level plan, which allocates the graph buffer of its Kind::slice nodes first.
-inline void build_into(gd::Graph& g, const Spec& s, const Resources& r, bool top) {
+/// `top`: a top-level plan, which allocates the graph buffer of its Kind::slice nodes first; else
+/// `outer` is the top-level plan's buffer.
+inline void build_into(gd::Graph& g, const Spec& s, const Resources& r, bool top, const gd::GraphBuffer<float>& outer) {
   gd::Graph::Allocation<float> buffer;
+  buffer.buffer = outer;
   if (top && has_slices(s)) {
     buffer = g.add_mem_alloc<float>(64);
     buffer.node.name("buffer");
@@ -184,7 +193,7 @@ inline void build_into(gd::Graph& g, const Spec& s, const Resources& r, bool top
   nodes.reserve(s.nodes.size());
   for (const NodeSpec& n : s.nodes) {
     nodes.push_back(add_node(g, n, r, buffer.buffer));
-    if (n.kind == Kind::slice) gd::detail::add_edge_of_kind(buffer.node, nodes.back(), gd::EdgeKind::full);
+    if (top && uses_slices(n)) gd::detail::add_edge_of_kind(buffer.node, nodes.back(), gd::EdgeKind::full);
   }
   for (const EdgeSpec& e : s.edges) gd::detail::add_edge_of_kind(nodes[e.from], nodes[e.to], e.kind);
 }
@@ -260,8 +269,8 @@ class Generator {
       if (o_.driver_kinds) menu.insert(menu.end(), {Kind::captured, Kind::mem_ops, Kind::semaphore_signal});
       if (o_.conditionals) menu.insert(menu.end(), {Kind::if_then, Kind::if_else, Kind::switch_case});
       if (o_.conditionals && o_.while_loops) menu.push_back(Kind::while_loop);
-      if (o_.slices) menu.insert(menu.end(), {Kind::slice, Kind::slice});
     }
+    if (o_.slices) menu.insert(menu.end(), {Kind::slice, Kind::slice});  // in child plans and bodies too
     return menu[below(static_cast<std::uint32_t>(menu.size()))];
   }
 

@@ -1,7 +1,7 @@
 // Generated, model-based tests of the plan's invariants: seeded random plans of every node kind that
 // can be built without a GPU (kernel, memset, memcpy, host, empty, event record and wait, child,
-// if, if-else, switch, while, and kernels, memsets and copies on slices of a graph buffer at random
-// offsets) and random edits of every parameter and of the topology
+// if, if-else, switch, while, and kernels, memsets and copies on slices of the top-level plan's graph
+// buffer at random offsets, also inside child plans and bodies) and random edits of every parameter and of the topology
 // (tests/support/plan_generator.hpp). After each edit:
 //   * equal fingerprints mean diff() finds the plans update-compatible, and the model agrees;
 //   * diff() refuses exactly the pairs whose shapes differ and lists exactly the nodes whose
@@ -148,6 +148,27 @@ TEST_CASE("generated plans: edges removed and predecessors replaced in place giv
       CHECK(same.changed == gd::diff(plan_gen::build(spec, w.r), built).changed);
     }
   }
+}
+
+TEST_CASE("generated plans use slices of the top-level plan's graph buffer in child plans and bodies too",
+          "[generated]") {
+  World w;
+  int nested = 0;  // plans whose buffer a child plan or a body uses
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, with_slices());
+    const plan_gen::Spec s = gen.plan();
+    bool inner = false;
+    for (const plan_gen::NodeSpec& n : s.nodes) {
+      inner = inner || (n.kind != plan_gen::Kind::slice && plan_gen::uses_slices(n));
+    }
+    if (!inner) continue;
+    ++nested;
+    INFO("seed " << seed);
+    const gd::Graph g = plan_gen::build(s, w.r);
+    CHECK_NOTHROW(g.validate());
+    CHECK(g.dump().find("of the plan 1 level out") != std::string::npos);
+  }
+  CHECK(nested >= seeds / 10);
 }
 
 TEST_CASE("generated plans: equal fingerprints mean diff() finds the plans update-compatible", "[generated][diff]") {
