@@ -441,6 +441,7 @@ void Executable::set_child(const ChildNode& node, const Graph& child) {
   // holding the plan's buffers as add_child would.
   std::shared_ptr<const detail::GraphImpl> copy = detail::embedded_child(a, child.impl());
   detail::check_child_shape(a, i, *copy);
+  if (auto r = detail::child_rebuild_refusal(a, i, *copy)) throw UsageError(r->reason);
   detail::patch_recorded(x, i, detail::child_slot(a, i), std::move(copy), detail::kind_apply(x, i), [] {});
 }
 
@@ -473,6 +474,7 @@ PreparedChild Executable::prepare_child(const ChildNode& node, const Graph& chil
   p->node = i;
   p->plan = detail::embedded_child(x.plan.impl(), child.impl());
   detail::check_child_shape(x.plan.impl(), i, *p->plan);
+  if (auto r = detail::child_rebuild_refusal(x.plan.impl(), i, *p->plan)) throw UsageError(r->reason);
   p->shared = !detail::has_nested_param_entries(*p->plan);
   // UsageError before any CUDA call
   const std::vector<std::uint32_t> order = detail::check_child_plan(*p->plan, x.plan.impl());

@@ -20,6 +20,7 @@
 #include "native/device_rules.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
+#include "plan/nested_buffers.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/recorded_update.hpp"
 #include "plan/rules.hpp"
@@ -62,6 +63,7 @@ std::optional<NodeInfo> find_native(const GraphImpl& g, const std::vector<cudaGr
 
 std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
                                          const std::vector<std::uint32_t>& changed, UpdateNeeds& needs) {
+  if (auto r = child_rebuild_refusal(a, t, changed)) return r;  // the rule diff() applies too
   for (std::uint32_t i : changed) {
     const PatchOps& ops = patch_ops(node_kind(a, i));
     if (ops.update_needs == nullptr) continue;

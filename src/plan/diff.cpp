@@ -11,6 +11,7 @@
 #include "graphdsl/update.hpp"
 #include "plan/diff.hpp"
 #include "plan/kind_compare.hpp"
+#include "plan/nested_buffers.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
@@ -449,6 +450,9 @@ UpdateResult diff(const Graph& current, const Graph& templ) {
   const detail::GraphImpl& t = templ.impl();
   UpdateResult r = detail::plan_diff(a, t, &renamed, &conditions_changed);
   r.patched = 0;
+  if (r) {
+    if (auto refused = detail::child_rebuild_refusal(a, t, r.changed)) return std::move(*refused);
+  }
   if (r && detail::needs_exec_update(a, t, r.changed, conditions_changed)) {
     // update() refuses it under every policy (per-node setters cannot make it, cudaGraphExecUpdate
     // cannot take the plan), with automatic's status and reason

@@ -3,6 +3,9 @@
 #include "plan/nested_buffers.hpp"
 
 #include <memory>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "plan/diff.hpp"
 #include "plan/plan_access.hpp"
@@ -120,6 +123,49 @@ void add_nested_buffer_users(const GraphImpl& g, std::vector<std::vector<std::ui
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     each_nested(g, i, [&](const GraphImpl& inner) { add_users_in(inner, 1, i, users); });
   }
+}
+
+namespace {
+
+/// The first memset or memcpy node, in p or a plan nested in it, that uses graph memory of a plan
+/// enclosing p: its description, or "".
+std::string outer_memory_node(const GraphImpl& p) {
+  for (const BufferUse& u : p.buffer_uses) {
+    if (u.levels != 0 && u.alloc_node != ConditionRef::unresolved) return p.info(u.node).describe();
+  }
+  for (const auto& c : p.children) {
+    if (std::string d = outer_memory_node(*c); !d.empty()) return d + " of graph " + quoted(c->name);
+  }
+  for (const auto& c : p.conditionals) {
+    for (const auto& b : c.bodies) {
+      if (std::string d = outer_memory_node(*b); !d.empty()) return d + " of graph " + quoted(b->name);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<UpdateResult> child_rebuild_refusal(const GraphImpl& a, std::uint32_t i, const GraphImpl& t_child) {
+  const std::string node = outer_memory_node(t_child);
+  if (node.empty()) return std::nullopt;
+  return refusal(UpdateStatus::not_supported, a.info(i),
+                 fmt::format("{}: its new child plan has {}, a memset or memcpy on graph memory of the enclosing "
+                             "plan; CUDA creates such nodes only while the plan that allocates the memory is being "
+                             "compiled (cudaGraphAddMemsetNode and cudaGraphAddMemcpyNode return "
+                             "cudaErrorInvalidValue for it afterwards), so the child cannot be rebuilt in an "
+                             "executable: compile the new plan (kernels on that memory can be replaced)",
+                             a.info(i).describe(), node));
+}
+
+std::optional<UpdateResult> child_rebuild_refusal(const GraphImpl& a, const GraphImpl& t,
+                                                  const std::vector<std::uint32_t>& changed) {
+  if (!a.holds(NodeKind::child) || !a.holds(NodeKind::mem_alloc)) return std::nullopt;  // the common case: O(1)
+  for (const std::uint32_t i : changed) {
+    if (t.nodes[i].kind != NodeKind::child) continue;
+    if (auto r = child_rebuild_refusal(a, i, *t.children[t.nodes[i].payload])) return r;
+  }
+  return std::nullopt;
 }
 
 std::uint64_t buffer_use_offset(const GraphImpl& g, const BufferUse& u) noexcept {

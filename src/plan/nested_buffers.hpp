@@ -16,7 +16,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
+
+#include "graphdsl/update.hpp"
 
 #include "plan/graph_impl.hpp"
 
@@ -35,6 +39,17 @@ void resolve_embedded_buffers(GraphImpl& inner, const GraphImpl& parent);
 /// A deep copy of `child` as a child node of `parent` holds it: its open buffer references resolved
 /// against `parent` (Executable::set_child and prepare_child, which take a plan built on its own).
 std::shared_ptr<const GraphImpl> embedded_child(const GraphImpl& parent, const GraphImpl& child);
+
+/// The refusal of a new child plan `t_child` for child node i of `a` (an executable's plan) when it
+/// holds a memset or memcpy node on graph memory of an enclosing plan: CUDA creates such nodes only
+/// while the plan that allocates the memory is being compiled (cudaGraphAddMemsetNode and
+/// cudaGraphAddMemcpyNode return cudaErrorInvalidValue for that memory once it is instantiated), so
+/// set_child, prepare_child and update() cannot rebuild that child. Kernels on it are fine. diff()
+/// and update() share it.
+std::optional<UpdateResult> child_rebuild_refusal(const GraphImpl& a, std::uint32_t i, const GraphImpl& t_child);
+/// child_rebuild_refusal for each child node among the nodes `changed` between `a` and `t`.
+std::optional<UpdateResult> child_rebuild_refusal(const GraphImpl& a, const GraphImpl& t,
+                                                  const std::vector<std::uint32_t>& changed);
 
 /// Adds node i of `g` to users[a] for each reference, in the plans nested in node i (a child or
 /// conditional node) at any depth, to the buffer of g's mem_alloc node `a` (the lifetime check:

@@ -13,11 +13,19 @@ namespace {
 
 constexpr int N = 1024;
 
-/// A child plan built on its own: element N - 1 of `field` set to `edge`, the first half scaled by
-/// `factor`.
+/// A child plan built on its own: element N - 1 of `field` set to `edge` (a memset), the first half
+/// scaled by `factor`.
 gd::Graph boundary(const gd::GraphBuffer<float>& field, float edge, float factor) {
   gd::Graph c("boundary");
   auto e = c.add_memset(field.slice(N - 1, 1), edge, 1).name("edge");
+  c.add_kernel(scale_by, gd::cover(N / 2), field.slice(0, N / 2), factor, N / 2).name("half").after(e);
+  return c;
+}
+
+/// The same with kernels only: `edge` added to element N - 1.
+gd::Graph kernels_only(const gd::GraphBuffer<float>& field, float edge, float factor) {
+  gd::Graph c("boundary");
+  auto e = c.add_kernel(add_scalar, gd::Launch{1, 1}, field.slice(N - 1, 1), edge, 1).name("edge");
   c.add_kernel(scale_by, gd::cover(N / 2), field.slice(0, N / 2), factor, N / 2).name("half").after(e);
   return c;
 }
@@ -27,6 +35,18 @@ std::vector<float> boundary_result(float edge, float factor) {
   for (int i = 0; i < N / 2; ++i) want[i] = factor;
   want[N - 1] = edge;
   return want;
+}
+
+/// 'parent': `field` set to ones, the child plan `make(field, edge, factor)`, copied out to `out`.
+template <class Make>
+gd::Graph parent(Make make, float* out, float edge, float factor) {
+  gd::Graph g("parent");
+  auto [alloc, field] = g.add_mem_alloc<float>(N);
+  auto ones = g.add_memset(field, 1.0f, N).after(alloc);
+  auto child = g.add_child(make(field, edge, factor)).name("bc").after(ones);
+  auto copy = g.add_memcpy(out, field, N).after(child);
+  g.add_mem_free(field).after(copy);
+  return g;
 }
 
 }  // namespace
@@ -90,13 +110,38 @@ TEST_CASE("IF-ELSE branches copy between slices of a buffer of the enclosing pla
   require_equal(d_out.download(), std::vector<int>(N, 1), "else: the low half copied up");
 }
 
-TEST_CASE("a child plan built on its own writes a slice of its parent's graph memory; set_child replaces it",
+TEST_CASE("a child plan built on its own writes a slice of its parent's graph memory", "[gpu][memory][nested_buffers]") {
+  DeviceBuffer<float> d_out(N);
+  gd::Graph g = parent(boundary, d_out.get(), 100.0f, 3.0f);
+  gd::Executable exec = g.instantiate();
+  exec.launch();
+  exec.synchronize();
+  require_equal(d_out.download(), boundary_result(100.0f, 3.0f), "the child's writes");
+  CHECK(exec.plan().dump().find("destination #0 of the plan 1 level out, bytes [4092, 4096)") != std::string::npos);
+
+  // CUDA builds a memset of graph memory only while the allocating plan is compiled: a new child
+  // plan with one is refused before any CUDA call, and the executable keeps running the old one.
+  const gd::ChildNode child = gd::node_cast<gd::ChildNode>(*exec.plan().find("bc"));
+  gd::Graph other = parent(boundary, d_out.get(), -5.0f, 0.25f);
+  REQUIRE_THROWS_WITH(exec.set_child(child, other.child_plan(gd::node_cast<gd::ChildNode>(*other.find("bc")))),
+                      has_substr("child node 'bc' (#2): its new child plan has memset node 'edge' (#0), a memset or "
+                                 "memcpy on graph memory of the enclosing plan"));
+  const gd::UpdateResult r = exec.update(other);
+  CHECK(r.status == gd::UpdateStatus::not_supported);
+  CHECK(gd::diff(exec.plan(), other).reason == r.reason);
+  exec.launch();
+  exec.synchronize();
+  require_equal(d_out.download(), boundary_result(100.0f, 3.0f), "unchanged");
+}
+
+TEST_CASE("a child plan using its parent's graph memory through kernels is replaced by set_child, prepare_child and "
+          "update()",
           "[gpu][memory][nested_buffers][setter]") {
   DeviceBuffer<float> d_out(N);
   gd::Graph g("parent");
   auto [alloc, field] = g.add_mem_alloc<float>(N);
   auto ones = g.add_memset(field, 1.0f, N).after(alloc);
-  auto child = g.add_child(boundary(field, 100.0f, 3.0f)).name("bc").after(ones);
+  auto child = g.add_child(kernels_only(field, 99.0f, 3.0f)).name("bc").after(ones);
   auto out = g.add_memcpy(d_out.get(), field, N).after(child);
   g.add_mem_free(field).after(out);
   gd::Executable exec = g.instantiate();
@@ -104,26 +149,19 @@ TEST_CASE("a child plan built on its own writes a slice of its parent's graph me
   exec.synchronize();
   require_equal(d_out.download(), boundary_result(100.0f, 3.0f), "the child's writes");
 
-  // A new child plan of the same shape, built on its own with the parent's buffer.
-  exec.set_child(child, boundary(field, -5.0f, 0.25f));
+  exec.set_child(child, kernels_only(field, -6.0f, 0.25f));  // built on its own, with the parent's buffer
   exec.launch();
   exec.synchronize();
   require_equal(d_out.download(), boundary_result(-5.0f, 0.25f), "after set_child");
-  CHECK(exec.plan().dump().find("destination #0 of the plan 1 level out, bytes [4092, 4096)") != std::string::npos);
 
-  const gd::PreparedChild prepared = exec.prepare_child(child, boundary(field, 7.0f, 2.0f));
+  const gd::PreparedChild prepared = exec.prepare_child(child, kernels_only(field, 6.0f, 2.0f));
   exec.set_child(child, prepared);
   exec.launch();
   exec.synchronize();
   require_equal(d_out.download(), boundary_result(7.0f, 2.0f), "after set_child(prepared)");
 
-  // update() with a whole template: the child changed, patched node by node.
-  gd::Graph t("parent");
-  auto [ta, tf] = t.add_mem_alloc<float>(N);
-  auto tones = t.add_memset(tf, 1.0f, N).after(ta);
-  auto tchild = t.add_child(boundary(tf, 9.0f, 4.0f)).name("bc").after(tones);
-  auto tout = t.add_memcpy(d_out.get(), tf, N).after(tchild);
-  t.add_mem_free(tf).after(tout);
+  const gd::Graph t = parent(kernels_only, d_out.get(), 8.0f, 4.0f);
+  CHECK(gd::diff(exec.plan(), t).changed == std::vector<std::uint32_t>{2});
   const gd::UpdateResult r = exec.update(t);
   INFO(r.to_string());
   REQUIRE(r);

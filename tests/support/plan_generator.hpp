@@ -529,11 +529,35 @@ inline bool needs_whole_graph(const Spec& a, const Spec& b) {
   return false;
 }
 
-/// Whether diff() accepts plans built from `a` and `b`: the same shape, and no change that only
+/// Whether `s` (or a plan nested in it) holds a memset or memcpy on a slice (a Kind::slice node
+/// other than a kernel).
+inline bool has_slice_copies(const Spec& s) {
+  for (const NodeSpec& n : s.nodes) {
+    if (n.kind == Kind::slice && n.fn != 0) return true;
+    for (const Spec& b : n.bodies) {
+      if (has_slice_copies(b)) return true;
+    }
+  }
+  return false;
+}
+
+/// Whether a child node whose plan differs between `a` and `b` (same shape) holds a memset or
+/// memcpy on the top-level plan's graph memory in b: CUDA cannot rebuild such a child once the
+/// plan is compiled, and diff() / update() refuse it.
+inline bool rebuilds_child_copies(const Spec& a, const Spec& b) {
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    if (a.nodes[i].kind == Kind::child && !same_params(a.nodes[i], b.nodes[i]) && has_slice_copies(b.nodes[i].bodies[0])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Whether diff() accepts plans built from `a` and `b`: the same shape, no change that only
 /// cudaGraphExecUpdate applies in a plan that allocates graph memory (Kind::slice), which CUDA
-/// cannot update as a whole.
+/// cannot update as a whole, and no child plan to rebuild with a memset or memcpy on that memory.
 inline bool diff_accepts(const Spec& a, const Spec& b) {
-  return same_shape(a, b) && !(has_slices(a) && needs_whole_graph(a, b));
+  return same_shape(a, b) && !(has_slices(a) && needs_whole_graph(a, b)) && !rebuilds_child_copies(a, b);
 }
 
 /// Whether `s` (or a nested plan) holds a host node.

@@ -191,3 +191,34 @@ TEST_CASE("the race checker sees a body's use of a buffer as the conditional nod
 }
 
 }  // namespace nested_buffers_test
+
+namespace nested_buffers_test {
+
+TEST_CASE("diff() refuses a child plan that must be rebuilt with a memset of its parent's graph memory",
+          "[nested_buffers][diff]") {
+  auto plan = [](float value, bool memset) {
+    gd::Graph g("top");
+    auto [alloc, field] = g.add_mem_alloc<float>(64);
+    gd::Graph c("bc");
+    if (memset) {
+      c.add_memset(field.slice(0, 8), value, 8).name("fill");
+    } else {
+      c.add_kernel(step, gd::cover(8), field.slice(0, 8), static_cast<int>(value));
+    }
+    g.add_child(c).name("child").after(alloc);
+    return g;
+  };
+  const gd::UpdateResult copies = gd::diff(plan(1.0f, true), plan(2.0f, true));
+  CHECK(copies.status == gd::UpdateStatus::not_supported);
+  CHECK(copies.reason ==
+        "child node 'child' (#1): its new child plan has memset node 'fill' (#0), a memset or memcpy on graph memory "
+        "of the enclosing plan; CUDA creates such nodes only while the plan that allocates the memory is being "
+        "compiled (cudaGraphAddMemsetNode and cudaGraphAddMemcpyNode return cudaErrorInvalidValue for it "
+        "afterwards), so the child cannot be rebuilt in an executable: compile the new plan (kernels on that memory "
+        "can be replaced)");
+  const gd::UpdateResult kernels = gd::diff(plan(1.0f, false), plan(2.0f, false));
+  CHECK(kernels.status == gd::UpdateStatus::success);
+  CHECK(kernels.changed == std::vector<std::uint32_t>{1});
+}
+
+}  // namespace nested_buffers_test
