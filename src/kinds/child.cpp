@@ -271,7 +271,8 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   const GraphImpl& c = *g.children[g.nodes[i].payload];
   Materialized m;
   try {
-    m = detail::materialize(c, detail::check_child_plan(c, g), x.sink, &x.native.dptrs);
+    // From a template of the plan's shape (update()): its buffers are the executable's by position.
+    m = detail::materialize(c, detail::check_child_plan(c, g, true), x.sink, &x.native.dptrs);
   } catch (const CudaError& e) {
     return {e.code(), "cudaGraphAdd*Node (child plan)"};
   }

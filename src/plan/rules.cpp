@@ -262,6 +262,9 @@ namespace {
 struct Scope {
   const GraphImpl* plan;
   const Scope* outer;
+  /// Only for the plan a child plan is checked in by check_child_plan(..., true): its buffers are
+  /// matched by position (the child comes from a template of the same shape), not by id.
+  bool by_position = false;
 };
 
 /// Which conditional node uses each condition (declaring plan, index).
@@ -455,13 +458,17 @@ void collect_outer(const GraphImpl& p, std::uint32_t depth, const GraphImpl& fro
 /// references), and that the slice fits the allocation.
 void check_outer_buffer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Scope& here, ConditionRef r,
                         std::uint64_t uid, const std::string& what, std::uint64_t offset, std::uint64_t bytes) {
-  const GraphImpl* owner = declaring_plan(&here, r);
-  if (owner == nullptr) {
+  const Scope* s = &here;
+  for (std::uint32_t k = 0; s != nullptr && k < r.levels; ++k) s = s->outer;
+  if (s == nullptr) {
     fail(g, i, ctx,
          fmt::format("{} is a GraphBuffer of a plan enclosing graph {}, which is being compiled without it {}", what,
                      quoted(g.name), rule::buffer_scope_hint));
   }
-  if (owner->alloc_node(uid) != r.index) {
+  const GraphImpl* owner = s->plan;
+  const bool there = s->by_position ? r.index < owner->nodes.size() && owner->nodes[r.index].kind == NodeKind::mem_alloc
+                                    : owner->alloc_node(uid) == r.index;
+  if (!there) {
     fail(g, i, ctx,
          fmt::format("{} is a GraphBuffer that graph {}, {} level{} out, does not allocate (a plan copied out with "
                      "body_plan or child_plan keeps its references to the buffers of the plan it came from: embed "
@@ -567,9 +574,9 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
 
 }  // namespace
 
-std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl& outer) {
+std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl& outer, bool by_position) {
   Usage usage;
-  const Scope enclosing{&outer, nullptr};
+  const Scope enclosing{&outer, nullptr, by_position};
   return check_in(g, {}, &enclosing, usage);
 }
 

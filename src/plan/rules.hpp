@@ -16,8 +16,10 @@ namespace graphdsl::detail {
 /// @throws UsageError naming the node and the rule.
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
 /// check_plan of `g` as a child plan of a node of `outer`, a top-level plan (Executable::set_child):
-/// its references to the buffers and conditions of `outer` are checked there.
-std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl& outer);
+/// its references to the buffers and conditions of `outer` are checked there; `by_position`: a
+/// buffer reference needs only a mem_alloc node at its position (a child taken from a template of
+/// `outer`'s shape, whose allocations are other buffers at the same places), not that very buffer.
+std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl& outer, bool by_position = false);
 
 /// The enclosing conditions that `copy`, a copy of a plan nested in `from` (a child plan or a
 /// conditional body of one of from's nodes), refers to outside itself, with their uids as `from`
