@@ -14,24 +14,11 @@
 namespace graphdsl::detail {
 namespace {
 
-/// Calls f(plan) for each plan nested directly in node i of g (its child plan or its bodies).
-template <class F>
-void each_nested(const GraphImpl& g, std::uint32_t i, F&& f) {
-  const NodeData& n = g.nodes[i];
-  if (n.kind == NodeKind::child) {
-    f(*g.children[n.payload]);
-  } else if (n.kind == NodeKind::conditional) {
-    for (const auto& b : g.conditionals[n.payload].bodies) f(*b);
-  }
-}
-
 /// Calls f(ref, uid) with each buffer reference of plan p itself (kernel arguments, then memset and
 /// memcpy pointers) as a ConditionRef {levels, alloc node}.
 template <class F>
 void each_buffer_ref(const GraphImpl& p, F&& f) {
-  for (const KernelPlaceholder& ph : p.placeholders) {
-    if (ph.kind == PlaceholderKind::buffer) f(ph.ref, ph.uid);
-  }
+  each_buffer_argument(p, f);
   for (const BufferUse& u : p.buffer_uses) {
     f(u.alloc_node == ConditionRef::unresolved ? ConditionRef{} : ConditionRef{u.levels, u.alloc_node}, u.uid);
   }
@@ -47,11 +34,9 @@ ConditionRef outer_ref(const GraphImpl& parent, std::uint64_t uid, std::uint32_t
 
 /// Resolves the open references of p, `depth` levels inside the plan embedded in `parent`.
 void resolve_in(GraphImpl& p, std::uint32_t depth, const GraphImpl& parent) {
-  for (KernelPlaceholder& ph : p.placeholders) {
-    if (ph.kind == PlaceholderKind::buffer && ph.ref.levels == ConditionRef::unresolved) {
-      ph.ref = outer_ref(parent, ph.uid, depth);
-    }
-  }
+  each_buffer_argument(p, [&](ConditionRef& ref, std::uint64_t uid) {
+    if (ref.levels == ConditionRef::unresolved) ref = outer_ref(parent, uid, depth);
+  });
   for (BufferUse& u : p.buffer_uses) {
     if (u.alloc_node != ConditionRef::unresolved) continue;
     const ConditionRef r = outer_ref(parent, u.uid, depth);
@@ -121,7 +106,7 @@ std::shared_ptr<const GraphImpl> embedded_child(const GraphImpl& parent, const G
 void add_nested_buffer_users(const GraphImpl& g, std::vector<std::vector<std::uint32_t>>& users) {
   if (!g.holds(NodeKind::child) && !g.holds(NodeKind::conditional)) return;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    each_nested(g, i, [&](const GraphImpl& inner) { add_users_in(inner, 1, i, users); });
+    for (const auto& inner : nested_slots(g, i)) add_users_in(*inner, 1, i, users);
   }
 }
 

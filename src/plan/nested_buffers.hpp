@@ -3,7 +3,8 @@
 // Only a top-level plan allocates (CUDA refuses allocation nodes in a child graph embedded by copy
 // and in conditional bodies), but the plans nested in it may use its buffers. A nested plan refers
 // to such a buffer as {levels, index}: the mem_alloc node `index` of the plan `levels` levels out
-// (KernelPlaceholder::ref, BufferUse::levels and alloc_node), keeping the buffer's id beside it:
+// (a kernel's buffer argument keeps it as its reference; BufferUse as levels and alloc_node), keeping
+// the buffer's id beside it:
 //   - a conditional body resolves it when the node is added, through the link to the plan it is
 //     being built in (GraphImpl::resolve_buffer);
 //   - a plan built on its own and embedded with add_child resolves it then, in the embedded copy

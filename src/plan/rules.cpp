@@ -481,17 +481,11 @@ void check_outer_buffer(const GraphImpl& g, std::uint32_t i, const std::string& 
 /// check_outer_buffer for every reference of g's nodes to a buffer of an enclosing plan.
 void check_outer_buffers(const GraphImpl& g, const std::string& ctx, const Scope& here) {
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].kind != NodeKind::kernel) continue;
-    const KernelLinks& k = g.kernel_links[g.nodes[i].payload];
-    for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-      const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
-      if (ph.kind != PlaceholderKind::buffer || ph.ref.levels == 0 || ph.ref.levels == ConditionRef::unresolved) {
-        continue;
-      }
-      check_outer_buffer(g, i, ctx, here, ph.ref, ph.uid,
-                         fmt::format("argument {}", argument_at(*k.layout, ph.offset) + 1),
-                         placeholder_offset(g, kernel_of(g, i), ph), ph.bytes);
-    }
+    each_buffer_argument_of(
+        g, i, [&](ConditionRef ref, std::uint64_t uid, std::uint32_t arg, std::uint64_t offset, std::uint64_t bytes) {
+          if (ref.levels == 0 || ref.levels == ConditionRef::unresolved) return;
+          check_outer_buffer(g, i, ctx, here, ref, uid, fmt::format("argument {}", arg + 1), offset, bytes);
+        });
   }
   for (const BufferUse& u : g.buffer_uses) {
     if (u.levels == 0 || u.alloc_node == no_buffer) continue;

@@ -135,10 +135,6 @@ void each_placeholder_bytes(G& g, std::uint32_t i, F&& f) {
   for (std::uint32_t c = 0; c < l.ph_count; ++c) f(g.placeholders[l.ph_first + c].bytes);
 }
 
-/// Copies the slice lengths of t's kernel placeholder arguments into img, a plan of t's shape
-/// (kernel k of one is kernel k of the other). In plan/records/kernel_changes.cpp.
-void take_placeholder_bytes(GraphImpl& img, const GraphImpl& t) noexcept;
-
 /// The position (from 0) of the argument at byte `offset` of blocks laid out by `l` (the last one
 /// when none starts there).
 inline std::uint32_t argument_at(const ArgLayout& l, std::uint32_t offset) noexcept {
@@ -146,5 +142,34 @@ inline std::uint32_t argument_at(const ArgLayout& l, std::uint32_t offset) noexc
   while (arg + 1 < l.count && l.offsets[arg] != offset) ++arg;
   return arg;
 }
+
+/// Calls f(ref, uid) with the reference (by reference when G is not const) and the id of every
+/// GraphBuffer argument of the kernels of g: {levels, mem_alloc node} or unresolved
+/// (plan/nested_buffers.hpp).
+template <class G, class F>
+void each_buffer_argument(G& g, F&& f) {
+  for (auto& ph : g.placeholders) {
+    if (ph.kind == PlaceholderKind::buffer) f(ph.ref, ph.uid);
+  }
+}
+
+/// Calls f(ref, uid, position, offset, bytes) for each GraphBuffer argument of node i of g, when
+/// it is a kernel: its reference, id, argument position (from 0), byte offset in its allocation
+/// and length (a slice's).
+template <class F>
+void each_buffer_argument_of(const GraphImpl& g, std::uint32_t i, F&& f) {
+  if (g.nodes[i].kind != NodeKind::kernel) return;
+  const KernelData& k = kernel_of(g, i);
+  const KernelLinks& l = g.kernel_links[g.nodes[i].payload];
+  for (std::uint32_t c = 0; c < l.ph_count; ++c) {
+    const KernelPlaceholder& ph = g.placeholders[l.ph_first + c];
+    if (ph.kind != PlaceholderKind::buffer) continue;
+    f(ph.ref, ph.uid, argument_at(*l.layout, ph.offset), placeholder_offset(g, k, ph), ph.bytes);
+  }
+}
+
+/// Copies the slice lengths of t's kernel placeholder arguments into img, a plan of t's shape
+/// (kernel k of one is kernel k of the other). In plan/records/kernel_changes.cpp.
+void take_placeholder_bytes(GraphImpl& img, const GraphImpl& t) noexcept;
 
 }  // namespace graphdsl::detail
