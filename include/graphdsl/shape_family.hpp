@@ -10,12 +10,13 @@
 //
 // add() groups the variants by Graph::fingerprint(): variants that differ only in parameters (kernel
 // arguments, launch shapes, copy sizes, ...) share one executable; a variant of another topology gets
-// an executable of its own, chosen automatically. compile() instantiates one executable per topology
-// and prepares every variant once (Executable::prepare_update). launch(key) switches the topology's
-// executable to the variant only when it holds another one, by the cheaper of two ways: per-node
-// setters for the nodes that differ between the two variants (Executable::update with
-// UpdatePolicy::per_node), or the variant's prepared whole-template update (one cudaGraphExecUpdate).
-// The costs are measured when compiling (FamilyOptions::calibrate) and every switch says what it chose
+// an executable of its own, chosen automatically. compile() instantiates one executable per topology.
+// launch(key) switches the topology's executable to the variant only when it holds another one, by
+// the cheaper of two ways: per-node setters for the nodes that differ between the two variants
+// (Executable::update with UpdatePolicy::per_node), or the variant's prepared whole-template update
+// (one cudaGraphExecUpdate; the variant is prepared, once, by the first switch that takes it, or by
+// compile() with FamilyOptions::prepare_eagerly). The costs are measured when compiling
+// (FamilyOptions::calibrate) and by the first prepared switch, and every switch says what it chose
 // (SwitchReport). With FamilyOptions::dedicated_budget_bytes, the hottest variants also get
 // executables of their own (least recently used out first), which launch with no switch at all.
 //
@@ -79,13 +80,20 @@ struct FamilyOptions {
   /// A variant gets an executable of its own (budget allowing) on its launch number `promote_after`
   /// since it last lost one (at least 1).
   unsigned int promote_after = 2;
-  /// compile() measures, for each topology of two variants or more, one per-node switch, one prepared
-  /// update and one diff, and sets the cost model from them (else built-in defaults are used).
+  /// compile() measures, for each topology of two variants or more, one per-node switch and one diff
+  /// (and one prepared update when its variants are prepared already), and sets the cost model from
+  /// them (else built-in defaults are used); the first prepared switch of a topology measures it too.
   bool calibrate = true;
-  /// Prepare every variant (Executable::prepare_update: a materialized template each, host memory).
-  /// false: no prepared update is made, every switch goes per node (the memory-lean choice for
-  /// families whose variants differ in few nodes).
+  /// Use prepared whole-template updates (Executable::prepare_update: a materialized template per
+  /// variant, host memory). A variant is prepared the first time a switch to it would take the
+  /// prepared update (that switch reports the preparation apart: SwitchReport::prepare_us), so a
+  /// family pays, at build and in memory, only for the variants whose switches need it. false: no
+  /// prepared update is made, every switch goes per node (the memory-lean choice for families
+  /// whose variants differ in few nodes).
   bool prepare_templates = true;
+  /// With prepare_templates: compile() prepares every variant up front, so that no switch pays for
+  /// it (a longer build and more host memory).
+  bool prepare_eagerly = false;
 };
 
 /// What one ShapeFamily::launch did to bring the executable to the variant.
@@ -97,7 +105,10 @@ struct SwitchReport {
   std::size_t changed_nodes = 0;    ///< top-level nodes whose parameters differ between the two variants
   double per_node_us = 0;           ///< estimated cost of the per-node switch (diff + one setter per changed node)
   double prepared_us = 0;           ///< estimated cost of the prepared update (0 when not available)
-  bool prepared_available = false;  ///< whether the variant has a prepared update (see Executable::prepare_update)
+  bool prepared_available = false;  ///< whether the variant has, or may get now, a prepared update (prepare_update)
+  /// Host time spent preparing the variant for this switch (a first prepared switch to it; 0: none),
+  /// not in took_us.
+  double prepare_us = 0;
   SwitchStrategy chosen = SwitchStrategy::none;  ///< what was done
   double took_us = 0;                            ///< host wall time of the switch (0 when nothing was done)
 
@@ -226,8 +237,9 @@ class ShapeFamily {
     }
   }
 
-  /// Compiles one executable per topology (from its first variant), uploads it on `stream`, and
-  /// prepares every variant; measures the switch costs (FamilyOptions::calibrate).
+  /// Compiles one executable per topology (from its first variant) and uploads it on `stream`;
+  /// measures the switch costs (FamilyOptions::calibrate); prepares every variant with
+  /// FamilyOptions::prepare_eagerly (else each on its first prepared switch).
   /// @throws what Graph::instantiate() throws (naming the variant), CudaError.
   void compile(cudaStream_t stream = nullptr) { base_.compile(stream); }
 

@@ -35,6 +35,7 @@ std::string SwitchReport::to_string() const {
     s += prepared_available ? fmt::format("{:.1f} us)", prepared_us) : std::string("not available)");
   }
   if (took_us > 0) s += fmt::format(", took {:.1f} us", took_us);
+  if (prepare_us > 0) s += fmt::format(" (after preparing it: {:.1f} us)", prepare_us);
   return s;
 }
 

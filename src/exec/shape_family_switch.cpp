@@ -119,7 +119,7 @@ void FamilyCore::compile(cudaStream_t stream) {
     if (!t.exec) compile_topology(t, stream);
   }
   for (FamilyVariant& v : variants) {
-    if (!v.prepared && options.prepare_templates) prepare(v);
+    if (!v.prepared && options.prepare_templates && options.prepare_eagerly) prepare(v);
   }
   for (FamilyTopology& t : topologies) {
     if (!t.costs.calibrated) calibrate(t);
@@ -134,7 +134,7 @@ void FamilyCore::ensure_ready(FamilyVariant& v, cudaStream_t stream) {
     compile_topology(t, stream);
     report.chosen = SwitchStrategy::compiled;
   }
-  if (!v.prepared && options.prepare_templates) prepare(v);
+  if (!v.prepared && options.prepare_templates && options.prepare_eagerly) prepare(v);
 }
 
 void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
@@ -155,19 +155,34 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
   // With the pair's diff at hand, a per-node switch is its setters alone.
   r.per_node_us = (pair.setters_suffice ? 0.0 : t.costs.diff_us_per_node * n) +
                   t.costs.setter_us * static_cast<double>(r.changed_nodes);
-  r.prepared_available = to.prepared && to.prepared.ok();
+  // Not prepared yet (on demand): it may be, should this switch take the prepared update.
+  r.prepared_available = to.prepared ? to.prepared.ok() : options.prepare_templates;
   r.prepared_us = !r.prepared_available ? 0.0 : t.costs.prepared_us >= 0 ? t.costs.prepared_us : 5.0 + 0.1 * n;
-  const bool use_prepared = r.prepared_available &&
-                            (options.policy == SwitchPolicy::prepared ||
-                             (options.policy == SwitchPolicy::automatic && r.prepared_us < r.per_node_us));
+  bool use_prepared = r.prepared_available &&
+                      (options.policy == SwitchPolicy::prepared ||
+                       (options.policy == SwitchPolicy::automatic && r.prepared_us < r.per_node_us));
+  auto prepare_now = [&] {  // on demand; refused (graph allocations): the switch goes per node
+    if (to.prepared) return;
+    const auto p0 = Clock::now();
+    prepare(variants[v]);
+    r.prepare_us = us_since(p0);
+    r.prepared_available = to.prepared.ok();
+  };
+  if (use_prepared) {
+    prepare_now();
+    use_prepared = r.prepared_available;
+  }
   const auto t0 = Clock::now();
   UpdateResult u = use_prepared           ? t.exec.update(to.prepared)
                    : pair.setters_suffice ? update_known_nodes(ExecAccess::of(t.exec), to.plan.impl(), pair.differing)
                                           : t.exec.update(to.plan, UpdatePolicy::per_node);
   r.chosen = use_prepared ? SwitchStrategy::prepared : SwitchStrategy::per_node;
   if (!u && !use_prepared && r.prepared_available) {  // a change setters cannot make
-    u = t.exec.update(to.prepared);
-    r.chosen = SwitchStrategy::prepared;
+    prepare_now();
+    if (r.prepared_available) {
+      u = t.exec.update(to.prepared);
+      r.chosen = SwitchStrategy::prepared;
+    }
   }
   if (!u) {  // last: update(plan) as it chooses (counted per_node)
     u = t.exec.update(to.plan, UpdatePolicy::automatic);
@@ -175,6 +190,9 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
   }
   if (!u) refused(*this, t, v, u);
   r.took_us = us_since(t0);
+  if (r.chosen == SwitchStrategy::prepared && t.costs.prepared_us < 0 && options.calibrate) {
+    t.costs.prepared_us = r.took_us;  // the model learns the prepared update's cost from its first use
+  }
   ++(r.chosen == SwitchStrategy::prepared ? stats.prepared : stats.per_node);
   t.current = v;
   report = std::move(r);

@@ -81,6 +81,7 @@ TEST_CASE("a shape family serves eight sizes with one executable, switched in ra
     INFO("policy " << static_cast<int>(policy));
     gd::FamilyOptions o;
     o.policy = policy;
+    o.prepare_eagerly = true;
     gd::ShapeFamily<int> family(o);
     for (int b : sizes) family.add(b, step(w, b));
     REQUIRE(family.topologies() == 1);
@@ -116,6 +117,39 @@ TEST_CASE("a shape family serves eight sizes with one executable, switched in ra
     CHECK(s.unchanged + s.per_node + s.prepared == 48);
     CHECK(s.compiled == 1);
   }
+}
+
+TEST_CASE("a shape family prepares a variant on its first prepared switch, once", "[gpu][shape_family]") {
+  World w;
+  gd::FamilyOptions o;
+  o.policy = gd::SwitchPolicy::prepared;
+  gd::ShapeFamily<int> family(o);
+  for (int b : sizes) family.add(b, step(w, b));
+  family.compile(w.stream);
+  CHECK(family.memory().prepared == 0);  // compile() prepares nothing: build time and host memory
+  for (int round = 0; round < 2; ++round) {
+    for (int k = 1; k < 4; ++k) {
+      const int b = sizes[k];
+      run_and_check(w, b, 3, [&] { family.launch(b, w.stream); });
+      const gd::SwitchReport& r = family.last_switch();
+      INFO(r.to_string());
+      CHECK(r.chosen == gd::SwitchStrategy::prepared);
+      CHECK(r.prepared_available);
+      if (round == 0) {
+        CHECK(r.prepare_us > 0);  // the first switch to b prepared it, reported apart
+      } else {
+        CHECK(r.prepare_us == 0);  // the second reuses it
+      }
+    }
+    CHECK(family.memory().prepared == 3);
+  }
+  // An automatic family whose switches never need the prepared update prepares nothing.
+  gd::ShapeFamily<int> lean;
+  for (int b : sizes) lean.add(b, step(w, b));
+  lean.compile(w.stream);
+  for (int b : sizes) run_and_check(w, b, 3, [&] { lean.launch(b, w.stream); });
+  CHECK(lean.stats().prepared == 0);
+  CHECK(lean.memory().prepared == 0);
 }
 
 TEST_CASE("a shape family gives a variant of another topology its own executable", "[gpu][shape_family]") {

@@ -137,6 +137,12 @@ TEST_CASE("SwitchReport, FamilyMemory and SwitchStrategy print", "[shape_family]
   CHECK(r.to_string() ==
         "switch '4' -> '8' (topology 0, 3 of 100 nodes differ): per_node (est. per_node 5.2 us, prepared 40.0 us), "
         "took 4.5 us");
+  r.chosen = gd::SwitchStrategy::prepared;
+  r.prepare_us = 812.25;
+  CHECK(r.to_string() ==
+        "switch '4' -> '8' (topology 0, 3 of 100 nodes differ): prepared (est. per_node 5.2 us, prepared 40.0 us), "
+        "took 4.5 us (after preparing it: 812.2 us)");
+  r.prepare_us = 0;
   r.prepared_available = false;
   r.chosen = gd::SwitchStrategy::none;
   r.took_us = 0;
