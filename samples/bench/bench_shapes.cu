@@ -161,6 +161,26 @@ void memory_and_build(Bench& bench, const Model& m) {
     csv_row({"shapes", std::string("memory ") + name, n, 8, "host MiB 8 executables", sep.host_mib, -1, 1.0});
     csv_pair("shapes", std::string("build ") + name, n, 8, "family (ms)", "8 executables (ms)", build);
   }
+  // The same family with every variant prepared by compile() (FamilyOptions::prepare_eagerly): what
+  // preparing on demand saves at build (the plain step).
+  gd::FamilyOptions eager;
+  eager.prepare_eagerly = true;
+  const Pair e = interleave(
+      options().reps(5),
+      [&] {
+        sample::Stopwatch t;
+        auto f = build_family(m, serving::step_plan, bench.s, eager);
+        return t.us() / 1e3;
+      },
+      [&] {
+        sample::Stopwatch t;
+        auto x = build_separate(m, serving::step_plan, bench.s);
+        return t.us() / 1e3;
+      });
+  fmt::print("{:>10} | {:>10} {:>10} {:>6} | {:>10} {:>10} {:>6} | {:7.1f}ms {:7.1f}ms {:6.3f} | prepared eagerly "
+             "(noise {:.1f}%)\n",
+             "plain", "", "", "", "", "", "", e.mb(), e.ma(), e.ratio(), 100 * e.noise());
+  csv_pair("shapes", "build plain, prepared eagerly", 1 + 4 * m.layers, 8, "family (ms)", "8 executables (ms)", e);
   bench.expect(true, "S1/S2");
 }
 

@@ -13,6 +13,7 @@
 #include "exec/update_steps.hpp"
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
+#include "plan/diff.hpp"
 
 namespace graphdsl::detail {
 
@@ -155,8 +156,10 @@ void FamilyCore::switch_to(FamilyTopology& t, std::size_t v) {
   // With the pair's diff at hand, a per-node switch is its setters alone.
   r.per_node_us = (pair.setters_suffice ? 0.0 : t.costs.diff_us_per_node * n) +
                   t.costs.setter_us * static_cast<double>(r.changed_nodes);
-  // Not prepared yet (on demand): it may be, should this switch take the prepared update.
-  r.prepared_available = to.prepared ? to.prepared.ok() : options.prepare_templates;
+  // Not prepared yet (on demand): it may be, should this switch take the prepared update, unless the
+  // plan is one prepare_update refuses (graph allocations, device-updatable nodes).
+  r.prepared_available = to.prepared ? to.prepared.ok()
+                                     : options.prepare_templates && !whole_graph_refusal(to.plan.impl());
   r.prepared_us = !r.prepared_available ? 0.0 : t.costs.prepared_us >= 0 ? t.costs.prepared_us : 5.0 + 0.1 * n;
   bool use_prepared = r.prepared_available &&
                       (options.policy == SwitchPolicy::prepared ||

@@ -272,7 +272,9 @@ TEST_CASE("a shape family without prepared templates switches per node", "[gpu][
 
 TEST_CASE("a shape family's memory report compares with one executable per variant", "[gpu][shape_family]") {
   World w;
-  gd::ShapeFamily<int> family;
+  gd::FamilyOptions o;
+  o.prepare_eagerly = true;  // every variant's prepared template counted
+  gd::ShapeFamily<int> family(o);
   for (int b : sizes) family.add(b, step(w, b));
   family.compile(w.stream);
   const gd::FamilyMemory m = family.memory();
