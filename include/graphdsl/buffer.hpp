@@ -70,10 +70,24 @@ class GraphBuffer {
   std::size_t first_ = 0;
 };
 
+/// The memory a graph allocation asks for (MemAllocOptions::kind). CUDA graph allocations are
+/// device memory only, so `managed` and `host` exist to be refused by name: on driver 580 (CUDA
+/// 13.0) cudaGraphAddMemAllocNode returns cudaErrorNotSupported for managed memory at no location or
+/// on the host and for pinned host memory, and for managed memory on a device it returns cudaSuccess
+/// with plain device memory (a host read of it faults). Allocate those outside the graph
+/// (cudaMallocManaged, cudaMallocHost) and pass the pointer.
+enum class AllocationKind : std::uint8_t {
+  device = 0,   ///< pinned device memory on MemAllocOptions::device (cudaMemAllocationTypePinned)
+  managed = 1,  ///< managed (unified) memory: refused (add_mem_alloc throws UsageError)
+  host = 2      ///< pinned host memory: refused (add_mem_alloc throws UsageError)
+};
+
 /// Where a graph allocation lives and who may access it.
 struct MemAllocOptions {
   int device = -1;               ///< the device that holds the memory; -1: the current device at compile time
   std::vector<int> peer_access;  ///< other devices given read/write access
+  /// The memory asked for: device memory, the only kind CUDA graph allocations have (see AllocationKind).
+  AllocationKind kind = AllocationKind::device;
 };
 
 }  // namespace graphdsl

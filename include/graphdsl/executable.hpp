@@ -44,6 +44,22 @@ struct ExecImplDelete {
   static void destroy(ExecImpl* x) noexcept;
 };
 enum class ScalarType : std::uint8_t;
+
+template <class T>
+struct IsDeviceKernelNode : std::false_type {};
+template <class... P>
+struct IsDeviceKernelNode<DeviceKernelNode<P...>> : std::true_type {};
+/// device_calls: a parameter of type DeviceGraph (the kernel may launch a graph from the device).
+inline constexpr unsigned device_graph_call = 1;
+/// device_calls: a parameter of type DeviceKernelNode<...> (the kernel may update nodes from the device).
+inline constexpr unsigned device_node_call = 2;
+/// Which device-side calls a kernel of parameters P... makes, as far as its signature shows:
+/// device_graph_call and device_node_call (Executable::set_kernel to another signature).
+template <class... P>
+constexpr unsigned device_calls() {
+  return (0u | ... | (std::is_same_v<P, DeviceGraph> ? device_graph_call : 0u)) |
+         (0u | ... | (IsDeviceKernelNode<P>::value ? device_node_call : 0u));
+}
 }  // namespace detail
 
 /// Graph memory of a compiled plan and of its device (Executable::memory_report()).
@@ -63,6 +79,11 @@ struct GraphMemoryReport {
 
 /// Returns the device's unused graph memory to the OS (cudaDeviceGraphMemTrim); -1: the current device.
 void trim_graph_memory(int device = -1);
+/// Resets the device's graph-memory high-water marks (GraphMemoryReport::used_high and
+/// reserved_high) to the current amounts: cudaDeviceSetGraphMemAttribute with 0, the only value
+/// CUDA takes, for cudaGraphMemAttrUsedMemHigh and cudaGraphMemAttrReservedMemHigh (as for every
+/// graph of the process on that device). -1: the current device. @throws CudaError.
+void reset_graph_memory_high_marks(int device = -1);
 
 /// A compiled plan. Move-only; an empty (default-constructed or moved-from) Executable throws
 /// UsageError on use.
@@ -184,9 +205,10 @@ class Executable {
   [[nodiscard]] PreparedUpdate prepare_update(const Graph& templ) const;
   /// Applies a prepared template: O(1) checks, one cudaGraphExecUpdate and a bulk copy of its
   /// parameters into the recorded plan (no diff), which then equals what update(templ) would have
-  /// left. The result is the prepared refusal (no CUDA call), CUDA's refusal (the executable is left
-  /// as it was), or success with strategy whole_graph, `patched` the plan's node count and
-  /// `changed` empty (no diff is made).
+  /// left. The result is the prepared refusal (no CUDA call), function_changed when set_kernel gave a
+  /// kernel node another function since it was prepared (no CUDA call: prepare it again), CUDA's
+  /// refusal (the executable is left as it was), or success with strategy whole_graph, `patched` the plan's node count
+  /// and `changed` empty (no diff is made).
   /// @throws UsageError naming the rule when `prepared` is empty, was prepared by another
   ///         executable or by one destroyed since, or when this executable is empty.
   [[nodiscard]] UpdateResult update(const PreparedUpdate& prepared);
@@ -213,9 +235,23 @@ class Executable {
   /// New kernel arguments (converted to the kernel's parameter types, checked at compile time).
   template <class... P, class... A>
   void set_kernel_args(const KernelNode<P...>& node, A&&... args);
-  /// A new kernel of the same signature, launch shape and arguments.
-  template <class... P, class... A>
-  void set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args);
+  /// A new kernel, launch shape and arguments (converted to the new kernel's parameter types, checked
+  /// at compile time). Returns the node's handle typed for the new kernel: use it for later setters
+  /// (the old handle's type names the old signature). The kernel may have another signature
+  /// (cudaGraphExecKernelNodeSetParams takes any kernel of the node's device): the recorded plan
+  /// (plan()) then takes the new function, argument layout and arguments, so dump(), diff() and
+  /// update() see the kernel the node now launches; an update from a template whose node still
+  /// launches the old kernel is refused as function_changed (so is a PreparedUpdate prepared before
+  /// the change). A switch to another signature is refused with UsageError naming the node, before
+  /// any CUDA call, for a device-updatable node (device code holds its DeviceKernelNode, typed for
+  /// the old signature), for a new kernel that takes a DeviceKernelNode or (unless the executable
+  /// was compiled with InstantiateOptions::device_launch()) a DeviceGraph where the old one did not
+  /// (CUDA refuses a switch to a function making device-side node updates or graph launches), for
+  /// Condition or GraphBuffer arguments (old or new) and for a node that uses a Parameter.
+  /// @throws UsageError as above or as the setters (a launch with other attributes, a launch rule);
+  ///         CudaError when CUDA refuses (the node then launches what it launched before).
+  template <class... P, class... Q, class... A>
+  KernelNode<Q...> set_kernel(const KernelNode<P...>& node, void (*kernel)(Q...), const Launch& launch, A&&... args);
   /// A new value for parameter `index` (from 0) of kernel node `node`, the others kept: `value`'s
   /// bytes, which must be as many as the parameter's (an adopted kernel's parameters have sizes but
   /// no types: graphdsl/adopt.hpp). Patched like set_kernel_args.
@@ -330,6 +366,12 @@ class Executable {
   Launch recorded_launch(const Node& node) const;
   /// Replaces the parameters of `target` with those of node #0 of `source` and patches the node.
   void replace_node(const Node& target, const Graph& source);
+  /// set_kernel with a kernel of another signature: kernel node #0 of `source` replaces the function,
+  /// launch shape and arguments of `target`, whose handle names parameters laid out as `signature`;
+  /// `calls_before` and `calls_after` are the device-side calls the old and new signatures show
+  /// (detail::device_calls). In exec/kernel_swap.cpp.
+  void swap_kernel(const Node& target, const Graph& source, const detail::ArgLayout* signature, unsigned calls_before,
+                   unsigned calls_after);
   /// set_kernel_args and set_launch: patches kernel node `node` with the packed argument block
   /// `args` laid out as `layout` (null: the recorded arguments) and `launch` (null: the recorded
   /// launch). A node whose arguments hold no Condition or GraphBuffer is patched directly (no plan
@@ -387,13 +429,20 @@ void Executable::set_kernel_args(const KernelNode<P...>& node, A&&... args) {
   }
 }
 
-template <class... P, class... A>
-void Executable::set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args) {
+template <class... P, class... Q, class... A>
+KernelNode<Q...> Executable::set_kernel(const KernelNode<P...>& node, void (*kernel)(Q...), const Launch& launch,
+                                        A&&... args) {
   static_assert(!(detail::is_parameter_v<A> || ...),
                 "graphdsl setters take values, not Parameters: patch a parameter with Executable::set(param, value)");
   Graph one("setter");
   one.add_kernel(kernel, launch, std::forward<A>(args)...);
-  replace_node(node, one);
+  if constexpr (std::is_same_v<detail::TypeList<P...>, detail::TypeList<Q...>>) {
+    replace_node(node, one);
+  } else {
+    swap_kernel(node, one, &detail::ArgLayoutOf<P...>::value, detail::device_calls<P...>(),
+                detail::device_calls<Q...>());
+  }
+  return KernelNode<Q...>(node.ref());
 }
 
 template <class... P>

@@ -337,7 +337,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
     x->unfreed = g.info(a);
   }
   detail::GraphImpl& own = x->plan.impl();
-  detail::seal_as_recorded(own);  // handles of a moved-in plan must not change it behind the executable
+  detail::seal_as_recorded(own, origin);  // handles of a moved-in plan must not change it behind the executable
   x->native = detail::materialize(own, order, x->sink);
   x->graph_behind.assign(detail::graph_behind_words(x->native.nodes.size()), 0);
   if (!detail::uses_devices(own)) x->context = detail::current_context();  // the nodes' context (setters)
@@ -557,27 +557,6 @@ std::string Executable::native_dot(unsigned int flags) const {
   std::ostringstream text;
   text << in.rdbuf();
   return name_native_nodes(text.str(), x.plan.impl(), x.native.nodes);
-}
-
-GraphMemoryReport Executable::memory_report() const {
-  const detail::ExecImpl& x = impl();
-  const detail::GraphImpl& g = x.plan.impl();
-  GraphMemoryReport r;
-  r.plan_bytes = detail::allocated_bytes(g);
-  GRAPHDSL_CHECK(cudaGetDevice, &r.device);
-  for (auto [attr, out] :
-       {std::pair<cudaGraphMemAttributeType, std::uint64_t*>{cudaGraphMemAttrUsedMemCurrent, &r.used_current},
-        {cudaGraphMemAttrUsedMemHigh, &r.used_high},
-        {cudaGraphMemAttrReservedMemCurrent, &r.reserved_current},
-        {cudaGraphMemAttrReservedMemHigh, &r.reserved_high}}) {
-    GRAPHDSL_CHECK(cudaDeviceGetGraphMemAttribute, r.device, attr, static_cast<void*>(out));
-  }
-  return r;
-}
-
-void trim_graph_memory(int device) {
-  if (device < 0) GRAPHDSL_CHECK(cudaGetDevice, &device);
-  GRAPHDSL_CHECK(cudaDeviceGraphMemTrim, device);
 }
 
 void* Executable::buffer_address(std::uint64_t uid) const {

@@ -29,8 +29,9 @@ struct PreparedImpl {
   std::weak_ptr<const int> alive;  ///< ExecImpl::alive of that executable
   std::string exec_plan;           ///< that executable's plan name, for messages
   std::string template_name;
-  std::uint64_t template_id = 0;  ///< the template's plan id (its node handles work with setters afterwards)
-  UpdateResult result;            ///< what preparing found
+  std::uint64_t template_id = 0;       ///< the template's plan id (its node handles work with setters afterwards)
+  std::uint64_t function_changes = 0;  ///< ExecImpl::function_changes of that executable when prepared
+  UpdateResult result;                 ///< what preparing found
   std::unique_ptr<GraphImpl> image;
   std::shared_ptr<const Materialized> native;
   bool has_conditions = false;  ///< the template graph has condition handles the executable takes over
@@ -115,6 +116,7 @@ PreparedUpdate Executable::prepare_update(const Graph& templ) const {
   q->exec_plan = detail::plan_name(x.plan.impl());
   q->template_name = detail::plan_name(t);
   q->template_id = detail::plan_id(t);
+  q->function_changes = x.function_changes;
   q->result = detail::prepare(*q, x, t);
   return PreparedUpdate(q.release());
 }
@@ -124,6 +126,13 @@ UpdateResult Executable::update(const PreparedUpdate& prepared) {
   const detail::PreparedImpl& q = detail::prepared_for(x, prepared);
   if (!q.result) return q.result;  // refused when prepared: no CUDA call
   detail::GraphImpl& a = x.plan.impl();
+  if (q.function_changes != x.function_changes) {  // as update(template) would now refuse it
+    const NodeInfo node = a.info(x.function_changed_node);
+    return detail::refusal(UpdateStatus::function_changed, node,
+                           fmt::format("{} launches another kernel function since the update from template {} "
+                                       "was prepared (set_kernel); prepare it again",
+                                       node.describe(), detail::quoted(q.template_name)));
+  }
   if (!detail::same_storage(a, *q.image)) {  // cannot happen: a recorded plan's storage keeps its sizes
     throw UsageError(
         fmt::format("update(PreparedUpdate): the recorded plan of graph {} no longer lines up with the "

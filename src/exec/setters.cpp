@@ -264,11 +264,13 @@ void Executable::replace_node(const Node& target, const Graph& source) {
       throw UsageError(
           fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
                       "the node launches ({} parameters, {} bytes): a KernelNode handle of another "
-                      "signature (node_cast checks it; KernelNodeOf<decltype(kernel)> names it)",
+                      "signature (node_cast checks it; KernelNodeOf<decltype(kernel)> names it), or one from "
+                      "before set_kernel switched the node to another signature (use the handle it returned)",
                       a.info(i).describe(), given.count, given.total, now.count, now.total));
     }
   }
   detail::check_placeholders(a, i, s);
+  const void* function = kind == NodeKind::kernel ? detail::kernel_of(a, i).func : nullptr;
   const detail::SavedParams old = detail::SavedParams::save(a, i);
   const std::vector<std::uint64_t> old_bytes = detail::buffer_bytes_of(a, i);  // graph-buffer slices' lengths
   const std::vector<std::uint64_t> new_bytes = detail::buffer_bytes_of(s, 0);
@@ -294,6 +296,10 @@ void Executable::replace_node(const Node& target, const Graph& source) {
   if (applied.rc != cudaSuccess) {
     roll_back();
     detail::throw_cuda(applied.rc, applied.api, a.info(i));
+  }
+  if (kind == NodeKind::kernel && detail::kernel_of(a, i).func != function) {  // set_kernel: another function
+    ++x.function_changes;
+    x.function_changed_node = i;
   }
 }
 

@@ -7,17 +7,43 @@
 #include <atomic>
 #include <cstdint>
 
+#include <fmt/format.h>
+
+#include "graphdsl/error.hpp"
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
 #include "plan/plan_access.hpp"
 
 namespace graphdsl {
 
+namespace detail {
+namespace {
+
+/// Refuses a graph allocation of managed or host memory (MemAllocOptions::kind), naming the node it
+/// would have become: CUDA graph allocations are device memory only (AllocationKind).
+void check_allocation_kind(const GraphImpl& g, AllocationKind kind) {
+  const std::size_t k = checked_enum(kind, AllocationKind::host, "add_mem_alloc", "AllocationKind",
+                                     "an allocation kind (device, managed or host)");
+  if (kind == AllocationKind::device) return;
+  static constexpr const char* names[] = {"device", "managed", "pinned host"};
+  throw UsageError(fmt::format(
+      "add_mem_alloc: mem_alloc node #{} of graph {} asks for {} memory (MemAllocOptions::kind); CUDA graph "
+      "allocations are device memory only: cudaGraphAddMemAllocNode returns cudaErrorNotSupported for managed "
+      "memory at no location or on the host and for pinned host memory, and for managed memory on a device it "
+      "returns plain device memory (driver 580, CUDA 13.0); allocate it outside the graph (cudaMallocManaged, "
+      "cudaMallocHost) and pass the pointer",
+      g.nodes.size(), quoted(g.name), names[k]));
+}
+
+}  // namespace
+}  // namespace detail
+
 std::pair<MemAllocNode, std::uint64_t> Graph::add_mem_alloc_node(std::size_t bytes, const MemAllocOptions& options) {
   static std::atomic<std::uint64_t> next{1};
   auto& g = impl();
   // Checked before anything is added: -2 is no device, and neither "the current one" (-1).
   const std::int16_t device = detail::device_number(options.device, "add_mem_alloc: MemAllocOptions::device");
+  detail::check_allocation_kind(g, options.kind);
   const std::uint64_t uid = next.fetch_add(1, std::memory_order_relaxed);
   Change change(*this);
   g.allocs.push_back(detail::AllocData{uid, bytes, options.device, options.peer_access,

@@ -201,6 +201,11 @@ struct ExecImpl {
   /// copy, and the template of the last successful update.
   std::uint64_t origin_id = 0;
   std::uint64_t last_template_id = 0;
+  /// How often a setter gave a kernel node another function (set_kernel), and the last such node: a
+  /// PreparedUpdate prepared before such a change is refused, as update(template) then is
+  /// (function_changed).
+  std::uint64_t function_changes = 0;
+  std::uint32_t function_changed_node = 0;
   /// After a whole-graph update of a plan with conditions: the materialized template whose condition
   /// handles the executable now uses (kept alive with them; shared with a PreparedUpdate's).
   std::shared_ptr<const Materialized> handle_owner;

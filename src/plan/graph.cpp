@@ -400,6 +400,7 @@ std::uint64_t Graph::id() const { return impl().id; }
 
 namespace detail {
 std::uint32_t own_index(const GraphImpl& g, const Node& n) {
+  if (g.recorded_from != 0 && n.ref().plan == g.recorded_from) return origin_index(g, n);  // plan/handles.hpp
   const detail::GraphImpl& other = detail::handle_plan(n);  // refuses empty or dead handles
   if (&other != &g) {
     throw UsageError(fmt::format("{} belongs to graph {}, not to {}{}", other.info(n.index()).describe(),

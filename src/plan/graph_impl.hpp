@@ -91,6 +91,10 @@ struct PlanStores {
   std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
   std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted
   std::uint32_t held_kinds = 0;    ///< bit k: a node of kind k here or in a child plan (not in bodies)
+  /// Bytes of `args` that no kernel's block uses: left behind when an executable's kernel took a
+  /// kernel of another signature (swap_kernel, plan/records/kernel_access.hpp), until
+  /// tidy_arguments packs the blocks again.
+  std::uint64_t unused_args = 0;
 };
 
 /// The stores of plan/records/stores.def, by position.
@@ -153,6 +157,9 @@ struct GraphImpl : PlanStores {
   /// Shared with the Parameters of this plan; cleared by the destructor. A copy gets its own.
   SharedRef<PlanToken> token;
   Sealed sealed = Sealed::no;  ///< not copied: a copy is a new, changeable plan
+  /// An executable's recorded plan (Sealed::recorded): the id of the plan it was compiled from, whose
+  /// node handles its getters accept as its own (own_index; the setters do too); 0 otherwise. Not copied.
+  std::uint64_t recorded_from = 0;
   /// Whether this plan (or a child plan it embeds, at any depth; not bodies) holds a node of `kind`.
   bool holds(NodeKind kind) const noexcept { return (held_kinds >> static_cast<unsigned>(kind)) & 1u; }
 

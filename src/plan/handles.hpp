@@ -41,6 +41,11 @@ void give_back_plan_slot(std::uint32_t slot, std::uint64_t id, std::string name)
 /// The plan of `ref` while it is alive; null for an empty handle or a destroyed plan.
 GraphImpl* live_plan(const NodeRef& ref) noexcept;
 
+/// The index in `g`, an executable's recorded plan, of `n`, a handle of the plan it was compiled
+/// from (GraphImpl::recorded_from): that plan may be gone; nodes are only ever appended, so its node
+/// i is node i of `g` unless it was added after compiling. @throws UsageError naming the node then.
+std::uint32_t origin_index(const GraphImpl& g, const Node& n);
+
 /// The plan `ref` refers to (not empty), alive or destroyed, for messages: "'name' (plan id N)",
 /// or "(plan id N; its name is no longer kept)" once the slot of a destroyed plan was reused.
 std::string plan_ref_of(const NodeRef& ref);

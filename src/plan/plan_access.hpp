@@ -29,7 +29,11 @@ inline const std::string& plan_name(const GraphImpl& g) noexcept { return g.name
 /// The plan's id (Graph::id): which plan a node handle or a Parameter belongs to.
 inline std::uint64_t plan_id(const GraphImpl& g) noexcept { return g.id; }
 /// Seals `g` as an executable's recorded plan: node handles no longer change it (Executable::plan()).
-inline void seal_as_recorded(GraphImpl& g) noexcept { g.sealed = Sealed::recorded; }
+/// `origin` is the id of the plan it was compiled from, whose node handles its getters accept too.
+inline void seal_as_recorded(GraphImpl& g, std::uint64_t origin) noexcept {
+  g.sealed = Sealed::recorded;
+  g.recorded_from = origin;
+}
 
 // ---- nodes -------------------------------------------------------------------------------------
 

@@ -101,6 +101,7 @@ void take_updated(GraphImpl& a, const GraphImpl& img) {
 #define GRAPHDSL_STORE(owner, member, element, policy) on_update::policy::apply(a.member, img.member);
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
+  a.unused_args = img.unused_args;                // with `args`, taken whole
   if (!a.params.empty()) own_parameter_plans(a);  // the nested plans Executable::set writes into
 }
 

@@ -138,4 +138,12 @@ std::string plan_ref_of(const NodeRef& ref) {
   return fmt::format("graph {} (plan id {})", quoted(name), ref.plan);
 }
 
+std::uint32_t origin_index(const GraphImpl& g, const Node& n) {
+  if (n.index() < g.nodes.size()) return n.index();
+  throw UsageError(
+      fmt::format("node #{} of {} was added after the executable was compiled; the executable's "
+                  "recorded plan {} (plan id {}) has {} nodes",
+                  n.index(), plan_ref_of(n.ref()), quoted(g.name), g.id, g.nodes.size()));
+}
+
 }  // namespace graphdsl::detail

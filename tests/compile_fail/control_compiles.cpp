@@ -65,6 +65,8 @@ void correct(gd::Graph& g, gd::Executable& exec, int* ip, float* fp, const float
 
   exec.set_kernel_args(k, ip, 2.0f);
   exec.set_kernel(k, kernel2, launch, ip, 2.0f);
+  gd::KernelNode<int*, int> swapped = exec.set_kernel(k, kernel_int, launch, ip, 2);  // another signature
+  exec.set_kernel_args(swapped, ip, 3);
   (void)exec.set(lr, 0.25f);                                        // a float for Parameter<float>
   exec.set_enabled(k, false);
   exec.set_enabled(m, false);

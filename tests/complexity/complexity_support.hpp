@@ -6,7 +6,9 @@
 //
 //   t(8n) <= 12 * t(n) + 2 ms
 //
-// A linear operation takes about 8x; an O(n log n) one about 9x; an O(n^2) one 64x. Where the
+// A linear operation takes about 8x; an O(n log n) one about 9x; an O(n^2) one 64x. An operation
+// whose cost must not depend on the plan's size (check_flat: the same work on a plan of n and of 8n
+// nodes) passes when t(8n) <= 2 * t(n) + 2 ms. Where the
 // steady_clock times fail, the thread's CPU times may pass instead (time spent descheduled by a busy
 // neighbour does not count), and a failing measurement is taken again (up to 3 attempts, each size
 // keeping its best times). Only the ratio is checked, never an absolute time, so that the suite
@@ -57,7 +59,11 @@ struct Times {
   double cpu = 0;
 };
 
-inline bool within(double small, double large) { return large <= max_ratio * small + floor_ms; }
+inline bool within(double small, double large, double ratio = max_ratio) { return large <= ratio * small + floor_ms; }
+
+/// The most t(8n) may be, as a multiple of t(n), for an operation whose cost does not grow with the
+/// plan (check_flat): the same work on a plan 8 times larger.
+inline constexpr double flat_ratio = 2.0;
 
 /// The best of 3 timings of op(input), each on a fresh input = make(n), in milliseconds.
 template <class Make, class Op>
@@ -97,7 +103,7 @@ Times best_of_3(std::size_t n, Make& make, Op& op) {
 /// size keeping its best times: noise rarely slows the same size every time, while a cost that
 /// grows faster than the work fails every attempt, on both clocks.
 template <class Make, class Op>
-void check_growth(const std::string& what, std::size_t base, Make make, Op op) {
+void check_growth(const std::string& what, std::size_t base, Make make, Op op, double ratio_allowed = max_ratio) {
   constexpr int attempts = 3;
   const std::size_t n = base * scale();
   Times small, large;
@@ -108,7 +114,7 @@ void check_growth(const std::string& what, std::size_t base, Make make, Op op) {
     const Times l = best_of_3(8 * n, make, op);
     small = attempt == 0 ? s : Times{std::min(small.wall, s.wall), std::min(small.cpu, s.cpu)};
     large = attempt == 0 ? l : Times{std::min(large.wall, l.wall), std::min(large.cpu, l.cpu)};
-    ok = within(small.wall, large.wall) || within(small.cpu, large.cpu);
+    ok = within(small.wall, large.wall, ratio_allowed) || within(small.cpu, large.cpu, ratio_allowed);
   }
   const double ratio = large.wall / std::max(small.wall, 1e-6);
   const double cpu_ratio = large.cpu / std::max(small.cpu, 1e-6);
@@ -119,6 +125,14 @@ void check_growth(const std::string& what, std::size_t base, Make make, Op op) {
   INFO(what << ": n=" << n << " " << small.wall << " ms, 8n=" << 8 * n << " " << large.wall << " ms, ratio " << ratio
             << " (CPU time: " << small.cpu << " ms, " << large.cpu << " ms, ratio " << cpu_ratio << ")");
   CHECK(ok);
+}
+
+/// check_growth for an operation whose cost must not depend on the plan's size: `op(input)` does
+/// the same work on make(n) and on make(8n) (e.g. k swaps of one node), and passes when
+/// t(8n) <= 2 * t(n) + 2 ms (flat_ratio), on either clock.
+template <class Make, class Op>
+void check_flat(const std::string& what, std::size_t base, Make make, Op op) {
+  check_growth(what, base, make, op, flat_ratio);
 }
 
 }  // namespace complexity

@@ -1,6 +1,7 @@
 // tests/complexity/nested_complexity_test.cpp — parameters, nested plans (conditional bodies, child
-// plans), the race checker and the plan side of Executable::update cost at most ~linear time: each
-// operation timed at n and 8n (complexity_support.hpp). No CUDA call.
+// plans), the race checker and the plan side of Executable::update cost at most ~linear time, and the
+// plan side of Executable::set_kernel to another signature costs the same whatever the plan's size:
+// each operation timed at n and 8n (complexity_support.hpp). No CUDA call.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -14,12 +15,15 @@
 #include "complexity_support.hpp"
 #include "plan/diff.hpp"
 #include "plan/graph_impl.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/recorded_update.hpp"
+#include "plan/rules.hpp"
 
 // A namespace of its own: CI compiles the suite in unity batches (tests/CMakeLists.txt).
 namespace nested_complexity_test {
 
 namespace gd = graphdsl;
+using complexity::check_flat;
 using complexity::check_growth;
 
 void step(float*, float, int) {}
@@ -289,6 +293,48 @@ TEST_CASE("complexity: the plan side of an update", "[complexity]") {
         const std::unique_ptr<gd::detail::GraphImpl> img = gd::detail::updated_copy(a, t, r.changed, renamed);
         REQUIRE(gd::detail::same_storage(a, *img));
         gd::detail::take_updated(u.recorded.impl(), *img);
+      });
+}
+
+void wide(float*, const float*, float, float, int) {}
+
+TEST_CASE("complexity: the plan side of set_kernel to another signature", "[complexity][set_kernel]") {
+  // A recorded plan of n kernels (a chain, as Graph::compile keeps it), and the two one-node plans a
+  // set_kernel builds: 2,000 switches of the first 64 nodes back and forth, each with what
+  // Executable::set_kernel does on the plan (the rules graphdsl checks first, the record swapped, the
+  // node's rules, the arena tidied). The same work on a plan 8 times larger costs the same.
+  struct Switching {
+    gd::Graph recorded;
+    gd::Graph to_wide{"setter"}, to_step{"setter"};
+  };
+  check_flat(
+      "2000 switches of a kernel's signature", 2000,
+      [](std::size_t n) {
+        Switching s{gd::Graph("chain")};
+        gd::Node prev;
+        for (std::size_t i = 0; i < n; ++i) {
+          auto k = s.recorded.add_kernel(step, gd::Launch{1, 32}, X, 1.0f, 32);
+          if (i > 0) k.after(prev);
+          prev = k;
+        }
+        gd::detail::seal_as_recorded(s.recorded.impl(), s.recorded.id());
+        s.to_wide.add_kernel(wide, gd::Launch{2, 64}, X, X, 0.5f, 1.0f, 32);
+        s.to_step.add_kernel(step, gd::Launch{1, 32}, X, 2.0f, 32);
+        return s;
+      },
+      [](Switching& s) {
+        gd::detail::GraphImpl& a = s.recorded.impl();
+        for (std::uint32_t k = 0; k < 2000; ++k) {
+          const std::uint32_t i = (k / 2) % 64;
+          const gd::detail::GraphImpl& one = (k % 2 == 0 ? s.to_wide : s.to_step).impl();
+          const gd::detail::KernelData& kd = gd::detail::kernel_of(one, 0);
+          REQUIRE(gd::detail::parameter_of_node(a, i) == gd::detail::ConditionRef::unresolved);
+          (void)gd::detail::swap_kernel(a, i, kd.func, gd::detail::kernel_layout(one, 0),
+                                        gd::detail::argument_block(one, kd), kd.launch);
+          gd::detail::check_node(a, i);
+          gd::detail::tidy_arguments(a);
+        }
+        return a.args.size();
       });
 }
 

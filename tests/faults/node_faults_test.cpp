@@ -1,11 +1,13 @@
-// Allocation failures inside every Graph::add_* (each node kind, each argument form): the plan is
-// left exactly as before the call (the strong guarantee), and stays usable.
+// Allocation failures inside every Graph::add_* (each node kind, each argument form), and inside the
+// plan side of Executable::set_kernel to another signature (plan/records/kernel_swap.cpp): the plan
+// is left exactly as before the call (the strong guarantee), and stays usable.
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "fixture.hpp"
+#include "plan/graph_impl.hpp"
 #include "sweep.hpp"
 
 // The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
@@ -217,6 +219,39 @@ TEST_CASE("an allocation failure inside a conditional node's add_* leaves the pl
          });
        },
        true},
+  });
+}
+
+namespace {
+void wide(float*, const float*, float, float, int) {}
+
+/// What Executable::set_kernel does to its recorded plan when it switches kernel node i of `g` to
+/// node #0 of `one` (a kernel of another signature): the record swapped, the arena tidied.
+void switch_kernel(gd::Graph& g, std::uint32_t i, const gd::Graph& one) {
+  const gd::detail::GraphImpl& s = one.impl();
+  const gd::detail::KernelData& k = gd::detail::kernel_of(s, 0);
+  (void)gd::detail::swap_kernel(g.impl(), i, k.func, gd::detail::kernel_layout(s, 0), gd::detail::argument_block(s, k),
+                                k.launch);
+  gd::detail::tidy_arguments(g.impl());
+}
+}  // namespace
+
+TEST_CASE("an allocation failure inside the plan side of set_kernel to another signature leaves the plan as it was",
+          "[faults][set_kernel]") {
+  faults::Memory& m = faults::memory();
+  sweep_all({
+      {"switch a kernel to a larger signature",
+       [&m](Fixture& f) {
+         gd::Graph one("setter");
+         one.add_kernel(wide, one_block, m.y, m.x, 2.0f, 1.0f, 256);
+         switch_kernel(f.other, 0, one);
+       }},
+      {"switch a kernel to a smaller signature",
+       [&m](Fixture& f) {
+         gd::Graph one("setter");
+         one.add_kernel(faults::scale, one_block, m.y, 3.0f, 256);
+         switch_kernel(f.other, 0, one);
+       }},
   });
 }
 

@@ -1,8 +1,9 @@
 // Allocation failures inside the executable's mutating operations (tests/faults/alloc_hook.hpp: the
 // k-th allocation of the calling thread fails, for every k until the operation makes no more):
 // Executable::set(param), update() (per node and whole graph), set_child, prepare_update,
-// update(prepared) and prepare_child either complete or leave every node launching the old values,
-// never a mix, and the recorded plan as it was. The plan-side sweep is tests/faults.
+// update(prepared), prepare_child and set_kernel to a kernel of another signature either complete or
+// leave every node launching the old values, never a mix, and the recorded plan as it was;
+// reset_graph_memory_high_marks allocates nothing. The plan-side sweep is tests/faults.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -275,6 +276,60 @@ TEST_CASE("an allocation failure inside set_kernel_arg leaves the kernel on its 
   int bad = 0;
   for (int i = 0; i < N; ++i) bad += (top[i] != 0.25f * c.hx[i] + 0.5f) + (fill[i] != 2.0f);
   CHECK(bad == 0);
+}
+
+}  // namespace fault_sweep_test
+
+namespace fault_sweep_test {
+
+TEST_CASE("an allocation failure inside set_kernel to another signature leaves the node on its old kernel",
+          "[gpu][faults][set_kernel]") {
+  Cells c;
+  gd::Graph g("switch");
+  add_nodes(g, c, 2.0f, 1.0f, 3.0f);
+  const auto top = gd::node_cast<gd::KernelNodeOf<decltype(axpb)>>(*g.find("top"));
+  gd::Executable exec = g.instantiate();
+  REQUIRE(launches(exec, c, 2.0f, 1.0f, 3.0f));
+  const std::string compiled = exec.plan().dump();
+  std::optional<gd::KernelNodeOf<decltype(rel_fill)>> switched;
+  const std::uint64_t failed = sweep(
+      "set_kernel to another signature",
+      [&] {
+        switched.reset();
+        switched = exec.set_kernel(top, rel_fill, gd::cover(N), c.top.get(), 7.0f, N);  // top = 7
+      },
+      [&](bool threw) {
+        if (threw || !switched) {
+          CHECK(exec.plan().dump() == compiled);
+          return launches(exec, c, 2.0f, 1.0f, 3.0f) && exec.plan().dump() == compiled;
+        }
+        // Completed: 'top' fills 7, the other nodes as before; then back to the compiled kernel, so
+        // that the next run starts from the compiled executable again.
+        exec.launch(c.s);
+        exec.synchronize(c.s);
+        const std::vector<float> got = c.top.download();
+        int bad = 0;
+        for (int i = 0; i < N; ++i) bad += got[i] != 7.0f;
+        CHECK(bad == 0);
+        (void)exec.set_kernel(*switched, axpb, gd::cover(N), c.top.get(), c.x.get(), 2.0f, 0.5f, N);
+        CHECK(exec.plan().dump() == compiled);
+        return bad == 0 && launches(exec, c, 2.0f, 1.0f, 3.0f);
+      });
+  INFO("set_kernel to another signature made " << failed << " allocations");
+  CHECK(failed > 0);
+  CHECK(switched.has_value());
+}
+
+TEST_CASE("reset_graph_memory_high_marks allocates nothing", "[gpu][faults][memory]") {
+  Cells c;
+  gd::Graph g("reset");
+  add_nodes(g, c, 2.0f, 1.0f, 3.0f);
+  gd::Executable exec = g.instantiate();
+  const std::uint64_t failed = sweep(
+      "reset_graph_memory_high_marks", [&] { gd::reset_graph_memory_high_marks(); },
+      [&](bool threw) { return !threw; });
+  CHECK(failed == 0);
+  CHECK(launches(exec, c, 2.0f, 1.0f, 3.0f));
 }
 
 }  // namespace fault_sweep_test

@@ -8,6 +8,8 @@
 //   * after a successful update the executable computes what a freshly compiled edited plan does,
 //     and after a refused one what the plan before the edit does (every buffer and host cell read
 //     back from the same random start), and its recorded plan prints as that plan.
+// The same after Executable::set_kernel switched a kernel to one of another signature: update() from
+// edits of the switched plan decides as diff() against a plan built with the new kernel does.
 // A failure prints the seed and the edits: rerun with that seed to reproduce it.
 #include <cstdint>
 #include <string>
@@ -109,6 +111,93 @@ TEST_CASE("generated updates: update() decides as diff() does under each policy,
       if (d && gen.chance(2)) a = b;  // walk on from the edited plan, or edit the same plan again
     }
   }
+}
+
+TEST_CASE("generated updates after set_kernel switched a kernel to another signature: update() decides as diff() does",
+          "[gpu][update][generated][set_kernel]") {
+  World w;
+  w.r.wide = affine;  // out = m * in + c: (float*, const float*, float, float, int), not the generated kernels'
+  const plan_gen::Options options = device_options();
+  int swapped = 0;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(1000 + seed, options);
+    const plan_gen::Spec a = gen.plan();
+    INFO("seed " << 1000 + seed);
+    std::uint32_t at = 0;
+    while (at < a.nodes.size() && a.nodes[at].kind != plan_gen::Kind::kernel) ++at;
+    if (at == a.nodes.size()) continue;
+    // The spec of what the executable launches after the switch: node `at` launching wide.
+    plan_gen::Spec sw = a;
+    plan_gen::NodeSpec& n = sw.nodes[at];
+    n.fn = 2;
+    n.src = (n.buf + 1) % 4;
+    const gd::Graph A = plan_gen::build(a, w.r);
+    const gd::Graph W = plan_gen::build(sw, w.r);
+    const auto handle = gd::node_cast<gd::KernelNodeOf<decltype(scale_by)>>(A.node(at));
+    auto switched = [&] {
+      gd::Executable exec = A.instantiate();
+      const float* in = w.r.buffers[n.src];
+      const auto now = exec.set_kernel(handle, affine, gd::Launch{n.grid, n.block}, w.r.buffers[n.buf], in, n.scalar,
+                                       0.5f, n.count);
+      CHECK(now.index() == at);
+      return exec;
+    };
+    gd::Executable fresh_w = W.instantiate();
+    const std::vector<float> expected = w.run(fresh_w);
+    // Host callables compare by identity: two builds of one spec differ there, and the switched
+    // executable's plan differs from W there alone.
+    const std::vector<std::uint32_t> identity = gd::diff(A, plan_gen::build(a, w.r)).changed;
+    {
+      gd::Executable exec = switched();
+      CHECK(w.run(exec) == expected);
+      CHECK(gd::diff(exec.plan(), W).changed == identity);
+      CHECK(exec.plan().dump() == W.dump());
+      CHECK(exec.plan().fingerprint() == W.fingerprint());
+      ++swapped;
+    }
+    std::string trail;
+    for (int step = 0; step < edits_per_seed; ++step) {
+      plan_gen::Spec b = step == 0 ? a : sw;  // first the plan before the switch (function_changed), then edits
+      const std::string what = step == 0 ? "the plan before the switch" : gen.edit(b);
+      if (what.empty()) continue;
+      trail += "\n  " + what;
+      INFO("edits:" << trail);
+      const gd::Graph B = plan_gen::build(b, w.r);
+      const gd::UpdateResult d = gd::diff(W, B);
+      INFO("diff: " << d.to_string());
+      if (step == 0) CHECK(d.status == gd::UpdateStatus::function_changed);
+      std::vector<float> after;
+      if (d) {
+        gd::Executable fresh_b = B.instantiate();
+        after = w.run(fresh_b);
+      }
+      for (gd::UpdatePolicy policy :
+           {gd::UpdatePolicy::automatic, gd::UpdatePolicy::per_node, gd::UpdatePolicy::whole_graph}) {
+        INFO("policy " << static_cast<int>(policy));
+        gd::Executable exec = switched();
+        const gd::UpdateResult de = gd::diff(exec.plan(), B);
+        CHECK(de.status == d.status);
+        CHECK(de.changed == d.changed);
+        const gd::UpdateResult r = exec.update(B, policy);
+        INFO("update: " << r.to_string());
+        if (!d) {
+          CHECK(r.status == d.status);
+          CHECK(r.reason == d.reason);
+        } else if (policy == gd::UpdatePolicy::per_node && per_node_refuses(sw, b, d)) {
+          CHECK(r.status == gd::UpdateStatus::not_supported);
+        } else {
+          CHECK(r.status == gd::UpdateStatus::success);
+          if (r) {
+            CHECK(r.changed == d.changed);
+          }
+        }
+        CHECK(w.run(exec) == (r ? after : expected));
+        CHECK(gd::diff(exec.plan(), r ? B : W).changed == (r ? std::vector<std::uint32_t>{} : identity));
+        CHECK(exec.plan().dump() == (r ? B : W).dump());
+      }
+    }
+  }
+  CHECK(swapped > static_cast<int>(seeds) / 4);  // plans with a top-level kernel node
 }
 
 TEST_CASE("generated updates: an UpdatePolicy outside the enumeration is refused, the executable unchanged",

@@ -115,4 +115,36 @@ TEST_CASE("a buffer never freed: the second launch needs auto_free_on_launch", "
   require_counts_back_to(baseline);
 }
 
+TEST_CASE("reset_graph_memory_high_marks brings the high-water marks down to the current amounts", "[gpu][memory]") {
+  Stream s;
+  gd::Graph g("peak");
+  auto [alloc, tmp] = g.add_mem_alloc<float>(4 * N);
+  alloc.name("tmp");
+  auto fill = g.add_memset(tmp, 1.5f, 4 * N).name("fill").after(alloc);
+  g.add_mem_free(tmp).name("free").after(fill);
+  gd::Executable exec = g.instantiate();
+  exec.launch(s);
+  exec.synchronize(s);
+  GPU_REQUIRE(cudaDeviceSynchronize());
+  const gd::GraphMemoryReport before = exec.memory_report();
+  INFO("used " << before.used_current << " / high " << before.used_high << ", reserved " << before.reserved_current
+               << " / high " << before.reserved_high);
+  // The launch allocated and freed 4N floats: the mark remembers them, the current use does not.
+  REQUIRE(before.used_high >= 4 * N * sizeof(float));
+  REQUIRE(before.used_current < before.used_high);
+  gd::reset_graph_memory_high_marks();
+  const gd::GraphMemoryReport after = exec.memory_report();
+  CHECK(after.used_high == after.used_current);
+  CHECK(after.used_high < before.used_high);
+  CHECK(after.reserved_high == after.reserved_current);
+  // The next launch raises the mark again.
+  exec.launch(s);
+  exec.synchronize(s);
+  CHECK(exec.memory_report().used_high >= 4 * N * sizeof(float));
+  gd::reset_graph_memory_high_marks(0);  // by device number
+  const gd::GraphMemoryReport again = exec.memory_report();
+  CHECK(again.used_high == again.used_current);
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
+
 }  // namespace graph_memory_test

@@ -725,7 +725,8 @@ TEST_CASE("a kernel setter through a handle of another signature is refused befo
   const std::string message =
       "graphdsl: kernel node 'k1' (#0): the setter's kernel arguments (2 parameters, 12 bytes) do not match the kernel "
       "the node launches (5 parameters, 28 bytes): a KernelNode handle of another signature (node_cast checks it; "
-      "KernelNodeOf<decltype(kernel)> names it)";
+      "KernelNodeOf<decltype(kernel)> names it), or one from before set_kernel switched the node to another "
+      "signature (use the handle it returned)";
   const std::uint64_t calls = gd::debug::cuda_calls();
   REQUIRE_THROWS_MATCHES(exec.set_kernel_args(wrong, b.y1.get(), 1), gd::UsageError, message_is(message));
   CHECK(gd::debug::cuda_calls() == calls);

@@ -55,7 +55,8 @@ struct Spec;
 struct NodeSpec {
   Kind kind = Kind::empty;
   std::string name;
-  int fn = 0;                  ///< kernel: Resources::kernels[fn] (two kernels of one signature)
+  int fn = 0;                  ///< kernel: Resources::kernels[fn] (two kernels of one signature); 2:
+                               ///< Resources::wide(buffers[buf], buffers[src], scalar, 0.5, count), never generated
   unsigned grid = 2;           ///< kernel: blocks (even, so that a cluster of 2 divides it)
   unsigned block = 32;         ///< kernel: threads per block
   unsigned cluster = 0;        ///< kernel: cluster width (0: no cluster)
@@ -98,6 +99,9 @@ struct Options {
 /// What built plans point at. On the CPU these are stand-ins that are never called or touched.
 struct Resources {
   void (*kernels[2])(float*, float, int) = {nullptr, nullptr};
+  /// A kernel of another signature, out = m * in + c (NodeSpec::fn 2: what Executable::set_kernel
+  /// switched a generated kernel to, in tests/gpu/generated_update_test.cpp)
+  void (*wide)(float*, const float*, float, float, int) = nullptr;
   float* buffers[4] = {nullptr, nullptr, nullptr, nullptr};
   int capacity = 64;                            ///< floats per buffer
   int* cells = nullptr;                         ///< 4 ints: host node i writes its tag into cells[buf]
@@ -142,6 +146,10 @@ inline gd::Node add_node(gd::Graph& g, const NodeSpec& n, const Resources& r,
     case Kind::kernel: {
       gd::Launch l{n.grid, n.block};
       if (n.cluster != 0) l = l.with_cluster(n.cluster);
+      if (n.fn == 2) {
+        const float* in = r.buffers[n.src];
+        return g.add_kernel(r.wide, l, r.buffers[n.buf], in, n.scalar, 0.5f, n.count).name(n.name);
+      }
       return g.add_kernel(r.kernels[n.fn], l, r.buffers[n.buf], n.scalar, n.count).name(n.name);
     }
     case Kind::memset: return g.add_memset(r.buffers[n.buf], n.scalar, static_cast<std::size_t>(n.count)).name(n.name);
@@ -372,7 +380,7 @@ inline std::string Generator::edit_at(Spec& s, int depth) {
       return "cluster shape of " + n->name;
     case 3:
       if ((n = pick(s, is_kernel)) == nullptr) return "";
-      n->fn = 1 - n->fn;
+      n->fn = n->fn == 0 ? 1 : 0;  // from Resources::wide (fn 2) too
       return "kernel function of " + n->name;
     case 4:
       if ((n = pick(s, is_memset)) == nullptr) return "";

@@ -12,6 +12,7 @@ namespace plan_gen {
 
 inline void stand_in_kernel_a(float*, float, int) {}
 inline void stand_in_kernel_b(float*, float, int) {}
+inline void stand_in_wide(float*, const float*, float, float, int) {}
 
 /// Buffers, host cells, memory-operation words, a semaphore and two events for plan_gen::build.
 struct StandIns {
@@ -24,6 +25,7 @@ struct StandIns {
     r.semaphore = reinterpret_cast<cudaExternalSemaphore_t>(static_cast<std::uintptr_t>(0x5e0));
     r.kernels[0] = stand_in_kernel_a;
     r.kernels[1] = stand_in_kernel_b;
+    r.wide = stand_in_wide;
     for (int b = 0; b < 4; ++b) r.buffers[b] = buffers[b];
     r.cells = cells;
     r.events = {graphdsl::Event::create(), graphdsl::Event::create()};

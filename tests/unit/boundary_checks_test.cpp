@@ -88,6 +88,38 @@ TEST_CASE("MemAllocOptions::device below -1 is refused by add_mem_alloc, which t
   CHECK_NOTHROW(g.add_mem_alloc<float>(16, options));
 }
 
+TEST_CASE("MemAllocOptions::kind managed or host is refused by add_mem_alloc, which then adds nothing",
+          "[memory][errors]") {
+  gd::Graph g("g");
+  g.add_empty().name("first");
+  gd::MemAllocOptions options;
+  options.kind = gd::AllocationKind::managed;
+  CHECK_USAGE_ERROR(g.add_mem_alloc<float>(16, options),
+                    "graphdsl: add_mem_alloc: mem_alloc node #1 of graph 'g' asks for managed memory "
+                    "(MemAllocOptions::kind); CUDA graph allocations are device memory only: "
+                    "cudaGraphAddMemAllocNode returns cudaErrorNotSupported for managed memory at no location or on "
+                    "the host and for pinned host memory, and for managed memory on a device it returns plain device "
+                    "memory (driver 580, CUDA 13.0); allocate it outside the graph (cudaMallocManaged, "
+                    "cudaMallocHost) and pass the pointer");
+  options.kind = gd::AllocationKind::host;
+  CHECK_USAGE_ERROR(g.add_mem_alloc<float>(16, options),
+                    "graphdsl: add_mem_alloc: mem_alloc node #1 of graph 'g' asks for pinned host memory "
+                    "(MemAllocOptions::kind); CUDA graph allocations are device memory only: "
+                    "cudaGraphAddMemAllocNode returns cudaErrorNotSupported for managed memory at no location or on "
+                    "the host and for pinned host memory, and for managed memory on a device it returns plain device "
+                    "memory (driver 580, CUDA 13.0); allocate it outside the graph (cudaMallocManaged, "
+                    "cudaMallocHost) and pass the pointer");
+  options.kind = static_cast<gd::AllocationKind>(7);
+  CHECK_USAGE_ERROR(g.add_mem_alloc<float>(16, options),
+                    "graphdsl: add_mem_alloc: AllocationKind(7) is not an allocation kind (device, managed or host)");
+  CHECK(g.node_count() == 1);
+  options.kind = gd::AllocationKind::device;  // the default
+  auto [alloc, buffer] = g.add_mem_alloc<float>(16, options);
+  CHECK(g.allocation_of(alloc).options.kind == gd::AllocationKind::device);
+  CHECK(alloc.index() == 1);
+  CHECK(buffer.size() == 16);
+}
+
 TEST_CASE("a conditional body count no plan can hold is refused before any builder runs", "[conditional][errors]") {
   gd::Graph g("g");
   const gd::Condition c = g.add_condition(1);

@@ -7,6 +7,8 @@
 //   * diff() refuses exactly the pairs whose shapes differ and lists exactly the nodes whose
 //     parameters differ; diff(a, copy of a) finds nothing; "nothing to update" means equal dumps;
 //   * the recorded plan an update leaves (plan/recorded_update.hpp) describes the template;
+//   * a recorded plan whose kernel was switched to another signature (the plan side of
+//     Executable::set_kernel) describes a plan built with the new kernel, and diffs as it does;
 //   * a copy never changes when its original, or a handle taken from it, is used;
 //   * dump() and to_dot() are deterministic and name every node;
 //   * the getters (memset_of, memcpy_of, event_of, ...) of a plan and of its copy return what the
@@ -22,6 +24,7 @@
 #include <graphdsl/graphdsl.hpp>
 #include "catch.hpp"
 #include "plan/diff.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/recorded_update.hpp"
 #include "plan_generator.hpp"
 #include "plan_stand_ins.hpp"
@@ -270,6 +273,78 @@ TEST_CASE("generated plans: the recorded plan an update leaves describes the tem
       s = next;
     }
   }
+}
+
+TEST_CASE("generated plans: a kernel switched to another signature in the recorded plan diffs as a plan built with it",
+          "[generated][update][set_kernel]") {
+  // The plan side of Executable::set_kernel to another signature: the recorded plan (a sealed copy,
+  // as Graph::compile keeps it) takes the new kernel's record (swap_kernel). It must then print,
+  // fingerprint and diff as the plan built with that kernel, against the plan before the switch and
+  // against random edits of the switched plan.
+  World w;
+  int switched = 0;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, plan_gen::Options{});
+    const plan_gen::Spec a = gen.plan();
+    std::vector<std::uint32_t> kernels;
+    for (std::uint32_t i = 0; i < a.nodes.size(); ++i) {
+      if (a.nodes[i].kind == plan_gen::Kind::kernel) kernels.push_back(i);
+    }
+    if (kernels.empty()) continue;
+    const std::uint32_t at = kernels[gen.below(static_cast<std::uint32_t>(kernels.size()))];
+    INFO("seed " << seed << ", node " << at);
+    plan_gen::Spec sw = a;
+    plan_gen::NodeSpec& n = sw.nodes[at];
+    n.fn = 2;
+    n.src = (n.buf + 1) % 4;
+    const gd::Graph A = plan_gen::build(a, w.r);
+    const gd::Graph W = plan_gen::build(sw, w.r);
+    gd::Graph recorded(A);
+    gd::detail::seal_as_recorded(recorded.impl(), A.id());
+    {
+      gd::Graph one("setter");
+      one.add_kernel(w.r.wide, gd::Launch{n.grid, n.block}, w.r.buffers[n.buf],
+                     static_cast<const float*>(w.r.buffers[n.src]), n.scalar, 0.5f, n.count);
+      const gd::detail::GraphImpl& s = one.impl();
+      const gd::detail::KernelData& k = gd::detail::kernel_of(s, 0);
+      (void)gd::detail::swap_kernel(recorded.impl(), at, k.func, gd::detail::kernel_layout(s, 0),
+                                    gd::detail::argument_block(s, k), k.launch);
+      gd::detail::tidy_arguments(recorded.impl());
+    }
+    ++switched;
+    CHECK(recorded.dump() == W.dump());
+    CHECK(recorded.to_dot() == W.to_dot());
+    CHECK(recorded.fingerprint() == W.fingerprint());
+    // Host callables and captured functions compare by identity: two builds of one spec differ
+    // there, and the switched plan differs from W there alone.
+    const std::vector<std::uint32_t> identity = gd::diff(A, plan_gen::build(a, w.r)).changed;
+    CHECK(gd::diff(recorded, W).changed == identity);
+    const gd::UpdateResult back = gd::diff(recorded, A);
+    CHECK(back.status == gd::UpdateStatus::function_changed);
+    CHECK(text(back) == text(gd::diff(W, A)));
+    std::string trail;
+    for (int step = 0; step < edits_per_seed; ++step) {
+      plan_gen::Spec b = sw;
+      const std::string what = gen.edit(b);
+      if (what.empty()) continue;
+      trail += "\n  " + what;
+      INFO("edits:" << trail);
+      const gd::Graph B = plan_gen::build(b, w.r);
+      const gd::UpdateResult d = gd::diff(W, B);
+      const gd::UpdateResult r = gd::diff(recorded, B);
+      CHECK(text(r) == text(d));
+      CHECK(r.changed == d.changed);
+      if (!r) continue;
+      std::vector<std::uint32_t> renamed;
+      bool conditions = false;
+      const gd::UpdateResult pd = gd::detail::plan_diff(recorded.impl(), B.impl(), &renamed, &conditions);
+      REQUIRE(pd.changed == r.changed);
+      const gd::Graph after(gd::detail::updated_copy(recorded.impl(), B.impl(), pd.changed, renamed).release());
+      CHECK(after.dump() == B.dump());
+      CHECK(gd::diff(after, B).changed.empty());
+    }
+  }
+  CHECK(switched > static_cast<int>(seeds) / 4);  // plans with a top-level kernel node
 }
 
 TEST_CASE("generated plans: a copy never changes when its original, or a handle taken from it, is used",

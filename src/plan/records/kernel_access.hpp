@@ -135,6 +135,35 @@ void each_placeholder_bytes(G& g, std::uint32_t i, F&& f) {
   for (std::uint32_t c = 0; c < l.ph_count; ++c) f(g.placeholders[l.ph_first + c].bytes);
 }
 
+/// What swap_kernel changed in a plan, for undo_kernel_swap: kernel node i's record and layout,
+/// its argument block, and the plan's argument arena as they were.
+struct KernelSwap {
+  std::uint32_t node = 0;
+  KernelData kernel;
+  const ArgLayout* layout = nullptr;
+  std::vector<unsigned char> block;  ///< the old argument block (the new one may be written over it)
+  std::size_t arena = 0;             ///< GraphImpl::args' size before
+  std::uint64_t unused = 0;          ///< GraphImpl::unused_args before
+};
+
+/// Kernel node i of g (an executable's recorded plan; no Condition or GraphBuffer argument) takes
+/// function `func`, the argument block at `block` laid out by `layout` (the new function's own, which
+/// may differ from the node's) and the grid, block and dynamic shared memory of `shape`; its priority
+/// and launch attributes stay. The block goes where the old one was when it fits or ends the arena,
+/// else at the arena's end (the old one then counts in GraphImpl::unused_args). O(the two blocks).
+/// Strong guarantee: on std::bad_alloc, g is unchanged. In plan/records/kernel_swap.cpp.
+KernelSwap swap_kernel(GraphImpl& g, std::uint32_t i, const void* func, const ArgLayout& layout,
+                       const unsigned char* block, const LaunchShape& shape);
+/// Puts back what swap_kernel `s` changed (the last change made to g's kernel records).
+void undo_kernel_swap(GraphImpl& g, const KernelSwap& s) noexcept;
+/// Packs g's argument blocks again, in kernel order, when more than half of the arena is unused
+/// (GraphImpl::unused_args): O(arena) then, so that swaps cost O(their blocks) amortized and the
+/// arena stays at most twice the blocks in use. Keeps g as it is when memory is short.
+void tidy_arguments(GraphImpl& g) noexcept;
+/// The first parameter entry of g (an index into g.params) that node i uses, or
+/// ConditionRef::unresolved; O(the plan's parameter uses), nothing read for a plan without parameters.
+std::uint32_t parameter_of_node(const GraphImpl& g, std::uint32_t i) noexcept;
+
 /// The position (from 0) of the argument at byte `offset` of blocks laid out by `l` (the last one
 /// when none starts there).
 inline std::uint32_t argument_at(const ArgLayout& l, std::uint32_t offset) noexcept {
