@@ -72,7 +72,7 @@ struct ParentLink {
 /// them. Copying it copies the plan's nodes, edges, parameters and names; GraphImpl adds what makes a
 /// plan itself (its id, liveness token, seal), which a copy does not take.
 struct PlanStores {
-#define GRAPHDSL_STORE(owner, member, element, on_update) std::vector<element> member;
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) std::vector<element> member;
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
 
@@ -87,21 +87,22 @@ struct PlanStores {
   /// its nodes referred to there (rules.cpp checks them where the copy is embedded). Not compared by
   /// diff() or fingerprint(): it says where the plan came from, not what it does.
   std::vector<OuterBinding> outer_bindings;
-  int default_device = -1;         ///< the device new nodes are placed on (Graph::set_default_device)
-  std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
-  std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted
-  std::uint32_t held_kinds = 0;    ///< bit k: a node of kind k here or in a child plan (not in bodies)
+  int default_device = -1;          ///< the device new nodes are placed on (Graph::set_default_device)
+  std::uint32_t depth = 0;          ///< nesting levels below this plan (0: it embeds no plan)
+  std::uint64_t nested_nodes = 0;   ///< nodes of embedded plans, at every level, each embedding counted
+  std::uint32_t held_kinds = 0;     ///< bit k: a node of kind k here or in a child plan (not in bodies)
+  std::uint32_t removed_nodes = 0;  ///< tombstones among `nodes` (Graph::remove_node; NodeData::removed)
 };
 
 /// The stores of plan/records/stores.def, by position.
 enum class StoreId : std::uint8_t {
-#define GRAPHDSL_STORE(owner, member, element, on_update) member,
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) member,
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
 };
 /// The number of stores.
 inline constexpr std::size_t store_count = 0
-#define GRAPHDSL_STORE(owner, member, element, on_update) +1
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) +1
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
     ;
@@ -109,7 +110,7 @@ inline constexpr std::size_t store_count = 0
 /// Calls f(store, id) for every store of `s` (a PlanStores, const or not), in stores.def's order.
 template <class Stores, class F>
 void for_each_store(Stores& s, F&& f) {
-#define GRAPHDSL_STORE(owner, member, element, on_update) f(s.member, StoreId::member);
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) f(s.member, StoreId::member);
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
 }
