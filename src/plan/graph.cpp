@@ -448,8 +448,9 @@ std::size_t Graph::edge_count() const { return impl().edge_count; }
 Node Graph::node(std::uint32_t index) const {
   auto& g = impl();
   if (index >= g.nodes.size()) {
-    throw UsageError(fmt::format("graph {} has {} node{}; there is no node #{}", detail::quoted(g.name), g.nodes.size(),
-                                 g.nodes.size() == 1 ? "" : "s", index));
+    throw UsageError(fmt::format("graph {} has {} node{}{}; there is no node #{}", detail::quoted(g.name), node_count(),
+                                 node_count() == 1 ? "" : "s",
+                                 g.removed_nodes != 0 ? fmt::format(" and {} removed", g.removed_nodes) : "", index));
   }
   if (g.nodes[index].removed != 0) detail::throw_removed_node(g, index);
   return Node(g.handle(index));

@@ -115,7 +115,7 @@ inline void remove_node(gd::Graph& g, const Spec& s, std::uint32_t k, bool bridg
   if (first == 1 && !has_slices(without_node(s, k))) g.remove_node(g.node(0));
 }
 
-/// `text` (a dump, a race report) with every node number "#12" written "#": plans of the same nodes
+/// `text` (a dump, a race report) with every node number "#7" written "#": plans of the same nodes
 /// at other positions then read the same.
 inline std::string without_numbers(const std::string& text) {
   std::string out;

@@ -300,7 +300,7 @@ TEST_CASE("a removed node's handle is refused by every call, naming the node", "
   CHECK_USAGE_ERROR(g.chain({k, m}), removed);
   CHECK_USAGE_ERROR(g.node(2), "graphdsl: node #2 was removed from graph 'g' (Graph::remove_node); its handle names "
                                "no node");
-  CHECK_USAGE_ERROR(g.node(3), "graphdsl: graph 'g' has 3 nodes; there is no node #3");
+  CHECK_USAGE_ERROR(g.node(3), "graphdsl: graph 'g' has 1 node and 2 removed; there is no node #3");
   CHECK(g.node_count() == 1);
 }
 
