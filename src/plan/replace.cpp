@@ -124,9 +124,9 @@ NodeReplacement::NodeReplacement(GraphImpl& a, std::uint32_t i, const GraphImpl&
   check_placeholders(a, i, s);
   const SavedParams now = SavedParams::save(s, 0, true);  // nested plans: the plan's own deep copies
   const std::vector<std::uint64_t> now_bytes = buffer_bytes_of(s, 0);
-  now.restore(a, i);
-  set_buffer_bytes(a, i, now_bytes);
   try {
+    now.restore(a, i);  // may allocate (a kernel's launch attributes): undone below
+    set_buffer_bytes(a, i, now_bytes);
     check_node(a, i);
   } catch (...) {
     undo();

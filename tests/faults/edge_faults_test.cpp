@@ -156,6 +156,10 @@ TEST_CASE("an allocation failure inside a plan's setter leaves the plan as it wa
        [](Fixture& f) {
          f.g.add_kernel(faults::scale, one_block, f.alloc.buffer, 1.0f, 256).name("on buffer").after(fill(f));
        }},
+      {"Graph::set_kernel(cluster)",
+       [&m](Fixture& f) {
+         f.g.set_kernel(f.scale_x, faults::scale, gd::Launch{dim3(4), dim3(64)}.with_cluster(dim3(2)), m.x, 1.0f, 64);
+       }},
       {"Graph::set_launch", [](Fixture& f) { f.g.set_launch(f.scale_x, gd::Launch{dim3(4), dim3(64)}); }},
       {"Graph::set_launch(cluster)",
        [](Fixture& f) { f.g.set_launch(f.scale_x, gd::Launch{dim3(4), dim3(64)}.with_cluster(dim3(2))); }},

@@ -106,6 +106,7 @@ TEST_CASE("a memcpy and a graph buffer's memset edited in the plan copy and set 
   g.set_memset(set, buf.buffer.slice(0, N / 2), 7.0f, N / 2);
   g.set_memcpy(down, from_buffer.get(), buf.buffer.slice(0, N / 2), N / 2);
   GPU_REQUIRE(cudaMemset(from_buffer.get(), 0, from_buffer.bytes()));
+  GPU_REQUIRE(cudaDeviceSynchronize());
   gd::Executable exec = g.instantiate();
   run(exec, s);
   CHECK(out.download() == hb);

@@ -229,6 +229,35 @@ TEST_CASE("the plan's setters refuse a handle of another plan and a fixed plan, 
   g.impl().sealed = gd::detail::Sealed::no;
 }
 
+TEST_CASE("the kernel setters of a plan keep Conditions and GraphBuffers where they stand", "[edit][setters]") {
+  Buffers b;
+  gd::Graph g("g");
+  const gd::Condition c0 = g.add_condition(1), c1 = g.add_condition(0);
+  auto buf = g.add_mem_alloc<float>(64);
+  buf.node.name("buf");
+  int flags[2] = {};
+  auto set = g.add_set_condition(c0, flags, gd::Compare::greater, 0).name("set");
+  auto k = g.add_kernel(work, gd::Launch{1, 32}, buf.buffer, 1.0f, 64).name("k").after(buf.node);
+  g.add_while(c0, [&](gd::Graph& body) { body.add_kernel(work, gd::Launch{1, 32}, b.x, 1.0f, 32); }).after(set);
+  g.add_if(c1, [&](gd::Graph& body) { body.add_kernel(work, gd::Launch{1, 32}, b.y, 1.0f, 32); });
+  // The same condition and buffer (a slice of it): accepted.
+  g.set_kernel_args(set, c0, flags + 1, static_cast<int>(gd::Compare::less), 3);
+  g.set_kernel_args(k, buf.buffer.slice(16, 32), 2.0f, 32);
+  CHECK(g.dump().find("bytes [64, 192)") != std::string::npos);
+  g.validate();
+  const std::string before = g.dump();
+  CHECK_USAGE_ERROR(g.set_kernel_args(set, c1, flags, 0, 0),
+                    "graphdsl: kernel node 'set' (#1): argument 0 is condition number 0 of graph 'g' in the plan but "
+                    "condition number 1 of graph 'g' in the setter; setters and update() patch values, not which "
+                    "arguments are Conditions, GraphBuffers or __device__ symbols (remove the node and add a new one "
+                    "for that)");
+  CHECK_USAGE_ERROR(g.set_kernel_args(k, b.x, 2.0f, 32),
+                    "graphdsl: kernel node 'k' (#2): argument 0 is the GraphBuffer of mem_alloc node 'buf' (#0) in the "
+                    "plan but a plain value in the setter; setters and update() patch values, not which arguments are "
+                    "Conditions, GraphBuffers or __device__ symbols (remove the node and add a new one for that)");
+  CHECK(g.dump() == before);
+}
+
 // ---- remove_node -----------------------------------------------------------------------------------
 
 TEST_CASE("remove_node takes a node and its edges out; the other handles keep working", "[edit][remove]") {
