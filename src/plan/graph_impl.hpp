@@ -87,11 +87,14 @@ struct PlanStores {
   /// its nodes referred to there (rules.cpp checks them where the copy is embedded). Not compared by
   /// diff() or fingerprint(): it says where the plan came from, not what it does.
   std::vector<OuterBinding> outer_bindings;
-  int default_device = -1;          ///< the device new nodes are placed on (Graph::set_default_device)
-  std::uint32_t depth = 0;          ///< nesting levels below this plan (0: it embeds no plan)
-  std::uint64_t nested_nodes = 0;   ///< nodes of embedded plans, at every level, each embedding counted
-  std::uint32_t held_kinds = 0;     ///< bit k: a node of kind k here or in a child plan (not in bodies)
-  std::uint32_t removed_nodes = 0;  ///< tombstones among `nodes` (Graph::remove_node; NodeData::removed)
+  int default_device = -1;         ///< the device new nodes are placed on (Graph::set_default_device)
+  std::uint32_t depth = 0;         ///< nesting levels below this plan (0: it embeds no plan)
+  std::uint64_t nested_nodes = 0;  ///< nodes of embedded plans, at every level, each embedding counted
+  std::uint32_t held_kinds = 0;    ///< bit k: a node of kind k here or in a child plan (not in bodies)
+  /// Tombstones among `nodes` (Graph::remove_node, NodeData::removed). remove_node counts depth,
+  /// nested_nodes and held_kinds again when it removes a child, conditional or graph-memory node;
+  /// after other removals held_kinds may name a kind the plan no longer holds.
+  std::uint32_t removed_nodes = 0;
 };
 
 /// The stores of plan/records/stores.def, by position.
