@@ -178,7 +178,7 @@ fi
 # The stores come from src/plan/records/stores.def; the rest are PlanStores' and GraphImpl's own.
 stores_def=src/plan/records/stores.def
 store_fields="$(sed -nE 's/^GRAPHDSL_STORE\([^,]+,[[:space:]]*([a-z_]+),.*/\1/p' "$stores_def" 2>/dev/null | paste -sd'|')"
-graph_impl_fields="${store_fields:+$store_fields|}default_device|parent|token|sealed|depth|nested_nodes|held_kinds"
+graph_impl_fields="${store_fields:+$store_fields|}default_device|parent|token|sealed|depth|nested_nodes|held_kinds|removed_nodes"
 graph_impl_fields+='|edge_count|copied_from|succs|param_order|long_edges'
 # Members of other structs with those names, by the expressions that reach them: a Materialized's
 # nodes (ExecImpl::native, Builder::materialize's `m`, update_whole_graph's `m`), a NestedNative's

@@ -88,8 +88,8 @@ inline constexpr std::uint64_t max_embedded_nodes = detail::max_embedded_nodes;
 ///
 /// Exception-safety: basic guarantee (after an exception the Graph is still a valid plan).
 /// add_edge(), NodeHandle::after() and NodeHandle::before() check every edge before adding any,
-/// so their UsageErrors leave the plan unchanged; copy assignment gives the strong guarantee;
-/// moves and destruction never throw.
+/// so their UsageErrors leave the plan unchanged; copy assignment, the setters and remove_node()
+/// give the strong guarantee; moves and destruction never throw.
 class Graph {
  public:
   /// An empty plan named "graph".
@@ -130,24 +130,14 @@ class Graph {
   /// 0.0f; 300 for an 8-bit element is a UsageError); a double for a float element does not
   /// compile (write 0.5f). Dumps show the value as a T.
   template <class T, class V = T>
-  MemsetNode add_memset(T* dst, V value, std::size_t count) {
-    return add_memset_2d(dst, detail::checked_bytes(count, sizeof(T), "add_memset"), value, count, 1);
-  }
+  MemsetNode add_memset(T* dst, V value, std::size_t count);
   /// Adds a 1-D memset node whose value is parameter `value` (Graph::parameter): U must be T (a
   /// UsageError naming the node otherwise); Executable::set(value, v) patches the node.
   template <class T, class U>
-  MemsetNode add_memset(T* dst, const Parameter<U>& value, std::size_t count) {
-    detail::check_memset_types<T, T>();
-    return add_memset_parameter(dst, value.template arg<T>(0, 0), sizeof(T), count, detail::scalar_type_of<T>());
-  }
+  MemsetNode add_memset(T* dst, const Parameter<U>& value, std::size_t count);
   /// Adds a 2-D memset node: `height` rows of `width` elements, rows `pitch_bytes` apart.
   template <class T, class V = T>
-  MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, V value, std::size_t width, std::size_t height) {
-    detail::check_memset_types<T, V>();
-    const T v = detail::exact_value<T>(value, "add_memset", "the element type");
-    return add_memset_node(dst, detail::bit_pattern(v), sizeof(T), width, height, pitch_bytes,
-                           detail::scalar_type_of<T>());
-  }
+  MemsetNode add_memset_2d(T* dst, std::size_t pitch_bytes, V value, std::size_t width, std::size_t height);
   /// Adds a memset node from raw parameters (cudaMemsetParams). `element_size` must be 1, 2 or 4
   /// and `pitch_bytes` (for height > 1) at least width * element_size; validate() checks both.
   MemsetNode add_memset_raw(void* dst, unsigned int value, unsigned int element_size, std::size_t width,
@@ -157,39 +147,21 @@ class Graph {
   /// be the same (checked at compile time). `kind` defaults to cudaMemcpyDefault (direction
   /// inferred from the pointers, the safe choice with unified addressing).
   template <class D, class S>
-  MemcpyNode add_memcpy(D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    detail::check_memcpy_types<D, S>();
-    return add_memcpy_bytes(dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
-  }
+  MemcpyNode add_memcpy(D* dst, const S* src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
   /// add_memcpy whose destination is a pointer parameter (Graph::parameter<D*>): the node copies to
   /// the parameter's value, and Executable::set(param, p) re-points it (with every other node that
   /// uses the parameter) through one cudaGraphExecMemcpyNodeSetParams, no diff. The parameter must be
   /// of this plan and of type D* exactly (docs/parameters.md).
   template <class D, class S>
   MemcpyNode add_memcpy(const Parameter<D*>& dst, const S* src, std::size_t count,
-                        cudaMemcpyKind kind = cudaMemcpyDefault) {
-    detail::check_memcpy_types<D, S>();
-    const detail::ParamArg d = dst.template arg<D*>(0, 0);
-    return add_memcpy_parameters(&d, nullptr, nullptr, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"),
-                                 kind);
-  }
+                        cudaMemcpyKind kind = cudaMemcpyDefault);
   /// add_memcpy whose source is a pointer parameter (Graph::parameter<S*> or parameter<const S*>).
   template <class D, class S>
-  MemcpyNode add_memcpy(D* dst, const Parameter<S*>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault) {
-    detail::check_memcpy_types<D, S>();
-    const detail::ParamArg s = src.template arg<const S*>(0, 0);
-    return add_memcpy_parameters(nullptr, dst, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"),
-                                 kind);
-  }
+  MemcpyNode add_memcpy(D* dst, const Parameter<S*>& src, std::size_t count, cudaMemcpyKind kind = cudaMemcpyDefault);
   /// add_memcpy whose destination and source are pointer parameters.
   template <class D, class S>
   MemcpyNode add_memcpy(const Parameter<D*>& dst, const Parameter<S*>& src, std::size_t count,
-                        cudaMemcpyKind kind = cudaMemcpyDefault) {
-    detail::check_memcpy_types<D, S>();
-    const detail::ParamArg d = dst.template arg<D*>(0, 0);
-    const detail::ParamArg s = src.template arg<const S*>(0, 0);
-    return add_memcpy_parameters(&d, nullptr, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
-  }
+                        cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Adds a 1-D memcpy node copying `bytes` bytes.
   MemcpyNode add_memcpy_bytes(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind = cudaMemcpyDefault);
   /// Adds a 2-D memcpy node: `height` rows of `width_bytes`, rows `dst_pitch` / `src_pitch` bytes apart.
@@ -205,11 +177,7 @@ class Graph {
   /// available (cudaDeviceCanAccessPeer), and enables it; where it is not available this is a
   /// UsageError naming both devices — use add_memcpy, which the driver stages through the host.
   template <class T>
-  MemcpyNode add_memcpy_peer(T* dst, int dst_device, const T* src, int src_device, std::size_t count) {
-    static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_peer: the destination is const");
-    return add_memcpy_peer_bytes(dst, dst_device, src, src_device,
-                                 detail::checked_bytes(count, sizeof(T), "add_memcpy_peer"));
-  }
+  MemcpyNode add_memcpy_peer(T* dst, int dst_device, const T* src, int src_device, std::size_t count);
   /// add_memcpy_peer for `bytes` raw bytes.
   MemcpyNode add_memcpy_peer_bytes(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes);
 
@@ -242,11 +210,7 @@ class Graph {
   /// `fn` is caught and re-thrown by the Executable (see executable.hpp). A null function pointer or
   /// empty std::function is reported by validate(). `fn` must not call CUDA.
   template <class F>
-  HostNode add_host(F&& fn) {
-    static_assert(std::is_invocable_v<std::decay_t<F>&>,
-                  "graphdsl add_host: the callable must be invocable with no arguments");
-    return add_host_node(detail::new_host_closure(std::forward<F>(fn)));
-  }
+  HostNode add_host(F&& fn);
 
   /// Adds a child-graph node embedding a copy of `child` (taken now; later changes to `child` do
   /// not affect this plan). `child` may be this plan itself.
@@ -307,9 +271,7 @@ class Graph {
   Allocation<T> add_mem_alloc(std::size_t count, const MemAllocOptions& options = {});
   /// Adds the mem_free node of `buffer` (cudaGraphAddMemFreeNode), at most once (a slice: from its allocation's start).
   template <class T>
-  MemFreeNode add_mem_free(const GraphBuffer<T>& buffer) {
-    return add_mem_free_node(buffer.id(), buffer.offset());
-  }
+  MemFreeNode add_mem_free(const GraphBuffer<T>& buffer);
   /// A 1-D memset of `count` elements of a graph buffer or slice (`value` as for add_memset(T*, ...)).
   template <class T, class V = T>
   MemsetNode add_memset(const GraphBuffer<T>& dst, V value, std::size_t count);
@@ -340,12 +302,7 @@ class Graph {
   /// part of the graph). If `fn` throws, the capture is ended, the half-built graph destroyed, the
   /// sticky error cleared, and the exception propagates out of instantiate().
   template <class F>
-  CapturedNode add_captured(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal) {
-    using Fn = std::decay_t<F>;
-    static_assert(std::is_invocable_v<Fn&, cudaStream_t>,
-                  "graphdsl add_captured: the function must be invocable as fn(cudaStream_t)");
-    return add_captured_node(new detail::StreamClosureOf<Fn>(Fn(std::forward<F>(fn))), mode);
-  }
+  CapturedNode add_captured(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal);
 
   // ---- conditional nodes (CUDA 12.3+; IF-ELSE and SWITCH need a 12.8 driver) ----------------
 
@@ -358,18 +315,14 @@ class Graph {
 
   /// Adds an IF node: `body(Graph&)` builds the plan that runs when the condition is non-zero.
   template <class Body>
-  ConditionalNode add_if(const Condition& cond, Body&& body) {
-    return add_conditional_node(ConditionalType::if_then, cond, 1, [&](unsigned, Graph& g) { body(g); });
-  }
+  ConditionalNode add_if(const Condition& cond, Body&& body);
   /// Adds an IF-ELSE node (CUDA 12.8): `then_body` runs when the condition is non-zero, `else_body` otherwise.
   template <class Then, class Else>
   ConditionalNode add_if_else(const Condition& cond, Then&& then_body, Else&& else_body);
   /// Adds a WHILE node: `body` runs as long as the condition is non-zero when checked (before the
   /// first iteration and after each one). A node in the body must update the condition.
   template <class Body>
-  ConditionalNode add_while(const Condition& cond, Body&& body) {
-    return add_conditional_node(ConditionalType::while_loop, cond, 1, [&](unsigned, Graph& g) { body(g); });
-  }
+  ConditionalNode add_while(const Condition& cond, Body&& body);
   /// Adds a SWITCH node (CUDA 12.8) with one body per argument: body i runs when the condition is
   /// i; none runs when it is >= the number of bodies.
   template <class... Bodies>
@@ -427,15 +380,70 @@ class Graph {
   /// kept ones keep their kind. Checked first (as add_edge), then all or none.
   void set_predecessors(const Node& node, const std::vector<Node>& preds);
 
+  // ---- editing nodes (docs/concepts.md, "Editing a plan") -----------------------------------
+  // Executable's setters (executable.hpp) for the plan: no CUDA call, the node's records take the
+  // new values, which the next instantiate(), update() and diff() see. Checked like Executable's
+  // and like the add_* that made the node (a Parameter argument does not compile; a Condition or
+  // GraphBuffer must stand where and for what it stands in the node); refused in a fixed plan (a
+  // conditional body, a moved child, a recorded plan). @throws UsageError, changing nothing.
+
+  /// New kernel arguments (converted to the kernel's parameter types, checked at compile time).
+  template <class... P, class... A>
+  void set_kernel_args(const KernelNode<P...>& node, A&&... args);
+  /// A new kernel of the same signature, launch and arguments.
+  template <class... P, class... A>
+  void set_kernel(const KernelNode<P...>& node, void (*kernel)(P...), const Launch& launch, A&&... args);
+  /// A new launch, the whole of it: unlike Executable::set_launch, priority and attributes too.
+  template <class... P>
+  void set_launch(const KernelNode<P...>& node, const Launch& launch);
+  /// A new 1-D memset (the rules of add_memset).
+  template <class T, class V = T>
+  void set_memset(const MemsetNode& node, T* dst, V value, std::size_t count);
+  /// A new 1-D memset of the graph buffer the node sets (a slice of it, or the whole buffer).
+  template <class T, class V = T>
+  void set_memset(const MemsetNode& node, const GraphBuffer<T>& dst, V value, std::size_t count);
+  /// A new 1-D copy between raw pointers (the rules of add_memcpy).
+  template <class D, class S>
+  void set_memcpy(const MemcpyNode& node, D* dst, const S* src, std::size_t count,
+                  cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// A new 1-D copy into the graph buffer the node copies into.
+  template <class T>
+  void set_memcpy(const MemcpyNode& node, const GraphBuffer<T>& dst, const T* src, std::size_t count,
+                  cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// A new 1-D copy out of the graph buffer the node copies from.
+  template <class T>
+  void set_memcpy(const MemcpyNode& node, T* dst, const GraphBuffer<T>& src, std::size_t count,
+                  cudaMemcpyKind kind = cudaMemcpyDefault);
+  /// A new host callable, moved into the plan.
+  template <class F>
+  void set_host(const HostNode& node, F&& fn);
+  /// A copy of `child`, a plan of the shape of the node's child plan.
+  void set_child(const ChildNode& node, const Graph& child);
+  /// A new event to record (the plan shares ownership of it).
+  void set_event(const EventRecordNode& node, const Event& event);
+  /// A new event to wait for.
+  void set_event(const EventWaitNode& node, const Event& event);
+  /// Removes `node` and its edges (its predecessors and successors are not joined). The other
+  /// nodes keep their handles and indices: the node stays as a tombstone that nothing shows or
+  /// runs (not in instantiate()'s CUDA graph, dump(), to_dot(), nodes(), edges(), node_count(),
+  /// validate(), the race checker), and what it owned goes (host callable, event, child plan, its
+  /// Parameter uses). Its handle is then refused by every call of the plan. An executable compiled
+  /// before keeps the node (update() from this plan: topology_changed). A mem_alloc node goes only
+  /// once no node uses its buffer; a conditional node's Condition stays declared, for another
+  /// conditional node. O(the node's edges); O(plan) for mem_alloc, mem_free, child and conditional
+  /// nodes. @throws UsageError naming the node (and a user of its buffer), changing nothing.
+  void remove_node(const Node& node);
+
   // ---- introspection ------------------------------------------------------------------------
 
-  /// The number of nodes of this plan (a child or conditional node counts as one, whatever it holds).
+  /// The number of nodes of this plan (a child or conditional node counts as one, whatever it holds),
+  /// removed ones (remove_node) not counted: indices, which are positions, then run past it.
   std::size_t node_count() const;
   /// The number of distinct edges of this plan (not counting edges inside child plans or bodies).
   std::size_t edge_count() const;
-  /// The node at `index`. @throws UsageError if out of range.
+  /// The node at `index`. @throws UsageError if out of range or removed.
   Node node(std::uint32_t index) const;
-  /// All nodes, in creation order.
+  /// All nodes, in creation order (removed ones left out).
   std::vector<Node> nodes() const;
   /// The first node named `name`.
   std::optional<Node> find(std::string_view name) const;
@@ -447,16 +455,15 @@ class Graph {
   std::vector<Node> successors(const Node& node) const;
   /// The launch of a kernel node: shape and attributes.
   template <class... P>
-  Launch launch_of(const KernelNode<P...>& node) const {
-    return kernel_launch(node);
-  }
+  Launch launch_of(const KernelNode<P...>& node) const;
   /// The plan embedded by a child node.
   Graph child_plan(const ChildNode& node) const;
   /// Body `i` of a conditional node (a copy).
   Graph body_plan(const ConditionalNode& node, unsigned int i) const;
   /// The type of a conditional node.
   ConditionalType conditional_type(const ConditionalNode& node) const;
-  /// True when `node` is a live node of this plan (false for an empty handle, another or a destroyed plan).
+  /// True when `node` is a live node of this plan (false for an empty handle, another or a destroyed
+  /// plan, a removed node).
   bool owns(const Node& node) const noexcept;
   /// The parameters of a memset node (graphdsl/node_params.hpp). Like each getter below:
   /// @throws UsageError naming the node for a node of another plan or of another kind.
@@ -526,24 +533,9 @@ class Graph {
   CapturedNode add_captured_node(detail::StreamClosure* fn, cudaStreamCaptureMode mode);
 
  private:
-  /// An add_* under way, recording a node in steps that may throw (std::bad_alloc included). Destroyed
-  /// before commit(), it takes the plan back to what it held when made: a failed add_* leaves no trace.
-  class Change {
-   public:
-    explicit Change(Graph& g);
-    ~Change();
-    Change(const Change&) = delete;
-    Change& operator=(const Change&) = delete;
-    /// The add_* completed: the plan keeps what it added.
-    void commit() noexcept { committed_ = true; }
-
-   private:
-    static constexpr std::size_t mark_bytes = 256;  ///< room for detail::PlanMark (plan/graph_impl.hpp)
-    Graph& graph_;
-    detail::NodeRef plan_;  ///< the plan (id and slot; no node)
-    bool committed_ = false;
-    alignas(std::uint64_t) unsigned char mark_[mark_bytes];  ///< the plan's detail::PlanMark when made
-  };
+  /// An add_* under way (graphdsl/detail/graph_templates.hpp): destroyed before commit(), it takes
+  /// the plan back to what it held when made.
+  class Change;
   friend class Executable;
   friend struct detail::Adopter;
   static Executable compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin);
@@ -579,6 +571,11 @@ class Graph {
   const detail::SharedRef<detail::PlanToken>& plan_token() const;
   /// Internal: the whole Launch of a kernel node.
   Launch kernel_launch(const Node& node) const;
+  /// The setters: `node` takes the parameters of node #0 of `one`, built by the add_* of its kind
+  /// (plan/replace.hpp); `what` names the setter. kernel_function: what set_kernel_args keeps.
+  void replace_params(const Node& node, const Graph& one, const char* what);
+  const void* kernel_function(const Node& node) const;
+  void set_kernel_launch(const Node& node, const Launch& launch);
   /// Stores the ranges of the gd::reads / gd::writes arguments of kernel node `node`.
   template <std::size_t... I, class... A>
   void declare_kernel_ranges(const Node& node, std::index_sequence<I...>, const A&... args);
@@ -593,4 +590,5 @@ Graph capture(F&& fn, cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLo
 
 }  // namespace graphdsl
 
-#include "graphdsl/detail/graph_templates.hpp"  // the bodies of the longer member templates
+#include "graphdsl/detail/graph_edits.hpp"      // the bodies of the setters' templates
+#include "graphdsl/detail/graph_templates.hpp"  // the bodies of the member templates that add nodes

@@ -302,6 +302,7 @@ std::uint32_t exec_index_checked(const ExecImpl& x, const Node& node, NodeKind k
                     owner.info(node.index()).describe(), quoted(plan_name(owner)), plan_id(owner),
                     quoted(plan_name(plan)), x.origin_id));
   }
+  if (node.index() < node_count(plan) && removed(plan, node.index())) throw_removed_node(plan, node.index());
   if (node.index() >= node_count(plan) || node_kind(plan, node.index()) != kind) {
     const GraphImpl* owner = live_plan(ref);
     const std::string what = owner != nullptr && node.index() < node_count(*owner)

@@ -11,6 +11,7 @@
 #include "exec/kind_patch.hpp"
 #include "native/native.hpp"
 #include "plan/graph_impl.hpp"
+#include "plan/replace.hpp"  // same_layout
 
 namespace graphdsl::detail {
 
@@ -51,8 +52,6 @@ bool copies_checked_by_environment() noexcept;
 /// cudaGraphExecChildGraphNodeSetParams of child node `node` with `child` (a materialized child
 /// plan) for set_child and per-node updates: the driver's entry point first, then the runtime.
 cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child);
-/// Whether `layout` (the setter's) packs exactly like `recorded`.
-bool same_layout(const ArgLayout& layout, const ArgLayout& recorded);
 
 /// Whether a kernel whose links are `l` can be patched from a plain argument block (kernel_direct):
 /// no Condition or GraphBuffer argument to resolve, and few enough arguments for the argument array

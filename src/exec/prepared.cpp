@@ -144,12 +144,13 @@ UpdateResult Executable::update(const PreparedUpdate& prepared) {
   // The executable now runs the template graph's host slots: a setter or update since the last
   // update from this template may have swapped their callables; they get the template's back.
   for (std::size_t k = 0; k < detail::host_count(*q.image); ++k) {
+    if (q.native->host_slots[k] == nullptr) continue;  // a removed host node's (Graph::remove_node): no slot
     std::atomic_store(&q.native->host_slots[k]->fn, detail::host_closure(*q.image, k));
   }
   x.last_template_id = q.template_id;
   UpdateResult r;
   r.strategy = UpdateStrategy::whole_graph;
-  r.patched = detail::node_count(a);
+  r.patched = detail::live_node_count(a);
   return r;
 }
 

@@ -24,6 +24,7 @@
 #include "plan/node_params.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/recorded_update.hpp"
+#include "plan/replace.hpp"
 #include "plan/rules.hpp"
 
 namespace graphdsl {
@@ -117,16 +118,6 @@ cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
   return cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), node, &p);
 }
 
-/// Whether `layout` (the setter's) packs exactly like `recorded`.
-bool same_layout(const ArgLayout& layout, const ArgLayout& recorded) {
-  if (&layout == &recorded) return true;
-  if (layout.count != recorded.count || layout.total != recorded.total) return false;
-  for (std::uint32_t a = 0; a < layout.count; ++a) {
-    if (layout.offsets[a] != recorded.offsets[a] || layout.sizes[a] != recorded.sizes[a]) return false;
-  }
-  return true;
-}
-
 cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
                           const ArgLayout& layout, const unsigned char* block) {
   std::array<void*, max_setter_args> argv;  // not zeroed: kernel_argv fills the layout's count
@@ -154,86 +145,9 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
   return patch_ops(node_kind(g, i)).apply(x, i);
 }
 
-// ---- Executable: per-node setters --------------------------------------------------------------
-
-namespace {
-
-/// What argument `arg` of the kernel of plan `g` whose links are `k` stands for, in words. With `in`,
-/// a Condition or GraphBuffer is looked up in that plan (the executable's) by its id; without, by g's
-/// own reference.
-std::string kernel_arg_meaning(const GraphImpl& g, const KernelLinks& k, std::uint32_t arg, const GraphImpl* in) {
-  const GraphImpl& where = in != nullptr ? *in : g;
-  for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-    const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
-    if (ph.offset != k.layout->offsets[arg]) continue;
-    if (ph.kind == PlaceholderKind::condition) {
-      const ConditionRef ref = in != nullptr ? in->resolve(Condition(ph.uid)) : ph.ref;
-      if (ref.levels != 0) return fmt::format("a Condition that graph '{}' does not declare", plan_name(where));
-      return fmt::format("condition number {} of graph '{}'", ref.index, plan_name(where));
-    }
-    const std::uint32_t alloc = in != nullptr ? in->alloc_node(ph.uid) : ph.ref.index;
-    if (alloc == ConditionRef::unresolved)
-      return fmt::format("a GraphBuffer that graph '{}' does not allocate", plan_name(where));
-    return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
-  }
-  return "a plain value";
-}
-
-/// What pointer `field` of memset or memcpy node i of plan `g` stands for, in words (`in`: as above).
-std::string buffer_field_meaning(const GraphImpl& g, std::uint32_t i, BufferField field, const GraphImpl* in) {
-  const GraphImpl& where = in != nullptr ? *in : g;
-  for (const BufferUse& u : buffer_uses_of(g, i)) {
-    if (u.field != field) continue;
-    const std::uint32_t alloc = in != nullptr ? in->alloc_node(u.uid) : u.alloc_node;
-    if (alloc == ConditionRef::unresolved)
-      return fmt::format("a GraphBuffer that graph '{}' does not allocate", plan_name(where));
-    return fmt::format("the GraphBuffer of {}", where.info(alloc).describe());
-  }
-  if (const SymbolUse* u = g.symbol_use(i); u != nullptr && u->field == field) {
-    return fmt::format("a __device__ symbol ({} bytes, at byte {})", u->symbol_bytes, u->offset);
-  }
-  return "a plain pointer";
-}
-
-/// Refuses a new plan for child node i of `a` that has another shape than its current one.
-void check_child_shape(const GraphImpl& a, std::uint32_t i, const GraphImpl& child) {
-  if (auto r = compare_shape(child_plan(a, i), child, {})) {
-    throw UsageError(fmt::format("{}: the new child plan has another shape ({})", a.info(i).describe(), r->reason));
-  }
-}
-
-/// Refuses a setter whose Condition or GraphBuffer arguments (plan `s`, node #0) do not mean, in
-/// the executable's plan `a`, what node i's recorded ones mean: a setter, like update(), patches
-/// values; it cannot turn a graph buffer into a raw pointer (the buffer's address would be written
-/// over it) or a raw pointer into a graph buffer (it would reach the kernel as null).
-void check_placeholders(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
-  const NodeKind kind = node_kind(a, i);
-  auto refuse = [&](const std::string& what, const std::string& was, const std::string& now) {
-    throw UsageError(
-        fmt::format("{}: {} is {} in this executable's plan but {} in the setter; setters and update() "
-                    "patch values, not which arguments are Conditions, GraphBuffers or __device__ symbols "
-                    "(compile a new plan for that)",
-                    a.info(i).describe(), what, was, now));
-  };
-  if (kind == NodeKind::kernel) {
-    const KernelLinks& k = kernel_links_of(a, kernel_index(a, i));
-    const KernelLinks& ks = kernel_links_of(s, kernel_index(s, 0));
-    for (std::uint32_t arg = 0; arg < k.layout->count; ++arg) {
-      const std::string was = kernel_arg_meaning(a, k, arg, nullptr), now = kernel_arg_meaning(s, ks, arg, &a);
-      if (was != now) refuse(fmt::format("argument {}", arg), was, now);
-    }
-  } else if (kind == NodeKind::memset || kind == NodeKind::memcpy) {
-    const bool set = kind == NodeKind::memset;
-    for (const BufferField f : {BufferField::memset_dst, BufferField::memcpy_dst, BufferField::memcpy_src}) {
-      if ((f == BufferField::memset_dst) != set) continue;
-      const std::string was = buffer_field_meaning(a, i, f, nullptr), now = buffer_field_meaning(s, 0, f, &a);
-      if (was != now) refuse(f == BufferField::memcpy_src ? "the source" : "the destination", was, now);
-    }
-  }
-}
-
-}  // namespace
 }  // namespace detail
+
+// ---- Executable: per-node setters (their checks: plan/replace.hpp) ------------------------------
 
 const void* Executable::recorded_function(const Node& node) const {
   const detail::ExecImpl& x = impl();
@@ -249,53 +163,22 @@ Launch Executable::recorded_launch(const Node& node) const {
 
 void Executable::replace_node(const Node& target, const Graph& source) {
   detail::ExecImpl& x = impl();
-  detail::GraphImpl& a = x.plan.impl();
   const detail::GraphImpl& s = source.impl();
   const NodeKind kind = detail::node_kind(s, 0);
   const std::uint32_t i = detail::exec_index(x, target, kind);
-  if (kind == NodeKind::child) detail::check_child_shape(a, i, detail::child_plan(s, 0));
-  if (kind == NodeKind::kernel) {
-    // A KernelNode made from a NodeRef is not checked against the kernel it names (node_cast is):
-    // an argument block of another layout would overrun the recorded one or leave the kernel
-    // reading past the arguments given.
-    const detail::ArgLayout& now = detail::kernel_layout(a, detail::kernel_index(a, i));
-    const detail::ArgLayout& given = detail::kernel_layout(s, detail::kernel_index(s, 0));
-    if (!detail::same_layout(given, now)) {
-      throw UsageError(
-          fmt::format("{}: the setter's kernel arguments ({} parameters, {} bytes) do not match the kernel "
-                      "the node launches ({} parameters, {} bytes): a KernelNode handle of another "
-                      "signature (node_cast checks it; KernelNodeOf<decltype(kernel)> names it), or one from "
-                      "before set_kernel switched the node to another signature (use the handle it returned)",
-                      a.info(i).describe(), given.count, given.total, now.count, now.total));
-    }
-  }
-  detail::check_placeholders(a, i, s);
+  detail::GraphImpl& a = x.plan.impl();
   const void* function = kind == NodeKind::kernel ? detail::kernel_of(a, i).func : nullptr;
-  const detail::SavedParams old = detail::SavedParams::save(a, i);
-  const std::vector<std::uint64_t> old_bytes = detail::buffer_bytes_of(a, i);  // graph-buffer slices' lengths
-  const std::vector<std::uint64_t> new_bytes = detail::buffer_bytes_of(s, 0);
-  auto roll_back = [&] {
-    old.restore(a, i);
-    detail::set_buffer_bytes(a, i, old_bytes);
-  };
-  detail::SavedParams::save(s, 0, true).restore(a, i);
-  detail::set_buffer_bytes(a, i, new_bytes);
-  try {
-    detail::check_node(a, i);
-  } catch (...) {
-    roll_back();
-    throw;
-  }
+  detail::NodeReplacement change(a, i, s);  // checked and written, or nothing changed
   detail::Applied applied;
   try {
     applied = detail::apply_node(x, i);  // may throw: a child plan's captured function, for one
   } catch (...) {
-    roll_back();
+    change.undo();
     throw;
   }
   if (applied.rc != cudaSuccess) {
-    roll_back();
-    detail::throw_cuda(applied.rc, applied.api, a.info(i));
+    change.undo();
+    detail::throw_cuda(applied.rc, applied.api, x.plan.impl().info(i));
   }
   if (kind == NodeKind::kernel && detail::kernel_of(a, i).func != function) {  // set_kernel: another function
     ++x.function_changes;

@@ -226,6 +226,13 @@ std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b,
                                          const std::string& ctx, const DiffOut* out, EdgeMarks& marks) {
   const NodeData& x = a.nodes[i];
   const NodeData& y = b.nodes[i];
+  if (x.removed != y.removed) {  // Graph::remove_node: the node is in one plan only
+    const NodeInfo there = y.removed != 0 ? a.info(i) : b.info(i);
+    return refusal(UpdateStatus::topology_changed, there,
+                   fmt::format("{}{} {}", ctx, there.describe(),
+                               y.removed != 0 ? "was removed from the template"
+                                              : "is in the template but was removed from the executable's plan"));
+  }
   if (x.kind != y.kind) {
     return refusal(UpdateStatus::node_type_changed, b.info(i),
                    fmt::format("{}node #{} is a {} node in the executable but a {} node in the template", ctx, i,
@@ -487,6 +494,7 @@ void fingerprint_node(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMe
   const NodeData& n = g.nodes[i];
   f.add(n.kind);
   f.add(n.device);
+  if (n.removed != 0) f.add(std::uint8_t{0xeu});  // a tombstone is not an empty node
   const CompareOps& ops = compare_ops(n.kind);
   if (ops.fingerprint != nullptr && !ops.after_edges) ops.fingerprint(f, g, i, memo);
   preds.assign(n.preds.begin(), n.preds.end());

@@ -443,30 +443,34 @@ void Graph::chain(const std::vector<Node>& nodes) { detail::add_chain(impl(), no
 
 // ---- Graph: introspection ----------------------------------------------------------------------
 
-std::size_t Graph::node_count() const { return impl().nodes.size(); }
+std::size_t Graph::node_count() const { return impl().nodes.size() - impl().removed_nodes; }
 std::size_t Graph::edge_count() const { return impl().edge_count; }
 
 Node Graph::node(std::uint32_t index) const {
   auto& g = impl();
   if (index >= g.nodes.size()) {
-    throw UsageError(fmt::format("graph {} has {} node{}; there is no node #{}", detail::quoted(g.name), g.nodes.size(),
-                                 g.nodes.size() == 1 ? "" : "s", index));
+    throw UsageError(fmt::format("graph {} has {} node{}{}; there is no node #{}", detail::quoted(g.name), node_count(),
+                                 node_count() == 1 ? "" : "s",
+                                 g.removed_nodes != 0 ? fmt::format(" and {} removed", g.removed_nodes) : "", index));
   }
+  if (g.nodes[index].removed != 0) detail::throw_removed_node(g, index);
   return Node(g.handle(index));
 }
 
 std::vector<Node> Graph::nodes() const {
   auto& g = impl();
   std::vector<Node> out;
-  out.reserve(g.nodes.size());
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) out.emplace_back(g.handle(i));
+  out.reserve(g.nodes.size() - g.removed_nodes);
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].removed == 0) out.emplace_back(g.handle(i));
+  }
   return out;
 }
 
 std::optional<Node> Graph::find(std::string_view name) const {
   auto& g = impl();
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.node_name(i) == name) return Node(g.handle(i));
+    if (g.node_name(i) == name && g.nodes[i].removed == 0) return Node(g.handle(i));
   }
   return std::nullopt;
 }
@@ -496,7 +500,8 @@ std::vector<Node> Graph::predecessors(const Node& node) const {
 
 bool Graph::owns(const Node& node) const noexcept {
   const detail::GraphImpl* g = impl_.get();
-  return g != nullptr && detail::live_plan(node.ref()) == g && node.index() < g->nodes.size();
+  return g != nullptr && detail::live_plan(node.ref()) == g && node.index() < g->nodes.size() &&
+         g->nodes[node.index()].removed == 0;
 }
 
 int Graph::device_of(const Node& node) const {

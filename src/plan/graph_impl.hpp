@@ -72,7 +72,7 @@ struct ParentLink {
 /// them. Copying it copies the plan's nodes, edges, parameters and names; GraphImpl adds what makes a
 /// plan itself (its id, liveness token, seal), which a copy does not take.
 struct PlanStores {
-#define GRAPHDSL_STORE(owner, member, element, on_update) std::vector<element> member;
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) std::vector<element> member;
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
 
@@ -95,17 +95,21 @@ struct PlanStores {
   /// kernel of another signature (swap_kernel, plan/records/kernel_access.hpp), until
   /// tidy_arguments packs the blocks again.
   std::uint64_t unused_args = 0;
+  /// Tombstones among `nodes` (Graph::remove_node, NodeData::removed). remove_node counts depth,
+  /// nested_nodes and held_kinds again when it removes a child, conditional or graph-memory node;
+  /// after other removals held_kinds may name a kind the plan no longer holds.
+  std::uint32_t removed_nodes = 0;
 };
 
 /// The stores of plan/records/stores.def, by position.
 enum class StoreId : std::uint8_t {
-#define GRAPHDSL_STORE(owner, member, element, on_update) member,
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) member,
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
 };
 /// The number of stores.
 inline constexpr std::size_t store_count = 0
-#define GRAPHDSL_STORE(owner, member, element, on_update) +1
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) +1
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
     ;
@@ -113,7 +117,7 @@ inline constexpr std::size_t store_count = 0
 /// Calls f(store, id) for every store of `s` (a PlanStores, const or not), in stores.def's order.
 template <class Stores, class F>
 void for_each_store(Stores& s, F&& f) {
-#define GRAPHDSL_STORE(owner, member, element, on_update) f(s.member, StoreId::member);
+#define GRAPHDSL_STORE(owner, member, element, on_update, on_remove) f(s.member, StoreId::member);
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
 }

@@ -41,6 +41,11 @@ inline void seal_as_recorded(GraphImpl& g, std::uint64_t origin) noexcept {
 inline std::size_t node_count(const GraphImpl& g) noexcept { return g.nodes.size(); }
 /// The kind of node i.
 inline NodeKind node_kind(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].kind; }
+/// Whether node i was removed (Graph::remove_node): a tombstone, an empty node with no edges that is
+/// not materialized (node_count counts it: indices are positions).
+inline bool removed(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].removed != 0; }
+/// The nodes of `g` that were not removed (Graph::node_count).
+inline std::size_t live_node_count(const GraphImpl& g) noexcept { return g.nodes.size() - g.removed_nodes; }
 /// The device node i is placed on as the plan says (-1: none; node_device gives the one it is created on).
 inline int placed_device(const GraphImpl& g, std::uint32_t i) noexcept { return g.nodes[i].device; }
 /// The predecessors of node i (over edges of every kind: edge_kind tells them apart).

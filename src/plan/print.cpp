@@ -130,6 +130,7 @@ void dump_into(std::string& out, const detail::GraphImpl& g, const std::string& 
   std::size_t cursor = 0;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
+    if (n.removed != 0) continue;  // removed by Graph::remove_node: shown nowhere
     const DescribeOps& ops = describe_ops(n.kind);
     out += fmt::format("{}#{} {}", indent, i, to_string(n.kind));
     if (!g.node_name(i).empty()) out += " " + detail::quoted(g.node_name(i));
@@ -167,6 +168,7 @@ void dot_into(std::string& out, const detail::GraphImpl& g, const std::string& p
   std::size_t cursor = 0;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     const detail::NodeData& n = g.nodes[i];
+    if (n.removed != 0) continue;
     const DescribeOps& ops = describe_ops(n.kind);
     const std::string label = g.node_name(i).empty() ? fmt::format("#{}", i) : g.node_name(i);
     std::string where = n.device >= 0 ? fmt::format(" @ gpu {}", n.device) : std::string();
@@ -198,7 +200,7 @@ void dot_cluster(std::string& out, const detail::GraphImpl& c, const std::string
   dot_into(out, c, inner, indent + "  ");
   out += indent + "}\n";
   for (std::uint32_t k = 0; k < c.nodes.size(); ++k) {
-    if (c.nodes[k].preds.empty()) {
+    if (c.nodes[k].preds.empty() && c.nodes[k].removed == 0) {
       out += fmt::format("{}{} -> {}{} [style=dotted, arrowhead=none];\n", indent, owner, inner, k);
     }
   }
@@ -210,7 +212,7 @@ namespace graphdsl {
 
 std::string Graph::dump() const {
   const auto& g = impl();
-  std::string out = fmt::format("graph {}: {} nodes, {} edges\n", detail::quoted(g.name), g.nodes.size(), g.edge_count);
+  std::string out = fmt::format("graph {}: {} nodes, {} edges\n", detail::quoted(g.name), node_count(), g.edge_count);
   detail::dump_into(out, g, "  ");
   return out;
 }

@@ -89,7 +89,7 @@ std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
 
 bool same_storage(const GraphImpl& a, const GraphImpl& img) noexcept {
   bool same = true;
-#define GRAPHDSL_STORE(owner, member, element, policy) \
+#define GRAPHDSL_STORE(owner, member, element, policy, on_remove) \
   same = same && (!on_update::policy::sized || a.member.size() == img.member.size());
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
@@ -98,7 +98,7 @@ bool same_storage(const GraphImpl& a, const GraphImpl& img) noexcept {
 
 void take_updated(GraphImpl& a, const GraphImpl& img) {
   // img is a copy of a (same_storage), so the argument offsets and placeholder ranges are a's own.
-#define GRAPHDSL_STORE(owner, member, element, policy) on_update::policy::apply(a.member, img.member);
+#define GRAPHDSL_STORE(owner, member, element, policy, on_remove) on_update::policy::apply(a.member, img.member);
 #include "plan/records/stores.def"
 #undef GRAPHDSL_STORE
   a.unused_args = img.unused_args;                // with `args`, taken whole

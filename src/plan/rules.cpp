@@ -244,7 +244,7 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
   std::vector<std::uint32_t> order;
   order.reserve(n);
   for (std::uint32_t v = 0; v < n; ++v) {
-    if (indegree[v] == 0) order.push_back(v);
+    if (indegree[v] == 0 && g.nodes[v].removed == 0) order.push_back(v);  // a removed node is not created
   }
   for (std::size_t head = 0; head < order.size(); ++head) {
     const std::uint32_t u = order[head];
@@ -252,7 +252,7 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
       if (--indegree[succ[e]] == 0) order.push_back(succ[e]);
     }
   }
-  if (order.size() != n) report_cycle(g, std::vector<std::uint32_t>(indegree, indegree + n), context);
+  if (order.size() != n - g.removed_nodes) report_cycle(g, std::vector<std::uint32_t>(indegree, indegree + n), context);
   return order;
 }
 

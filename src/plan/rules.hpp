@@ -26,7 +26,8 @@ std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl&
 /// and the plans enclosing it declare them (Graph::body_plan and child_plan record them).
 std::vector<OuterBinding> outer_bindings_of(const GraphImpl& copy, const GraphImpl& from);
 
-/// A deterministic topological order of g's nodes (the order they are created in the driver).
+/// A deterministic topological order of g's nodes (the order they are created in the driver), the
+/// removed ones (Graph::remove_node) left out.
 /// @throws UsageError naming the whole cycle if there is one.
 std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context = {});
 
@@ -64,10 +65,16 @@ std::string node_ref(const GraphImpl& g, std::uint32_t i);
 /// the plan table, plan/handles.hpp: nothing freed is read).
 [[noreturn]] void throw_unusable_handle(const Node& n);
 
-/// The plan a node handle refers to. @throws UsageError for an empty handle or one whose plan was
-/// destroyed.
+/// Throws the UsageError for the handle of node i of g, removed by Graph::remove_node (plan/edit.cpp).
+[[noreturn]] void throw_removed_node(const GraphImpl& g, std::uint32_t i);
+
+/// The plan a node handle refers to. @throws UsageError for an empty handle, one whose plan was
+/// destroyed, or one of a node removed from its plan.
 inline GraphImpl& handle_plan(const Node& n) {
-  if (GraphImpl* g = live_plan(n.ref())) return *g;
+  if (GraphImpl* g = live_plan(n.ref())) {
+    if (n.index() < g->nodes.size() && g->nodes[n.index()].removed != 0) throw_removed_node(*g, n.index());
+    return *g;
+  }
   throw_unusable_handle(n);
 }
 

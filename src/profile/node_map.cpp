@@ -42,7 +42,7 @@ struct Level {
   cudaGraph_t graph;                            ///< the graph they are in (null: not known)
   std::uint32_t layout;                         ///< its Materialized::layouts entry (unresolved: top level)
   bool cloned;                                  ///< inside a child graph CUDA cloned: layouts below do not apply
-  std::int32_t first;                           ///< the entry of plan node 0
+  const std::vector<std::int32_t>& entries;     ///< per plan node, its entry (-1: removed, none)
 };
 
 class Mapper {
@@ -57,8 +57,13 @@ class Mapper {
   /// Adds the entries of plan `g` (embedded in entry `parent`, body `slot`), then maps its nodes.
   void level(const GraphImpl& g, const std::vector<cudaGraphNode_t>& natives, cudaGraph_t graph, std::uint32_t layout,
              bool cloned, std::int32_t parent, std::uint32_t slot, const std::string& prefix) {
-    const auto first = static_cast<std::int32_t>(out_.nodes.size());
+    std::vector<std::int32_t> entries(node_count(g), -1);  // a removed node (Graph::remove_node) has none
+    auto next = static_cast<std::int32_t>(out_.nodes.size());
     for (std::uint32_t i = 0; i < node_count(g); ++i) {
+      if (!removed(g, i)) entries[i] = next++;
+    }
+    for (std::uint32_t i = 0; i < node_count(g); ++i) {
+      if (removed(g, i)) continue;
       ProfileNode n;
       const NodeInfo info = g.info(i);
       n.name = info.name;
@@ -68,11 +73,13 @@ class Mapper {
       n.index = i;
       n.parent = parent;
       n.slot = slot;
-      for (std::uint32_t p : predecessors(g, i)) n.after.push_back(static_cast<std::uint32_t>(first) + p);
+      for (std::uint32_t p : predecessors(g, i)) n.after.push_back(static_cast<std::uint32_t>(entries[p]));
       out_.nodes.push_back(std::move(n));
     }
-    const Level lv{g, natives, graph, layout, cloned, first};
-    for (std::uint32_t i = 0; i < node_count(g); ++i) node(lv, i);
+    const Level lv{g, natives, graph, layout, cloned, entries};
+    for (std::uint32_t i = 0; i < node_count(g); ++i) {
+      if (!removed(g, i)) node(lv, i);
+    }
     if (graph != nullptr) captured_inline(lv);
   }
 
@@ -99,7 +106,7 @@ class Mapper {
   }
 
   void node(const Level& lv, std::uint32_t i) {
-    const std::int32_t e = lv.first + static_cast<std::int32_t>(i);
+    const std::int32_t e = lv.entries[i];
     const cudaGraphNode_t native = lv.natives[i];
     const NodeKind kind = node_kind(lv.plan, i);
     // A copy: the levels below append entries to out_.nodes, which moves the strings it holds.
@@ -174,10 +181,10 @@ class Mapper {
       }
       if (pending.empty()) continue;
       if (node_kind(lv.plan, it->second) == NodeKind::captured) {
-        for (cudaGraphNode_t c : pending) attribute(c, lv.first + static_cast<std::int32_t>(it->second));
+        for (cudaGraphNode_t c : pending) attribute(c, lv.entries[it->second]);
       } else {
         out_.notes.push_back(fmt::format("{} native node(s) before '{}' belong to no plan node", pending.size(),
-                                         out_.nodes[static_cast<std::size_t>(lv.first) + it->second].path));
+                                         out_.nodes[static_cast<std::size_t>(lv.entries[it->second])].path));
       }
       pending.clear();
     }

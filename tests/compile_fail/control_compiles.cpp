@@ -75,7 +75,10 @@ void correct(gd::Graph& g, gd::Executable& exec, int* ip, float* fp, const float
   exec.set_memset(m, reinterpret_cast<unsigned char*>(ip), 0x22, 16);  // an int for uint8, as add_memset takes it
   exec.set_memset(m, fp, 0, 16);                                    // an int that converts exactly
   exec.set_host(h, [] {});
-  (void)e;
+  g.set_kernel_args(k, ip, 2.0f);                                   // the plan's setters, the same forms
+  g.set_memset(m, fp, 0, 16);
+  g.set_host(h, [] {});
+  g.remove_node(e);
 
   gd::Executable moved = std::move(exec);                           // move-only, not copyable
   exec = std::move(moved);

@@ -157,6 +157,65 @@ TEST_CASE("complexity: edges removed and predecessors replaced", "[complexity]")
   });
 }
 
+TEST_CASE("complexity: nodes edited and removed in place", "[complexity]") {
+  check_growth("set_kernel_args() of every kernel of a chain", 4000, chain, [](gd::Graph& g) {
+    for (const gd::Node& v : g.nodes()) g.set_kernel_args(gd::node_cast<gd::KernelNodeOf<decltype(step)>>(v), X, 2.0f, 64);
+  });
+  check_growth("set_launch() of every kernel of a chain", 4000, chain, [](gd::Graph& g) {
+    for (const gd::Node& v : g.nodes()) g.set_launch(gd::node_cast<gd::KernelNodeOf<decltype(step)>>(v), gd::Launch{2, 64});
+  });
+  // n memset nodes, each after the one before.
+  auto memsets = [](std::size_t n) {
+    gd::Graph g("memsets");
+    gd::Node prev;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto m = g.add_memset(X, 1.0f, 32);
+      if (i > 0) m.after(prev);
+      prev = m;
+    }
+    return g;
+  };
+  check_growth("set_memset() of n memset nodes", 4000, memsets, [](gd::Graph& g) {
+    for (const gd::Node& v : g.nodes()) g.set_memset(gd::node_cast<gd::MemsetNode>(v), X, 2.0f, 64);
+  });
+  check_growth("remove_node() of every other node of a chain", 4000, chain, [](gd::Graph& g) {
+    const std::vector<gd::Node> all = g.nodes();
+    for (std::size_t i = 1; i < all.size(); i += 2) g.remove_node(all[i]);
+    CHECK(g.node_count() == (all.size() + 1) / 2);
+  });
+  // Each kernel's edges are the last of the fork's and the join's lists when removed last first (as
+  // remove_edge, remove_node finds an edge from the end of the other node's list).
+  check_growth("remove_node() of every node of a fork-join, last first", 4000, fork_join, [](gd::Graph& g) {
+    const std::vector<gd::Node> all = g.nodes();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) g.remove_node(*it);
+    CHECK(g.node_count() == 0);
+    CHECK(g.edge_count() == 0);
+  });
+  // n kernels that all use one parameter, removed last first (each one's use is the last of the list).
+  auto shared_parameter = [](std::size_t n) {
+    gd::Graph g("parameter");
+    const gd::Parameter<float> p = g.parameter(1.0f);
+    for (std::size_t i = 0; i < n; ++i) g.add_kernel(step, gd::Launch{1, 32}, X, p, 32);
+    return g;
+  };
+  check_growth("remove_node() of n kernels of one parameter, last first", 4000, shared_parameter, [](gd::Graph& g) {
+    const std::vector<gd::Node> all = g.nodes();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) g.remove_node(*it);
+  });
+  // A plan with removed nodes: what is asked of it costs what it costs without them.
+  auto half_removed = [](std::size_t n) {
+    gd::Graph g = chain(2 * n);
+    const std::vector<gd::Node> all = g.nodes();
+    for (std::size_t i = 0; i < all.size(); i += 2) g.remove_node(all[i]);
+    return g;
+  };
+  check_growth("nodes(), dump() and validate() of a chain half removed", 4000, half_removed, [](gd::Graph& g) {
+    CHECK(g.nodes().size() == g.node_count());
+    (void)g.dump();
+    g.validate();
+  });
+}
+
 TEST_CASE("complexity: questions asked of a plan", "[complexity]") {
   check_growth("successors() of every node of a chain", 4000, chain, [](gd::Graph& g) {
     for (const gd::Node& v : g.nodes()) (void)g.successors(v);

@@ -1,6 +1,9 @@
 // Allocation failures inside the other mutating operations of a plan: edges (after, before, their
 // range forms, edge kinds, Graph::add_edge), naming, placing, declared accesses, parameter names,
-// copies and assignments of plans. Each leaves every plan exactly as before it, and usable.
+// copies and assignments of plans, and the edits of its nodes (the typed setters of Graph, each node
+// kind, raw pointers and graph buffers; Graph::remove_node of each kind of node, with its edges, its
+// parameter uses, its graph-buffer uses, its nested plans). Each leaves every plan exactly as before
+// it, and usable.
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +19,7 @@ namespace {
 
 namespace gd = graphdsl;
 using faults::Fixture;
+using faults::one_block;
 
 /// The fan nodes: enough for the long-list path of after() (more than 64 predecessors).
 constexpr unsigned wide = 70;
@@ -53,6 +57,15 @@ void instantiate_or_no_device(const gd::Graph& g) {
 
 /// A node of the fan that is not yet after `join`.
 gd::Node fan_node(const Fixture& f, std::size_t i) { return f.fan.at(i); }
+
+/// The fixture's nodes by name (fixture.cpp).
+gd::Node named(const Fixture& f, const char* name) { return *f.g.find(name); }
+gd::MemsetNode fill(const Fixture& f) { return gd::node_cast<gd::MemsetNode>(named(f, "fill")); }
+
+/// Extra nodes the fixture lacks: a host node, an event node, a child node, each after `upload`.
+void add_host(Fixture& f) { f.g.add_host([] {}).name("host").after(f.upload); }
+void add_event(Fixture& f) { f.g.add_event_record(gd::Event::create()).name("record").after(f.upload); }
+void add_child(Fixture& f) { f.g.add_child(f.other).name("child").after(f.upload); }
 
 }  // namespace
 
@@ -126,6 +139,69 @@ TEST_CASE("an allocation failure while copying or assigning a plan leaves both p
       {"instantiate() const&", [](Fixture& f) { instantiate_or_no_device(f.g); }},
   });
   CHECK(allocating == 4);
+}
+
+TEST_CASE("an allocation failure inside a plan's setter leaves the plan as it was", "[faults][edit]") {
+  faults::Memory& m = faults::memory();
+  const std::size_t allocating = sweep_all({
+      {"Graph::set_kernel_args", [&m](Fixture& f) { f.g.set_kernel_args(f.scale_x, m.y, 2.0f, 128); }},
+      {"Graph::set_kernel",
+       [&m](Fixture& f) { f.g.set_kernel(f.scale_x, faults::scale, gd::Launch{dim3(2), dim3(128)}, m.x, 1.0f, 64); }},
+      {"Graph::set_kernel_args(GraphBuffer)",
+       [](Fixture& f) {
+         f.g.set_kernel_args(gd::node_cast<gd::KernelNodeOf<decltype(faults::scale)>>(named(f, "on buffer")),
+                             f.alloc.buffer.slice(0, 128), 3.0f, 128);
+       },
+       0,
+       [](Fixture& f) {
+         f.g.add_kernel(faults::scale, one_block, f.alloc.buffer, 1.0f, 256).name("on buffer").after(fill(f));
+       }},
+      {"Graph::set_kernel(cluster)",
+       [&m](Fixture& f) {
+         f.g.set_kernel(f.scale_x, faults::scale, gd::Launch{dim3(4), dim3(64)}.with_cluster(dim3(2)), m.x, 1.0f, 64);
+       }},
+      {"Graph::set_launch", [](Fixture& f) { f.g.set_launch(f.scale_x, gd::Launch{dim3(4), dim3(64)}); }},
+      {"Graph::set_launch(cluster)",
+       [](Fixture& f) { f.g.set_launch(f.scale_x, gd::Launch{dim3(4), dim3(64)}.with_cluster(dim3(2))); }},
+      {"Graph::set_memset(GraphBuffer)", [](Fixture& f) { f.g.set_memset(fill(f), f.alloc.buffer + 64, 2.0f, 128); }},
+      {"Graph::set_memset",
+       [&m](Fixture& f) { f.g.set_memset(gd::node_cast<gd::MemsetNode>(named(f, "zero")), m.x, 2.0f, 32); }, 0,
+       [&m](Fixture& f) { f.g.add_memset(m.y, 1.0f, 16).name("zero"); }},
+      {"Graph::set_memcpy", [&m](Fixture& f) { f.g.set_memcpy(f.upload, m.y, m.host, 128); }},
+      {"Graph::set_memcpy(GraphBuffer)",
+       [&m](Fixture& f) {
+         f.g.set_memcpy(gd::node_cast<gd::MemcpyNode>(named(f, "download")), m.host, f.alloc.buffer.slice(64, 64), 64);
+       },
+       0,
+       [&m](Fixture& f) { f.g.add_memcpy(m.host, f.alloc.buffer, 256).name("download").after(fill(f)); }},
+      {"Graph::set_host",
+       [](Fixture& f) { f.g.set_host(gd::node_cast<gd::HostNode>(named(f, "host")), [] {}); }, 0, add_host},
+      {"Graph::set_event",
+       [](Fixture& f) { f.g.set_event(gd::node_cast<gd::EventRecordNode>(named(f, "record")), gd::Event::create()); },
+       0, add_event},
+      {"Graph::set_child",
+       [](Fixture& f) { f.g.set_child(gd::node_cast<gd::ChildNode>(named(f, "child")), f.other); }, 0, add_child},
+  });
+  CHECK(allocating > 0);
+}
+
+TEST_CASE("an allocation failure inside remove_node leaves the plan as it was", "[faults][edit]") {
+  const std::size_t allocating = sweep_all({
+      {"remove_node(kernel with a Parameter)", [](Fixture& f) { f.g.remove_node(f.scale_x); }},
+      {"remove_node(memset of a graph buffer)", [](Fixture& f) { f.g.remove_node(fill(f)); }},
+      {"remove_node(memcpy)", [](Fixture& f) { f.g.remove_node(f.upload); }},
+      {"remove_node(while)", [](Fixture& f) { f.g.remove_node(f.repeat); }},
+      {"remove_node(join of a fan)", [](Fixture& f) { f.g.remove_node(f.join); }, 8,
+       [](Fixture& f) { f.join.before(f.fan); }},
+      {"remove_node(mem_free)", [](Fixture& f) { f.g.remove_node(named(f, "free")); }},
+      {"remove_node(unused mem_alloc)", [](Fixture& f) { f.g.remove_node(f.spare.node); }},
+      {"remove_node(host)", [](Fixture& f) { f.g.remove_node(named(f, "host")); }, 0, add_host},
+      {"remove_node(event record)", [](Fixture& f) { f.g.remove_node(named(f, "record")); }, 0, add_event},
+      {"remove_node(child)", [](Fixture& f) { f.g.remove_node(named(f, "child")); }, 0, add_child},
+      {"remove_node(declared accesses)", [](Fixture& f) { f.g.remove_node(f.fan[3]); }, 8,
+       [](Fixture& f) { gd::node_cast<gd::EmptyNode>(f.fan[3]).accesses(gd::writes(faults::memory().x, 16)); }},
+  });
+  CHECK(allocating > 0);
 }
 
 }  // namespace edge_faults

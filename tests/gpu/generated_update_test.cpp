@@ -10,6 +10,8 @@
 //     back from the same random start), and its recorded plan prints as that plan.
 // The same after Executable::set_kernel switched a kernel to one of another signature: update() from
 // edits of the switched plan decides as diff() against a plan built with the new kernel does.
+// Plans edited in place (Graph's setters, Graph::remove_node) compile into what the plans built with
+// the edits compile into, and executables update between them as between those.
 // A failure prints the seed and the edits: rerun with that seed to reproduce it.
 #include <cstdint>
 #include <string>
@@ -17,6 +19,7 @@
 
 #include "generated_world.hpp"
 #include "gpu_support.hpp"
+#include "plan_edits.hpp"
 #include "plan_generator.hpp"
 
 using namespace gpu_test;
@@ -198,6 +201,75 @@ TEST_CASE("generated updates after set_kernel switched a kernel to another signa
     }
   }
   CHECK(swapped > static_cast<int>(seeds) / 4);  // plans with a top-level kernel node
+}
+
+TEST_CASE("generated updates: a plan edited in place with its setters runs and updates as the plan built so",
+          "[gpu][update][generated][edit]") {
+  World w;
+  const plan_gen::Options options = device_options();
+  int applied = 0;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, options);
+    const plan_gen::Spec a = gen.plan();
+    plan_gen::Spec b = a;
+    const std::string what = gen.edit(b);
+    INFO("seed " << seed << ", edit: " << what);
+    const gd::Graph A = plan_gen::build(a, w.r);
+    gd::Graph edited = A;
+    if (what.empty() || !plan_gen::set_all_params(edited, a, b, w.r)) continue;  // no setter makes it
+    ++applied;
+    const gd::Graph B = plan_gen::build(b, w.r);
+    gd::Executable fresh = B.instantiate();
+    const std::vector<float> want = w.run(fresh);
+    gd::Executable compiled = edited.instantiate();
+    CHECK(w.run(compiled) == want);
+    gd::Executable exec = A.instantiate();
+    const gd::UpdateResult r = exec.update(edited);
+    INFO("update: " << r.to_string());
+    CHECK(r.status == gd::diff(A, B).status);
+    if (r) CHECK(w.run(exec) == want);
+  }
+  CHECK(applied > 0);
+}
+
+TEST_CASE("generated updates: a plan with a node removed runs as the plan built without it, and updates from the "
+          "same removal",
+          "[gpu][update][generated][edit]") {
+  World w;
+  const plan_gen::Options options = device_options();
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, options);
+    const plan_gen::Spec s = gen.plan();
+    const auto k = gen.below(static_cast<std::uint32_t>(s.nodes.size()));
+    INFO("seed " << seed << ", remove_node #" << k);
+    if (plan_gen::conditional(s.nodes[k].kind)) continue;  // its Condition would stay unused
+    // The chain stays one: the node before k joined to the node after it (plan_edits.hpp).
+    const plan_gen::Spec model = plan_gen::without_node(s, k, true);
+    gd::Graph edited = plan_gen::build(s, w.r);
+    gd::Executable before = edited.instantiate();
+    plan_gen::remove_node(edited, s, k, true);
+    gd::Executable fresh = plan_gen::build(model, w.r).instantiate();
+    const std::vector<float> want = w.run(fresh);
+    gd::Executable exec = edited.instantiate();
+    CHECK(w.run(exec) == want);
+    // From the plan before the removal: refused, as diff() says, the executable unchanged.
+    const std::vector<float> old = w.run(before);
+    const gd::UpdateResult refused = before.update(edited);
+    CHECK(refused.status == gd::UpdateStatus::topology_changed);
+    CHECK(refused.status == gd::diff(before.plan(), edited).status);
+    CHECK(w.run(before) == old);
+    // From another plan with the same removal, the next node's parameters edited too.
+    plan_gen::Spec next = s;
+    if (gen.edit(next).empty() || !plan_gen::same_shape(s, next)) continue;
+    gd::Graph templ = plan_gen::build(next, w.r);
+    plan_gen::remove_node(templ, next, k, true);
+    const gd::UpdateResult r = exec.update(templ);
+    INFO("update: " << r.to_string());
+    CHECK(r.status == gd::diff(exec.plan(), templ).status);
+    if (!r) continue;
+    gd::Executable built = plan_gen::build(plan_gen::without_node(next, k, true), w.r).instantiate();
+    CHECK(w.run(exec) == w.run(built));
+  }
 }
 
 TEST_CASE("generated updates: an UpdatePolicy outside the enumeration is refused, the executable unchanged",

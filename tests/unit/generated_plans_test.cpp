@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,8 +27,10 @@
 #include "plan/diff.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/recorded_update.hpp"
+#include "plan_edits.hpp"
 #include "plan_generator.hpp"
 #include "plan_stand_ins.hpp"
+#include "unit_support.hpp"
 
 namespace gd = graphdsl;
 
@@ -61,6 +64,7 @@ struct Trail {
 
 std::string text(const gd::UpdateResult& r) { return r.to_string(); }
 
+
 bool all_names_in(const std::string& out, const plan_gen::Spec& s, bool quoted) {
   std::vector<std::string> names;
   plan_gen::names_of(s, names);
@@ -70,10 +74,10 @@ bool all_names_in(const std::string& out, const plan_gen::Spec& s, bool quoted) 
   return true;
 }
 
-/// Runs `check(a, A, b, B)` for `seeds` seeds, each over a random walk of edits from a random plan.
+/// Runs `check(a, A, b, B)` for `seeds` seeds, each over a random walk of edits from a random plan,
+/// the plans built with the stand-ins of `w`.
 template <class F>
-void for_each_edit(const plan_gen::Options& options, F&& check) {
-  World w;
+void for_each_edit(const World& w, const plan_gen::Options& options, F&& check) {
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
     plan_gen::Generator gen(seed, options);
     Trail trail{seed, {}};
@@ -96,6 +100,13 @@ void for_each_edit(const plan_gen::Options& options, F&& check) {
       }
     }
   }
+}
+
+/// for_each_edit with stand-ins of its own.
+template <class F>
+void for_each_edit(const plan_gen::Options& options, F&& check) {
+  const World w;
+  for_each_edit(w, options, std::forward<F>(check));
 }
 
 }  // namespace
@@ -172,6 +183,99 @@ TEST_CASE("generated plans use slices of the top-level plan's graph buffer in ch
     CHECK(g.dump().find("of the plan 1 level out") != std::string::npos);
   }
   CHECK(nested >= seeds / 10);
+}
+
+TEST_CASE("generated plans: parameters set in place through the plan's setters give the plan built with them",
+          "[generated][edit]") {
+  // Each parameter edit the generator makes, made on a built plan with Graph::set_kernel, set_memset,
+  // set_memcpy, set_host, set_event and set_child: the plan must be the plan built with the edited
+  // values (dump, DOT, fingerprint; diff() lists only the host nodes, whose callables compare by
+  // identity), and the plan it was copied from must not change.
+  const World w;
+  std::size_t applied = 0;
+  for_each_edit(w, with_slices(),
+                [&](const plan_gen::Spec& a, const gd::Graph& A, const plan_gen::Spec& b, const gd::Graph& B) {
+                  const std::string before = A.dump();
+                  gd::Graph edited = A;
+                  if (!plan_gen::set_all_params(edited, a, b, w.r)) return;  // not an edit the setters make
+                  ++applied;
+                  CHECK(edited.dump() == B.dump());
+                  CHECK(edited.to_dot() == B.to_dot());
+                  CHECK(edited.fingerprint() == B.fingerprint());
+                  REQUIRE_NOTHROW(edited.validate());
+                  // As another build of b diffs against B (host callables compare by identity; a child
+                  // plan whose host node differs so, with a memset on the plan's buffer, is refused).
+                  const gd::UpdateResult r = gd::diff(edited, B);
+                  const gd::UpdateResult rebuilt = gd::diff(plan_gen::build(b, w.r), B);
+                  CHECK(r.status == rebuilt.status);
+                  CHECK(r.changed == rebuilt.changed);
+                  CHECK(gd::diff(A, edited).status == gd::diff(A, B).status);  // against the plan before: as B
+                  CHECK(A.dump() == before);
+                });
+  CHECK(applied > seeds / 2);  // a good share of the edits are parameter edits the setters make
+}
+
+TEST_CASE("generated plans: a node removed in place leaves the plan built without it", "[generated][edit]") {
+  // Each top-level node in turn removed from a built plan: the plan must read as the plan built
+  // without it (dump, counts, race report; node numbers aside, which keep their positions), validate
+  // when that plan does (a conditional node's Condition stays declared: validate() names it), and be
+  // of the shape of the same removal made on another build; the plan before it is a topology change.
+  World w;
+  for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
+    plan_gen::Generator gen(seed, with_slices());
+    const plan_gen::Spec s = gen.plan();
+    const gd::Graph A = plan_gen::build(s, w.r);
+    const std::string before = A.dump();
+    INFO("seed " << seed);
+    for (std::uint32_t k = 0; k < s.nodes.size(); ++k) {
+      INFO("remove_node #" << k << " (" << s.nodes[k].name << ")");
+      gd::Graph edited = A;
+      plan_gen::remove_node(edited, s, k);
+      const plan_gen::Spec model = plan_gen::without_node(s, k);
+      const gd::Graph built = plan_gen::build(model, w.r);
+      CHECK(edited.node_count() == built.node_count());
+      CHECK(edited.nodes().size() == built.node_count());
+      CHECK(edited.edge_count() == built.edge_count());
+      CHECK(edited.edges().size() == built.edges().size());
+      if (plan_gen::conditional(s.nodes[k].kind)) {
+        const std::string why = unit::usage_error_of([&] { edited.validate(); });
+        CHECK(why.find("declares a Condition") != std::string::npos);
+        CHECK(why.find("that no conditional node uses") != std::string::npos);
+      } else {
+        REQUIRE_NOTHROW(edited.validate());
+        CHECK(plan_gen::without_numbers(edited.dump()) == plan_gen::without_numbers(built.dump()));
+        CHECK(plan_gen::without_numbers(edited.check_races().to_string()) ==
+              plan_gen::without_numbers(built.check_races().to_string()));
+      }
+      gd::Graph twice = plan_gen::build(s, w.r);
+      plan_gen::remove_node(twice, s, k);
+      CHECK(twice.fingerprint() == edited.fingerprint());
+      // Two builds differ in their host and captured callables (identity): diff() finds what it finds
+      // between two builds of the plan without the node, at the positions the nodes keep (not for a
+      // conditional node, whose Condition the plan still declares: no plan without it is valid).
+      const gd::UpdateResult same = gd::diff(edited, twice);
+      if (!plan_gen::conditional(s.nodes[k].kind)) {
+        const gd::UpdateResult model_same = gd::diff(built, plan_gen::build(model, w.r));
+        CHECK(same.status == model_same.status);
+        std::vector<std::uint32_t> kept;
+        const std::uint32_t first = plan_gen::has_slices(s) ? 1 : 0;
+        const std::uint32_t model_first = plan_gen::has_slices(model) ? 1 : 0;
+        for (std::uint32_t j : model_same.changed) {
+          const std::uint32_t spec_index = j - model_first;
+          kept.push_back(first + (spec_index >= k ? spec_index + 1 : spec_index));
+        }
+        CHECK(same.changed == kept);
+      }
+      CHECK(gd::diff(A, edited).status == gd::UpdateStatus::topology_changed);
+      CHECK(gd::diff(edited, A).status == gd::UpdateStatus::topology_changed);
+      CHECK(A.dump() == before);
+    }
+    if (plan_gen::has_slices(s)) {  // the graph buffer's allocation, used by the slices: refused
+      gd::Graph edited = A;
+      CHECK_THROWS_AS(edited.remove_node(edited.node(0)), gd::UsageError);
+      CHECK(edited.dump() == before);
+    }
+  }
 }
 
 TEST_CASE("generated plans: equal fingerprints mean diff() finds the plans update-compatible", "[generated][diff]") {

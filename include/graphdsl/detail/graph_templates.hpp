@@ -1,6 +1,8 @@
-// graphdsl/detail/graph_templates.hpp — the bodies of Graph's longer member templates (the node
-// constructors that pack kernel arguments, use graph buffers or build conditional bodies), kept out
-// of the class so that graph.hpp reads as the plan's API. graph.hpp includes this file at its end.
+// graphdsl/detail/graph_templates.hpp — the bodies of Graph's member templates that add nodes (the
+// node constructors that pack kernel arguments, use graph buffers or build conditional bodies) and
+// of Graph::Change, the roll-back of an add_* they share, kept out of the class so that graph.hpp
+// reads as the plan's API. graph.hpp includes this file at its end (and graph_edits.hpp, the
+// setters' bodies).
 //
 // Internal: not part of graphdsl's API; include graphdsl/graph.hpp.
 #pragma once
@@ -13,6 +15,115 @@
 #include "graphdsl/graph.hpp"
 
 namespace graphdsl {
+
+/// An add_* under way, recording a node in steps that may throw (std::bad_alloc included). Destroyed
+/// before commit(), it takes the plan back to what it held when made: a failed add_* leaves no trace.
+class Graph::Change {
+ public:
+  explicit Change(Graph& g);
+  ~Change();
+  Change(const Change&) = delete;
+  Change& operator=(const Change&) = delete;
+  /// The add_* completed: the plan keeps what it added.
+  void commit() noexcept { committed_ = true; }
+
+ private:
+  static constexpr std::size_t mark_bytes = 256;  ///< room for detail::PlanMark (plan/graph_impl.hpp)
+  Graph& graph_;
+  detail::NodeRef plan_;  ///< the plan (id and slot; no node)
+  bool committed_ = false;
+  alignas(std::uint64_t) unsigned char mark_[mark_bytes];  ///< the plan's detail::PlanMark when made
+};
+
+template <class... P>
+Launch Graph::launch_of(const KernelNode<P...>& node) const {
+  return kernel_launch(node);
+}
+
+template <class T, class V>
+MemsetNode Graph::add_memset(T* dst, V value, std::size_t count) {
+  return add_memset_2d(dst, detail::checked_bytes(count, sizeof(T), "add_memset"), value, count, 1);
+}
+
+template <class T, class U>
+MemsetNode Graph::add_memset(T* dst, const Parameter<U>& value, std::size_t count) {
+  detail::check_memset_types<T, T>();
+  return add_memset_parameter(dst, value.template arg<T>(0, 0), sizeof(T), count, detail::scalar_type_of<T>());
+}
+
+template <class T, class V>
+MemsetNode Graph::add_memset_2d(T* dst, std::size_t pitch_bytes, V value, std::size_t width, std::size_t height) {
+  detail::check_memset_types<T, V>();
+  const T v = detail::exact_value<T>(value, "add_memset", "the element type");
+  return add_memset_node(dst, detail::bit_pattern(v), sizeof(T), width, height, pitch_bytes,
+                         detail::scalar_type_of<T>());
+}
+
+template <class D, class S>
+MemcpyNode Graph::add_memcpy(D* dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
+  detail::check_memcpy_types<D, S>();
+  return add_memcpy_bytes(dst, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
+}
+
+template <class D, class S>
+MemcpyNode Graph::add_memcpy(const Parameter<D*>& dst, const S* src, std::size_t count, cudaMemcpyKind kind) {
+  detail::check_memcpy_types<D, S>();
+  const detail::ParamArg d = dst.template arg<D*>(0, 0);
+  return add_memcpy_parameters(&d, nullptr, nullptr, src, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
+}
+
+template <class D, class S>
+MemcpyNode Graph::add_memcpy(D* dst, const Parameter<S*>& src, std::size_t count, cudaMemcpyKind kind) {
+  detail::check_memcpy_types<D, S>();
+  const detail::ParamArg s = src.template arg<const S*>(0, 0);
+  return add_memcpy_parameters(nullptr, dst, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
+}
+
+template <class D, class S>
+MemcpyNode Graph::add_memcpy(const Parameter<D*>& dst, const Parameter<S*>& src, std::size_t count,
+                             cudaMemcpyKind kind) {
+  detail::check_memcpy_types<D, S>();
+  const detail::ParamArg d = dst.template arg<D*>(0, 0);
+  const detail::ParamArg s = src.template arg<const S*>(0, 0);
+  return add_memcpy_parameters(&d, nullptr, &s, nullptr, detail::checked_bytes(count, sizeof(D), "add_memcpy"), kind);
+}
+
+template <class T>
+MemcpyNode Graph::add_memcpy_peer(T* dst, int dst_device, const T* src, int src_device, std::size_t count) {
+  static_assert(!std::is_const_v<T>, "graphdsl add_memcpy_peer: the destination is const");
+  return add_memcpy_peer_bytes(dst, dst_device, src, src_device,
+                               detail::checked_bytes(count, sizeof(T), "add_memcpy_peer"));
+}
+
+template <class F>
+HostNode Graph::add_host(F&& fn) {
+  static_assert(std::is_invocable_v<std::decay_t<F>&>,
+                "graphdsl add_host: the callable must be invocable with no arguments");
+  return add_host_node(detail::new_host_closure(std::forward<F>(fn)));
+}
+
+template <class T>
+MemFreeNode Graph::add_mem_free(const GraphBuffer<T>& buffer) {
+  return add_mem_free_node(buffer.id(), buffer.offset());
+}
+
+template <class F>
+CapturedNode Graph::add_captured(F&& fn, cudaStreamCaptureMode mode) {
+  using Fn = std::decay_t<F>;
+  static_assert(std::is_invocable_v<Fn&, cudaStream_t>,
+                "graphdsl add_captured: the function must be invocable as fn(cudaStream_t)");
+  return add_captured_node(new detail::StreamClosureOf<Fn>(Fn(std::forward<F>(fn))), mode);
+}
+
+template <class Body>
+ConditionalNode Graph::add_if(const Condition& cond, Body&& body) {
+  return add_conditional_node(ConditionalType::if_then, cond, 1, [&](unsigned, Graph& g) { body(g); });
+}
+
+template <class Body>
+ConditionalNode Graph::add_while(const Condition& cond, Body&& body) {
+  return add_conditional_node(ConditionalType::while_loop, cond, 1, [&](unsigned, Graph& g) { body(g); });
+}
 
 template <class... P, class... A>
 KernelNode<P...> Graph::add_kernel(void (*kernel)(P...), const Launch& launch, A&&... args) {

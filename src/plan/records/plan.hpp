@@ -33,8 +33,11 @@ struct NodeData {
   SmallVec preds;             ///< set semantics, in insertion order
   std::uint32_t payload = 0;  ///< index into the per-kind vector
   NodeKind kind = NodeKind::empty;
-  std::uint8_t reserved = 0;  ///< no padding byte: the diff compares blocks of records with memcmp
-  std::int16_t device = -1;   ///< the device the node is placed on; -1: the current device at compile time
+  /// 1: removed by Graph::remove_node, a tombstone that keeps the other nodes' indices (kind empty,
+  /// no edges, no device; plan/records/on_remove.hpp). A byte, not padding: the diff compares blocks
+  /// of records with memcmp.
+  std::uint8_t removed = 0;
+  std::int16_t device = -1;  ///< the device the node is placed on; -1: the current device at compile time
 };
 
 /// An edge that is not a full one (programmatic, launch completion): GraphImpl::edge_kinds.
