@@ -68,7 +68,8 @@ soak_api_errors() {  # soak binary: 200 cycles under memcheck, API errors report
   return "$rc"
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-run gpu_tests "$build/tests/graphdsl_gpu_tests" --durations yes
+run gpu_tests "$build/tests/graphdsl_gpu_tests" "~[profile]~[.]" --durations yes
+run gpu_profile_tests "$build/tests/graphdsl_gpu_tests" "[profile]~[profile_unattached]~[no_cupti]"
 [ -x "$build/tests/graphdsl_cublas_tests" ] && run cublas_tests "$build/tests/graphdsl_cublas_tests"
 run unit_tests "$build/tests/graphdsl_unit_tests"
 # Two GPUs (exit 77, "skipped: needs 2 GPUs", with fewer); then the NcclError when NCCL is missing.

@@ -47,11 +47,12 @@ constexpr CUpti_CallbackId instantiate_calls[] = {CUPTI_DRIVER_TRACE_CBID_cuGrap
 /// an executable's top-level nodes ids in its top-level graph (G:i), and their activity records
 /// carry those; the nodes of conditional bodies and child graphs are cloned into graphs of their own
 /// (H:j), but their records carry G:(number of top-level nodes + k), k counting those nested clones
-/// in the order their callbacks came. The top-level graph is the one with the smallest id among
-/// the originals (a plan's graph is made before the graphs nested in it).
+/// in the order their callbacks came. The top-level graph is the one the instantiate call names.
 struct Numbering {
-  int depth = 0;                                                ///< instantiate calls under way on this thread
+  int depth = 0;                                                ///< 1 while an instantiate call is under way
   std::vector<std::pair<std::uint64_t, std::uint64_t>> clones;  ///< (original, clone), in callback order
+  std::uint64_t root = 0;                                       ///< the instantiated graph's id
+  bool root_known = false;
 };
 thread_local Numbering numbering;
 
@@ -59,7 +60,11 @@ thread_local Numbering numbering;
 void number_nested(Session& s, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clones) {
   if (clones.empty()) return;
   std::uint64_t root = clones.front().first >> 32;
-  for (const auto& c : clones) root = std::min(root, c.first >> 32);
+  if (numbering.root_known) {
+    root = numbering.root;
+  } else {  // the graph was not known: the smallest id (a plan's graph is made before its nested ones)
+    for (const auto& c : clones) root = std::min(root, c.first >> 32);
+  }
   std::uint64_t top = 0;
   std::uint32_t top_count = 0;
   for (const auto& c : clones) {
@@ -71,17 +76,37 @@ void number_nested(Session& s, const std::vector<std::pair<std::uint64_t, std::u
   for (const auto& c : clones) {
     if (c.first >> 32 != root) s.clones.emplace(c.first, top | (top_count + k++));
   }
+  if (trace_requested()) {
+    std::fprintf(stderr, "graphdsl profile: instantiated graph %llu: %u top-level and %u nested clones\n",
+                 static_cast<unsigned long long>(root), top_count, k);
+  }
 }
 
 void on_driver_call(CUpti_CallbackId id, const void* data) {
   bool instantiate = false;
   for (CUpti_CallbackId c : instantiate_calls) instantiate = instantiate || c == id;
   if (!instantiate) return;
-  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
-    if (numbering.depth++ == 0) numbering.clones.clear();
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  if (call->callbackSite == CUPTI_API_ENTER) {
+    // Each instantiation starts afresh: an exit seen without its entry (the subscription made or
+    // dropped between the two) must not leave this thread counting calls that are over.
+    numbering.depth = 1;
+    numbering.clones.clear();
+    // Every instantiate call's parameters start (CUgraphExec* phGraphExec, CUgraph hGraph), the
+    // graph it instantiates (cuGraphInstantiate*_params in CUPTI's generated_cuda_meta.h).
+    struct Instantiate {
+      CUgraphExec* exec;
+      CUgraph graph;
+    };
+    const auto* p = static_cast<const Instantiate*>(call->functionParams);
+    std::uint32_t id = 0;
+    numbering.root_known = p != nullptr && p->graph != nullptr &&
+                           cupti_api().cuptiGetGraphId(p->graph, &id) == CUPTI_SUCCESS;
+    numbering.root = id;
     return;
   }
-  if (numbering.depth == 0 || --numbering.depth != 0) return;
+  if (numbering.depth == 0) return;
+  numbering.depth = 0;
   try {
     Session& s = session();
     std::lock_guard<std::mutex> lock(s.mutex);

