@@ -2,8 +2,13 @@
 // the references (plan/nested_buffers.hpp says how they are kept). No CUDA call.
 #include "plan/nested_buffers.hpp"
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -32,39 +37,106 @@ ConditionRef outer_ref(const GraphImpl& parent, std::uint64_t uid, std::uint32_t
   return ConditionRef{found.levels + 1 + depth, found.index};
 }
 
-/// Resolves the open references of p, `depth` levels inside the plan embedded in `parent`.
-void resolve_in(GraphImpl& p, std::uint32_t depth, const GraphImpl& parent) {
-  each_buffer_argument(p, [&](ConditionRef& ref, std::uint64_t uid) {
-    if (ref.levels == ConditionRef::unresolved) ref = outer_ref(parent, uid, depth);
-  });
-  for (BufferUse& u : p.buffer_uses) {
-    if (u.alloc_node != ConditionRef::unresolved) continue;
-    const ConditionRef r = outer_ref(parent, u.uid, depth);
-    if (r.levels == ConditionRef::unresolved) continue;
-    u.levels = r.levels;
-    u.alloc_node = r.index;
-  }
-  auto nested = [&](std::shared_ptr<const GraphImpl>& slot) {
-    if (!has_open_buffers(*slot)) return;
-    auto copy = std::make_shared<GraphImpl>(*slot);
-    resolve_in(*copy, depth + 1, parent);
-    slot = std::move(copy);
-  };
-  for (auto& c : p.children) nested(c);
+/// Calls f(slot) for each nested plan slot of p (child plans, then bodies); f may replace the plan.
+template <class G, class F>
+void each_nested_slot(G& p, F&& f) {
+  for (auto& c : p.children) f(c);
   for (auto& c : p.conditionals) {
-    for (auto& b : c.bodies) nested(b);
+    for (auto& b : c.bodies) f(b);
   }
 }
 
+/// Whether p itself refers to a graph buffer no plan resolved yet.
+bool own_open(const GraphImpl& p) {
+  bool open = false;
+  each_buffer_ref(p,
+                  [&](const ConditionRef& r, std::uint64_t) { open = open || r.levels == ConditionRef::unresolved; });
+  return open;
+}
+
+/// Resolving the plans nested in one plan being embedded. Nested plans are shared (a plan embedding
+/// copies of itself is a DAG of shared plans): each distinct plan is looked at once, and a plan
+/// that changes is copied once per depth, the copies shared as the originals were.
+class Resolver {
+ public:
+  explicit Resolver(const GraphImpl& parent) : parent_(parent) {}
+
+  /// Resolves the open references of p, `depth` levels inside the plan embedded in `parent`.
+  void resolve(GraphImpl& p, std::uint32_t depth) {
+    each_buffer_argument(p, [&](ConditionRef& ref, std::uint64_t uid) {
+      if (ref.levels == ConditionRef::unresolved) ref = outer_ref(parent_, uid, depth);
+    });
+    for (BufferUse& u : p.buffer_uses) {
+      if (u.alloc_node != ConditionRef::unresolved) continue;
+      const ConditionRef r = outer_ref(parent_, u.uid, depth);
+      if (r.levels == ConditionRef::unresolved) continue;
+      u.levels = r.levels;
+      u.alloc_node = r.index;
+    }
+    each_nested_slot(p, [&](std::shared_ptr<const GraphImpl>& slot) {
+      if (!changes(*slot)) return;
+      const auto key = std::make_pair(slot.get(), depth + 1);
+      const auto it = copies_.find(key);
+      if (it != copies_.end()) {
+        slot = it->second;
+        return;
+      }
+      auto copy = std::make_shared<GraphImpl>(*slot);
+      resolve(*copy, depth + 1);
+      copies_.emplace(key, copy);
+      slot = std::move(copy);
+    });
+  }
+
+ private:
+  /// Whether p, or a plan nested in it, has an open reference that `parent` resolves.
+  bool changes(const GraphImpl& p) {
+    const auto it = changes_.find(&p);
+    if (it != changes_.end()) return it->second;
+    bool found = false;
+    auto resolves = [&](const ConditionRef& r, std::uint64_t uid) {
+      found = found ||
+              (r.levels == ConditionRef::unresolved && parent_.resolve_buffer(uid).levels != ConditionRef::unresolved);
+    };
+    each_buffer_ref(p, resolves);
+    each_nested_slot(p, [&](const std::shared_ptr<const GraphImpl>& slot) { found = found || changes(*slot); });
+    changes_.emplace(&p, found);
+    return found;
+  }
+
+  const GraphImpl& parent_;
+  std::unordered_map<const GraphImpl*, bool> changes_;
+  std::map<std::pair<const GraphImpl*, std::uint32_t>, std::shared_ptr<const GraphImpl>> copies_;
+};
+
+/// Adds `user` to users[a] for each reference of p (`depth` levels below the plan that allocates)
+/// to that plan's mem_alloc node a; each distinct (plan, depth) once.
 void add_users_in(const GraphImpl& p, std::uint32_t depth, std::uint32_t user,
-                  std::vector<std::vector<std::uint32_t>>& users) {
+                  std::vector<std::vector<std::uint32_t>>& users,
+                  std::set<std::pair<const GraphImpl*, std::uint32_t>>& seen) {
+  if (!seen.emplace(&p, depth).second) return;
   each_buffer_ref(p, [&](const ConditionRef& r, std::uint64_t) {
     if (r.levels == depth && r.index < users.size()) users[r.index].push_back(user);
   });
-  for (const auto& c : p.children) add_users_in(*c, depth + 1, user, users);
-  for (const auto& c : p.conditionals) {
-    for (const auto& b : c.bodies) add_users_in(*b, depth + 1, user, users);
+  each_nested_slot(p, [&](const std::shared_ptr<const GraphImpl>& slot) {
+    add_users_in(*slot, depth + 1, user, users, seen);
+  });
+}
+
+/// Calls f(plan) once for g and each distinct plan nested in it; stops when f returns true.
+template <class F>
+bool any_distinct(const GraphImpl& g, F&& f) {
+  std::unordered_set<const GraphImpl*> seen{&g};
+  std::vector<const GraphImpl*> todo{&g};
+  while (!todo.empty()) {
+    const GraphImpl* p = todo.back();
+    todo.pop_back();
+    if (f(*p)) return true;
+    each_nested_slot(*p, [&](const std::shared_ptr<const GraphImpl>& slot) {
+      if (seen.insert(slot.get()).second) todo.push_back(slot.get());
+    });
   }
+  return false;
 }
 
 }  // namespace
@@ -80,33 +152,22 @@ ConditionRef GraphImpl::resolve_buffer(std::uint64_t uid) const {
 }
 
 bool has_open_buffers(const GraphImpl& g) {
-  bool open = false;
-  each_buffer_ref(g,
-                  [&](const ConditionRef& r, std::uint64_t) { open = open || r.levels == ConditionRef::unresolved; });
-  if (open) return true;
-  for (const auto& c : g.children) {
-    if (has_open_buffers(*c)) return true;
-  }
-  for (const auto& c : g.conditionals) {
-    for (const auto& b : c.bodies) {
-      if (has_open_buffers(*b)) return true;
-    }
-  }
-  return false;
+  return any_distinct(g, [](const GraphImpl& p) { return own_open(p); });
 }
 
-void resolve_embedded_buffers(GraphImpl& inner, const GraphImpl& parent) { resolve_in(inner, 0, parent); }
+void resolve_embedded_buffers(GraphImpl& inner, const GraphImpl& parent) { Resolver(parent).resolve(inner, 0); }
 
 std::shared_ptr<const GraphImpl> embedded_child(const GraphImpl& parent, const GraphImpl& child) {
   auto c = std::make_shared<GraphImpl>(child);
-  resolve_in(*c, 0, parent);
+  Resolver(parent).resolve(*c, 0);
   return own_copy(*c);  // nested plans of its own (the executable's plan writes parameter values into them)
 }
 
 void add_nested_buffer_users(const GraphImpl& g, std::vector<std::vector<std::uint32_t>>& users) {
   if (!g.holds(NodeKind::child) && !g.holds(NodeKind::conditional)) return;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    for (const auto& inner : nested_slots(g, i)) add_users_in(*inner, 1, i, users);
+    std::set<std::pair<const GraphImpl*, std::uint32_t>> seen;
+    for (const auto& inner : nested_slots(g, i)) add_users_in(*inner, 1, i, users, seen);
   }
 }
 
@@ -114,19 +175,17 @@ namespace {
 
 /// The first memset or memcpy node, in p or a plan nested in it, that uses graph memory of a plan
 /// enclosing p: its description, or "".
-std::string outer_memory_node(const GraphImpl& p) {
-  for (const BufferUse& u : p.buffer_uses) {
-    if (u.levels != 0 && u.alloc_node != ConditionRef::unresolved) return p.info(u.node).describe();
-  }
-  for (const auto& c : p.children) {
-    if (std::string d = outer_memory_node(*c); !d.empty()) return d + " of graph " + quoted(c->name);
-  }
-  for (const auto& c : p.conditionals) {
-    for (const auto& b : c.bodies) {
-      if (std::string d = outer_memory_node(*b); !d.empty()) return d + " of graph " + quoted(b->name);
+std::string outer_memory_node(const GraphImpl& top) {
+  std::string found;
+  (void)any_distinct(top, [&](const GraphImpl& p) {
+    for (const BufferUse& u : p.buffer_uses) {
+      if (u.levels == 0 || u.alloc_node == ConditionRef::unresolved) continue;
+      found = p.info(u.node).describe() + (&p == &top ? std::string() : " of graph " + quoted(p.name));
+      return true;
     }
-  }
-  return {};
+    return false;
+  });
+  return found;
 }
 
 }  // namespace

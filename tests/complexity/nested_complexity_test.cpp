@@ -160,6 +160,26 @@ TEST_CASE("complexity: conditional bodies and child plans", "[complexity]") {
         return std::make_pair(std::move(g), std::move(child));
       },
       [](std::pair<std::unique_ptr<gd::Graph>, gd::Graph>& p) { p.first->add_child(p.second); });
+  // A plan that embeds itself n times is a chain of n shared plans holding 2^n embeddings: adding it
+  // looks at each shared plan once (the resolution copies each one once), whether the buffer it
+  // uses is the parent's (resolved) or another plan's (left open).
+  for (const bool parents : {true, false}) {
+    check_growth(
+        parents ? "add_child of a plan embedding itself n times, using the parent's graph buffer"
+                : "add_child of a plan embedding itself n times, using another plan's graph buffer",
+        2,
+        [parents](std::size_t n) {
+          auto g = std::make_unique<gd::Graph>("parent");
+          gd::Graph other("other");
+          const gd::GraphBuffer<float> buf =
+              parents ? g->add_mem_alloc<float>(64).buffer : other.add_mem_alloc<float>(64).buffer;
+          gd::Graph self("self");
+          self.add_kernel(step, gd::Launch{1, 32}, buf, 1.0f, 32);
+          for (std::size_t k = 0; k < n; ++k) self.add_child(self);
+          return std::make_pair(std::move(g), std::move(self));
+        },
+        [](std::pair<std::unique_ptr<gd::Graph>, gd::Graph>& p) { p.first->add_child(p.second); });
+  }
   auto bodies = [](std::size_t n) {
     gd::Graph g;
     auto lr = g.parameter<float>(0.5f).name("lr");
