@@ -462,17 +462,18 @@ void check_outer_buffer(const GraphImpl& g, std::uint32_t i, const std::string& 
   for (std::uint32_t k = 0; s != nullptr && k < r.levels; ++k) s = s->outer;
   if (s == nullptr) {
     fail(g, i, ctx,
-         fmt::format("{} is a GraphBuffer of a plan enclosing graph {}, which is being compiled without it {}", what,
-                     quoted(g.name), rule::buffer_scope_hint));
+         fmt::format("{} is a GraphBuffer not allocated by graph {} or a plan it is compiled in: it refers to the "
+                     "plan {} level{} out, which this plan was copied out of (body_plan, child_plan) {}",
+                     what, quoted(g.name), r.levels, r.levels == 1 ? "" : "s", rule::buffer_scope_hint));
   }
   const GraphImpl* owner = s->plan;
   const bool there = s->by_position ? r.index < owner->nodes.size() && owner->nodes[r.index].kind == NodeKind::mem_alloc
                                     : owner->alloc_node(uid) == r.index;
   if (!there) {
     fail(g, i, ctx,
-         fmt::format("{} is a GraphBuffer that graph {}, {} level{} out, does not allocate (a plan copied out with "
-                     "body_plan or child_plan keeps its references to the buffers of the plan it came from: embed "
-                     "it there)",
+         fmt::format("{} is a GraphBuffer not allocated by graph {}, {} level{} out, at the place it refers to (a "
+                     "plan copied out with body_plan or child_plan keeps its references to the buffers of the plan "
+                     "it came from: embed it there)",
                      what, quoted(owner->name), r.levels, r.levels == 1 ? "" : "s"));
   }
   rule::check_slice(g, i, ctx, what, *owner, r.index, offset, bytes);

@@ -135,16 +135,18 @@ TEST_CASE("a body copied out keeps its buffer references: embedded elsewhere it 
   const gd::Graph g = loop_plan();
   const gd::Graph fragment = g.body_plan(gd::node_cast<gd::ConditionalNode>(g.node(1)), 0);
   require_invalid(fragment,
-                  "kernel node 'step' (#0): argument 1 is a GraphBuffer of a plan enclosing graph 'while body', which "
-                  "is being compiled without it (a buffer is used in the plan that allocates it, in that plan's "
-                  "conditional bodies and in child plans added to it)");
+                  "kernel node 'step' (#0): argument 1 is a GraphBuffer not allocated by graph 'while body' or a plan it "
+                  "is compiled in: it refers to the plan 1 level out, which this plan was copied out of (body_plan, "
+                  "child_plan) (a buffer is used in the plan that allocates it, in that plan's conditional bodies and "
+                  "in child plans added to it)");
   gd::Graph other("other");
   auto [a, b] = other.add_mem_alloc<float>(8);  // node #0 allocates another buffer
   other.add_child(fragment).name("copied").after(a);
   require_invalid(other,
                   "in child node 'copied' (#1) of graph 'other': kernel node 'step' (#0): argument 1 is a GraphBuffer "
-                  "that graph 'other', 1 level out, does not allocate (a plan copied out with body_plan or child_plan "
-                  "keeps its references to the buffers of the plan it came from: embed it there)");
+                  "not allocated by graph 'other', 1 level out, at the place it refers to (a plan copied out with "
+                  "body_plan or child_plan keeps its references to the buffers of the plan it came from: embed it "
+                  "there)");
   (void)b;
 }
 
