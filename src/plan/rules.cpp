@@ -111,8 +111,8 @@ void check_pointer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, 
   if (u->levels != 0) {  // a buffer of a plan enclosing this one: its range is checked there (check_outer_buffers)
     if (bytes.above(u->bytes)) {
       fail(g, i, ctx,
-           fmt::format("touches {} bytes of its {}, a GraphBuffer of {} bytes (of a plan enclosing graph {})",
-                       bytes.text(), what, u->bytes, quoted(g.name)));
+           fmt::format("touches {} bytes of its {}, a GraphBuffer of a plan enclosing graph {}, which holds {} bytes",
+                       bytes.text(), what, quoted(g.name), u->bytes));
     }
     return;
   }

@@ -233,6 +233,7 @@ struct SPlaceholder {
   bool condition;
   std::uint32_t levels;  ///< k_unresolved, or how many plans out the condition / buffer is
   std::uint32_t index;
+  std::uint64_t uid = 0;  ///< a buffer's id (resolved later when the plan is added as a child)
 };
 
 enum class Field : std::uint8_t { memset_dst, memcpy_dst, memcpy_src };
@@ -240,7 +241,10 @@ enum class Field : std::uint8_t { memset_dst, memcpy_dst, memcpy_src };
 struct SBufferUse {
   std::uint32_t node;
   Field field;
-  std::uint32_t alloc;  ///< the mem_alloc node, or k_unresolved
+  std::uint32_t alloc;       ///< the mem_alloc node (of the plan `levels` out), or k_unresolved
+  std::uint32_t levels = 0;  ///< 0: this plan allocates the buffer; k: the plan k levels out
+  std::uint64_t uid = 0;     ///< the buffer's id
+  bool too_small = false;    ///< the node touches more bytes than the buffer holds
 };
 
 struct SCondition {
@@ -342,8 +346,8 @@ void pointer_rules(const SPlan& p, std::uint32_t i, Field field, bool null, u128
     if (null) out.push_back(Rule::null_pointer);
   } else if (use->alloc == k_unresolved) {
     out.push_back(Rule::buffer_foreign);
-  } else if (bytes > p.nodes[use->alloc].alloc_bytes) {
-    out.push_back(Rule::buffer_small);
+  } else if (use->levels != 0 ? use->too_small : bytes > p.nodes[use->alloc].alloc_bytes) {
+    out.push_back(Rule::buffer_small);  // a buffer of an enclosing plan: against its own size
   }
 }
 
@@ -424,6 +428,22 @@ const SPlan* scope_out(const Scope* s, std::uint32_t levels) {
 
 using Usage = std::set<std::pair<const SPlan*, std::uint32_t>>;
 
+/// Adds (alloc, user) for each reference in `p`, `depth` levels below the plan that allocates, to
+/// that plan's mem_alloc node `alloc`.
+void nested_users(const SPlan& p, std::uint32_t depth, std::uint32_t user,
+                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& uses) {
+  for (const SNode& n : p.nodes) {
+    for (const SPlaceholder& ph : n.placeholders) {
+      if (!ph.condition && ph.levels == depth) uses.emplace_back(ph.index, user);
+    }
+    if (n.child) nested_users(*n.child, depth + 1, user, uses);
+    for (const auto& b : n.bodies) nested_users(*b, depth + 1, user, uses);
+  }
+  for (const SBufferUse& u : p.uses) {
+    if (u.alloc != k_unresolved && u.levels == depth) uses.emplace_back(u.alloc, user);
+  }
+}
+
 void memory_rules(const SPlan& p, std::vector<Violation>& out) {
   std::map<std::uint32_t, std::vector<std::uint32_t>> frees;  // alloc node -> its free nodes
   std::vector<std::pair<std::uint32_t, std::uint32_t>> uses;  // (alloc node, user)
@@ -433,9 +453,12 @@ void memory_rules(const SPlan& p, std::vector<Violation>& out) {
     for (const SPlaceholder& ph : n.placeholders) {
       if (!ph.condition && ph.levels == 0) uses.emplace_back(ph.index, i);
     }
+    // A child or conditional node uses the buffers its plans use (at any depth).
+    if (n.child) nested_users(*n.child, 1, i, uses);
+    for (const auto& b : n.bodies) nested_users(*b, 1, i, uses);
   }
   for (const SBufferUse& u : p.uses) {
-    if (u.alloc != k_unresolved) uses.emplace_back(u.alloc, u.node);
+    if (u.alloc != k_unresolved && u.levels == 0) uses.emplace_back(u.alloc, u.node);
   }
   for (const auto& [a, fs] : frees) {
     if (fs.size() > 1) out.push_back({Rule::double_free, {}});
@@ -458,9 +481,23 @@ void memory_rules(const SPlan& p, std::vector<Violation>& out) {
 /// Every broken rule of `p` (and of the plans it holds), seen from `outer`.
 void plan_rules(const SPlan& p, const Scope* outer, Usage& usage, std::vector<Violation>& out) {
   const Scope here{&p, outer};
+  // A buffer of an enclosing plan: that plan, where this one is compiled, allocates it there.
+  auto outer_buffer = [&](std::uint32_t levels, std::uint32_t index, std::uint64_t uid, std::uint32_t i) {
+    const SPlan* owner = scope_out(&here, levels);
+    if (owner == nullptr || index >= owner->nodes.size() || owner->nodes[index].kind != gd::NodeKind::mem_alloc ||
+        owner->nodes[index].buffer != uid) {
+      out.push_back({Rule::buffer_foreign, describe(p, i)});
+    }
+  };
+  for (const SBufferUse& u : p.uses) {
+    if (u.alloc != k_unresolved && u.levels != 0) outer_buffer(u.levels, u.alloc, u.uid, u.node);
+  }
   for (std::uint32_t i = 0; i < p.nodes.size(); ++i) {
     const SNode& n = p.nodes[i];
     for (Rule r : n.own) out.push_back({r, describe(p, i)});
+    for (const SPlaceholder& ph : n.placeholders) {
+      if (!ph.condition && ph.levels != k_unresolved && ph.levels != 0) outer_buffer(ph.levels, ph.index, ph.uid, i);
+    }
     for (const SPlaceholder& ph : n.placeholders) {
       if (!ph.condition || ph.levels == k_unresolved) continue;
       const SPlan* owner = scope_out(&here, ph.levels);
@@ -522,7 +559,7 @@ bool same_shape(const SPlan& a, const SPlan& b) {
   if (a.uses.size() != b.uses.size()) return false;
   for (std::size_t k = 0; k < a.uses.size(); ++k) {
     const SBufferUse &x = a.uses[k], &y = b.uses[k];
-    if (x.node != y.node || x.field != y.field || x.alloc != y.alloc) return false;
+    if (x.node != y.node || x.field != y.field || x.alloc != y.alloc || x.levels != y.levels) return false;
   }
   for (std::size_t i = 0; i < a.nodes.size(); ++i) {
     const SNode &x = a.nodes[i], &y = b.nodes[i];
@@ -1087,6 +1124,46 @@ void op_captured(Ctx& c, Input& in) {
   if (mode < 0 || mode > 2) n.own.push_back(Rule::capture_mode);
 }
 
+void resolve_buffer(const Ctx& c, std::uint64_t uid, std::uint32_t& levels, std::uint32_t& index);
+
+/// Removes one `r` from `own`.
+void drop_one(std::vector<Rule>& own, Rule r) {
+  const auto it = std::find(own.begin(), own.end(), r);
+  if (it != own.end()) own.erase(it);
+}
+
+/// `s` as add_child on the plan of `c` embeds it (`depth` levels below the child plan itself): its
+/// buffer references that no plan resolved resolve against that plan and the plans around it.
+SPlan embedded(const SPlan& s, const Ctx& c, std::uint32_t depth) {
+  SPlan out = s;
+  for (SNode& n : out.nodes) {
+    for (SPlaceholder& ph : n.placeholders) {
+      if (ph.condition || ph.levels != k_unresolved) continue;
+      std::uint32_t levels = 0, index = 0;
+      resolve_buffer(c, ph.uid, levels, index);
+      if (levels == k_unresolved) continue;
+      ph.levels = levels + 1 + depth;
+      ph.index = index;
+      ++g_stats.outer_buffers;
+      drop_one(n.own, Rule::buffer_foreign);
+    }
+    if (n.child) n.child = std::make_shared<const SPlan>(embedded(*n.child, c, depth + 1));
+    for (auto& b : n.bodies) b = std::make_shared<const SPlan>(embedded(*b, c, depth + 1));
+  }
+  for (SBufferUse& u : out.uses) {
+    if (u.alloc != k_unresolved) continue;
+    std::uint32_t levels = 0, index = 0;
+    resolve_buffer(c, u.uid, levels, index);
+    if (levels == k_unresolved) continue;
+    u.levels = levels + 1 + depth;
+    u.alloc = index;
+    ++g_stats.outer_buffers;
+    drop_one(out.nodes[u.node].own, Rule::buffer_foreign);
+    if (u.too_small) out.nodes[u.node].own.push_back(Rule::buffer_small);
+  }
+  return out;
+}
+
 void op_child(Ctx& c, Input& in) {
   Slot& src = c.world.slots[in.below(3)];
   if (src.moved_from) {
@@ -1097,7 +1174,7 @@ void op_child(Ctx& c, Input& in) {
     return;
   }
   if (c.s.expanded + src.s.expanded + 1 > k_max_expanded) return;
-  auto snapshot = std::make_shared<const SPlan>(src.s);
+  auto snapshot = std::make_shared<const SPlan>(embedded(src.s, c, 0));
   const gd::ChildNode h = c.g.add_child(src.g);
   SNode& n = record(c, h, gd::NodeKind::child, snapshot->expanded);
   n.child = snapshot;
@@ -1127,10 +1204,36 @@ void op_mem_free(Ctx& c, Input& in) {
   if (alloc == k_unresolved) n.own.push_back(Rule::free_foreign);
 }
 
+/// Where buffer `uid` is allocated, seen from the plan being built (as documented: this plan, then
+/// the plans whose bodies are being built around it): levels out and the mem_alloc node.
+void resolve_buffer(const Ctx& c, std::uint64_t uid, std::uint32_t& levels, std::uint32_t& index) {
+  levels = k_unresolved;
+  index = k_unresolved;
+  std::uint32_t l = 0;
+  for (const Ctx* p = &c; p != nullptr; p = p->parent, ++l) {
+    const std::uint32_t a = p->s.alloc_node(uid);
+    if (a != k_unresolved) {
+      levels = l;
+      index = a;
+      return;
+    }
+  }
+}
+
+/// Records buffer use `u` of `b` by the node just added, resolved from the plan being built.
+void add_use(Ctx& c, SBufferUse u, const gd::GraphBuffer<float>& b, std::size_t count) {
+  std::uint32_t levels = 0;
+  resolve_buffer(c, b.id(), levels, u.alloc);
+  u.levels = u.alloc == k_unresolved ? 0 : levels;
+  g_stats.outer_buffers += u.levels != 0 ? 1 : 0;
+  u.uid = b.id();
+  u.too_small = static_cast<u128>(count) * 4 > b.bytes();
+  c.s.uses.push_back(u);
+}
+
 /// A memset, memcpy or kernel using a graph buffer.
 void op_buffer_use(Ctx& c, Input& in) {
   const gd::GraphBuffer<float> b = pick_buffer(c, in);
-  const std::uint32_t alloc = c.s.alloc_node(b.id());
   const std::size_t count = in.size();
   const std::uint32_t p = in.below(5);
   const auto index = static_cast<std::uint32_t>(c.s.nodes.size());
@@ -1138,7 +1241,7 @@ void op_buffer_use(Ctx& c, Input& in) {
     case 0: {
       if (refused_count(c, count, "add_memset", [&] { (void)c.g.add_memset(b, 1.0f, count); })) return;
       const gd::MemsetNode h = c.g.add_memset(b, 1.0f, count);
-      c.s.uses.push_back({index, Field::memset_dst, alloc});
+      add_use(c, {index, Field::memset_dst, k_unresolved}, b, count);
       SNode& n = record(c, h, gd::NodeKind::memset);
       n.params = fmt::format("ms p0 v{:x} e4 w{} h1 p{}", float_bits(1.0f), count, count * 4);
       memset_rules(c.s, index, n, true, 4, count, 1, count * 4);
@@ -1155,7 +1258,7 @@ void op_buffer_use(Ctx& c, Input& in) {
       }
       const gd::MemcpyNode h = into ? c.g.add_memcpy(b, static_cast<const float*>(pointer(p)), count)
                                     : c.g.add_memcpy(pointer(p), b, count);
-      c.s.uses.push_back({index, into ? Field::memcpy_dst : Field::memcpy_src, alloc});
+      add_use(c, {index, into ? Field::memcpy_dst : Field::memcpy_src, k_unresolved}, b, count);
       const cudaMemcpy3DParms p3 = into ? as_3d(nullptr, count * 4, pointer(p), count * 4, count * 4, 1, cudaMemcpyDefault)
                                         : as_3d(pointer(p), count * 4, nullptr, count * 4, count * 4, 1, cudaMemcpyDefault);
       SNode& n = record(c, h, gd::NodeKind::memcpy);
@@ -1170,8 +1273,11 @@ void op_buffer_use(Ctx& c, Input& in) {
       gd::Node h;
       std::vector<SPlaceholder> phs;
       auto ph = [&](std::uint32_t offset, const gd::GraphBuffer<float>& buf) {
-        const std::uint32_t a = c.s.alloc_node(buf.id());
-        phs.push_back(a == k_unresolved ? SPlaceholder{offset, false, k_unresolved, 0} : SPlaceholder{offset, false, 0, a});
+        std::uint32_t levels = 0, a = 0;
+        resolve_buffer(c, buf.id(), levels, a);
+        g_stats.outer_buffers += levels != 0 && levels != k_unresolved ? 1 : 0;
+        phs.push_back(levels == k_unresolved ? SPlaceholder{offset, false, k_unresolved, 0, buf.id()}
+                                             : SPlaceholder{offset, false, levels, a, buf.id()});
       };
       std::string args;
       if (both) {

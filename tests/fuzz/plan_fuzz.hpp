@@ -26,6 +26,7 @@ struct Stats {
   std::uint64_t dead_handles = 0;      ///< handles of destroyed plans refused as documented
   std::uint64_t sealed_bodies = 0;     ///< body handles refused an edit after their builder returned
   std::uint64_t embedding_limits = 0;  ///< self-embedding plans refused at the embedding limit
+  std::uint64_t outer_buffers = 0;     ///< buffer references resolved to an enclosing plan (bodies, add_child)
 };
 
 /// Runs one input: decodes the bytes into plan operations and checks every result against the

@@ -94,5 +94,7 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(s.diffs_refused), static_cast<unsigned long long>(s.full_checks));
   std::printf("  moved-from uses %llu, builder aborts %llu\n", static_cast<unsigned long long>(s.moved_from_uses),
               static_cast<unsigned long long>(s.builder_aborts));
+  std::printf("  graph-buffer references resolved to an enclosing plan %llu\n",
+              static_cast<unsigned long long>(s.outer_buffers));
   return 0;
 }

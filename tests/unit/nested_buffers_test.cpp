@@ -159,7 +159,7 @@ TEST_CASE("a memset in a body larger than the buffer it is given is refused", "[
    }).after(alloc);
   require_invalid(g,
                   "in body 0 (if body) of conditional node #1 of graph 'top': memset node 'over' (#0): touches 64 "
-                  "bytes of its destination, a GraphBuffer of 32 bytes (of a plan enclosing graph 'if body')");
+                  "bytes of its destination, a GraphBuffer of a plan enclosing graph 'if body', which holds 32 bytes");
 }
 
 TEST_CASE("two builds of a plan whose body uses its buffers diff as equal; another slice is a change",
