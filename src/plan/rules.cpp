@@ -270,8 +270,14 @@ struct Scope {
 /// Which conditional node uses each condition (declaring plan, index).
 using Usage = std::map<std::pair<const GraphImpl*, std::uint32_t>, NodeInfo>;
 
-const GraphImpl* declaring_plan(const Scope* s, ConditionRef r) {
+/// The scope `r.levels` out of `s`, or nullptr.
+const Scope* scope_out(const Scope* s, ConditionRef r) {
   for (std::uint32_t k = 0; s != nullptr && k < r.levels; ++k) s = s->outer;
+  return s;
+}
+
+const GraphImpl* declaring_plan(const Scope* s, ConditionRef r) {
+  s = scope_out(s, r);
   return s == nullptr ? nullptr : s->plan;
 }
 
@@ -458,8 +464,7 @@ void collect_outer(const GraphImpl& p, std::uint32_t depth, const GraphImpl& fro
 /// references), and that the slice fits the allocation.
 void check_outer_buffer(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Scope& here, ConditionRef r,
                         std::uint64_t uid, const std::string& what, std::uint64_t offset, std::uint64_t bytes) {
-  const Scope* s = &here;
-  for (std::uint32_t k = 0; s != nullptr && k < r.levels; ++k) s = s->outer;
+  const Scope* s = scope_out(&here, r);
   if (s == nullptr) {
     fail(g, i, ctx,
          fmt::format("{} is a GraphBuffer not allocated by graph {} or a plan it is compiled in: it refers to the "

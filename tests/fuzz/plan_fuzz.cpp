@@ -1136,30 +1136,28 @@ void drop_one(std::vector<Rule>& own, Rule r) {
 /// buffer references that no plan resolved resolve against that plan and the plans around it.
 SPlan embedded(const SPlan& s, const Ctx& c, std::uint32_t depth) {
   SPlan out = s;
+  // Resolves the open reference (levels, index) to buffer `uid` of node `n`; false when it stays open.
+  auto resolve_open = [&](std::uint64_t uid, std::uint32_t& levels, std::uint32_t& index, SNode& n) {
+    std::uint32_t found = 0, at = 0;
+    resolve_buffer(c, uid, found, at);
+    if (found == k_unresolved) return false;
+    levels = found + 1 + depth;
+    index = at;
+    ++g_stats.outer_buffers;
+    drop_one(n.own, Rule::buffer_foreign);
+    return true;
+  };
   for (SNode& n : out.nodes) {
     for (SPlaceholder& ph : n.placeholders) {
-      if (ph.condition || ph.levels != k_unresolved) continue;
-      std::uint32_t levels = 0, index = 0;
-      resolve_buffer(c, ph.uid, levels, index);
-      if (levels == k_unresolved) continue;
-      ph.levels = levels + 1 + depth;
-      ph.index = index;
-      ++g_stats.outer_buffers;
-      drop_one(n.own, Rule::buffer_foreign);
+      if (!ph.condition && ph.levels == k_unresolved) (void)resolve_open(ph.uid, ph.levels, ph.index, n);
     }
     if (n.child) n.child = std::make_shared<const SPlan>(embedded(*n.child, c, depth + 1));
     for (auto& b : n.bodies) b = std::make_shared<const SPlan>(embedded(*b, c, depth + 1));
   }
   for (SBufferUse& u : out.uses) {
     if (u.alloc != k_unresolved) continue;
-    std::uint32_t levels = 0, index = 0;
-    resolve_buffer(c, u.uid, levels, index);
-    if (levels == k_unresolved) continue;
-    u.levels = levels + 1 + depth;
-    u.alloc = index;
-    ++g_stats.outer_buffers;
-    drop_one(out.nodes[u.node].own, Rule::buffer_foreign);
-    if (u.too_small) out.nodes[u.node].own.push_back(Rule::buffer_small);
+    SNode& n = out.nodes[u.node];
+    if (resolve_open(u.uid, u.levels, u.alloc, n) && u.too_small) n.own.push_back(Rule::buffer_small);
   }
   return out;
 }
