@@ -101,9 +101,16 @@ MemDelta memory_of(Build&& build, Use&& use) {
 
 using PlanFn = gd::Graph (*)(const Model&, int);
 
-std::map<int, gd::Executable> build_separate(const Model& m, PlanFn plan, cudaStream_t s) {
+/// The batch sizes a figure covers: the first `count` (all 8 by default).
+std::vector<int> first_sizes(std::size_t count = 8) {
+  std::vector<int> all = serving::batch_sizes();
+  all.resize(std::min(count, all.size()));
+  return all;
+}
+
+std::map<int, gd::Executable> build_separate(const Model& m, PlanFn plan, cudaStream_t s, std::size_t count = 8) {
   std::map<int, gd::Executable> e;
-  for (int b : serving::batch_sizes()) {
+  for (int b : first_sizes(count)) {
     e.emplace(b, plan(m, b).instantiate());
     e.at(b).upload(s);
   }
@@ -111,9 +118,10 @@ std::map<int, gd::Executable> build_separate(const Model& m, PlanFn plan, cudaSt
   return e;
 }
 
-gd::ShapeFamily<int> build_family(const Model& m, PlanFn plan, cudaStream_t s, const gd::FamilyOptions& o = {}) {
+gd::ShapeFamily<int> build_family(const Model& m, PlanFn plan, cudaStream_t s, const gd::FamilyOptions& o = {},
+                                  std::size_t count = 8) {
   gd::ShapeFamily<int> f(o);
-  for (int b : serving::batch_sizes()) f.add(b, plan(m, b));
+  for (int b : first_sizes(count)) f.add(b, plan(m, b));
   f.compile(s);
   return f;
 }
@@ -359,29 +367,33 @@ void replay(Bench& bench, const Model& m) {
 // ---- S5: against the number of sizes and the budget ---------------------------------------------
 
 void sizes_sweep(Bench& bench, const Model& m) {
-  fmt::print("\nS5 shapes: memory and switch cost against the number of sizes (step of {} nodes)\n", 1 + 4 * m.layers);
+  fmt::print("\nS5 shapes: memory and switch cost against the number of sizes (step of {} nodes; memory as S1: "
+             "cudaMemGetInfo and heap deltas after building, uploading and launching once)\n",
+             1 + 4 * m.layers);
   fmt::print("{:>6} | {:>12} {:>12} {:>7} | {:>11} {:>12} | {:>10}\n", "sizes", "family MiB", "separate MiB", "ratio",
              "family host", "separate", "switch us");
-  const std::vector<int> all = serving::batch_sizes();
-  for (int count : {1, 2, 4, 8}) {
-    gd::ShapeFamily<int> f;
-    for (int i = 0; i < count; ++i) f.add(all[i], serving::step_plan(m, all[i]));
-    f.compile(bench.s);
+  for (std::size_t count : {1, 2, 4, 8}) {
+    const std::vector<int> sizes = first_sizes(count);
+    const MemDelta sep = memory_of([&] { return build_separate(m, serving::step_plan, bench.s, count); },
+                                   [&](auto& execs) {
+                                     for (auto& [b, e] : execs) e.launch(bench.s);
+                                   });
+    const MemDelta fam = memory_of([&] { return build_family(m, serving::step_plan, bench.s, {}, count); },
+                                   [&](gd::ShapeFamily<int>& f) { f.launch(sizes.back(), bench.s); });
+    gd::ShapeFamily<int> f = build_family(m, serving::step_plan, bench.s, {}, count);
     std::vector<int> seq;
     std::mt19937 gen(3);
-    for (int i = 0; i < K; ++i) seq.push_back(all[gen() % count]);
+    for (int i = 0; i < K; ++i) seq.push_back(sizes[gen() % count]);
     const SwitchRun r = run_switches(f, seq, bench.s);
-    const gd::FamilyMemory mem = f.memory();
-    const double mib = 1 << 20;
-    fmt::print("{:6} | {:12.2f} {:12.2f} {:7.3f} | {:11.2f} {:12.2f} | {:10.1f}\n", count, mem.device_bytes / mib,
-               mem.separate_device_bytes / mib,
-               mem.separate_device_bytes ? double(mem.device_bytes) / mem.separate_device_bytes : 0.0,
-               mem.host_bytes / mib, mem.separate_host_bytes / mib, r.median_us);
-    csv_row({"shapes", "sizes", count, -1, "family device MiB", mem.device_bytes / mib});
-    csv_row({"shapes", "sizes", count, -1, "separate device MiB", mem.separate_device_bytes / mib});
-    csv_row({"shapes", "sizes", count, -1, "family host MiB", mem.host_bytes / mib});
-    csv_row({"shapes", "sizes", count, -1, "separate host MiB", mem.separate_host_bytes / mib});
-    csv_row({"shapes", "sizes", count, -1, "switch us", r.median_us});
+    fmt::print("{:6} | {:12.2f} {:12.2f} {:7.3f} | {:11.2f} {:12.2f} | {:10.1f}\n", count, fam.device_mib,
+               sep.device_mib, sep.device_mib > 0 ? fam.device_mib / sep.device_mib : 0.0, fam.host_mib, sep.host_mib,
+               r.median_us);
+    const int c = static_cast<int>(count);
+    csv_row({"shapes", "sizes", c, -1, "family device MiB", fam.device_mib});
+    csv_row({"shapes", "sizes", c, -1, "separate device MiB", sep.device_mib});
+    csv_row({"shapes", "sizes", c, -1, "family host MiB", fam.host_mib});
+    csv_row({"shapes", "sizes", c, -1, "separate host MiB", sep.host_mib});
+    csv_row({"shapes", "sizes", c, -1, "switch us", r.median_us});
   }
   bench.expect(true, "S5 sizes");
 }

@@ -52,6 +52,9 @@ bool copies_checked_by_environment() noexcept;
 /// cudaGraphExecChildGraphNodeSetParams of child node `node` with `child` (a materialized child
 /// plan) for set_child and per-node updates: the driver's entry point first, then the runtime.
 cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child);
+/// Materializes the child plan that child node i of x's recorded plan holds into `m` and sets the
+/// node's graph to it (the child kind's per-node patch; set_child keeps `m`).
+Applied apply_child_plan(ExecImpl& x, std::uint32_t i, Materialized& m);
 
 /// Whether a kernel whose links are `l` can be patched from a plain argument block (kernel_direct):
 /// no Condition or GraphBuffer argument to resolve, and few enough arguments for the argument array

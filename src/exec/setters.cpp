@@ -11,6 +11,7 @@
 #include <cuda.h>
 #include <fmt/format.h>
 
+#include "exec/child_cache.hpp"
 #include "exec/kind_patch.hpp"
 #include "exec/patch.hpp"
 #include "graphdsl/executable.hpp"
@@ -275,6 +276,14 @@ auto kind_apply(ExecImpl& x, std::uint32_t i) {
   return [&x, i] { return patch_ops(node_kind(x.plan.impl(), i)).apply(x, i); };
 }
 
+/// Setting child node i's graph to `m` (a materialized child plan: prepared or kept) as
+/// patch_recorded's `apply`.
+auto set_child_graph(ExecImpl& x, std::uint32_t i, const Materialized& m) {
+  return [&x, i, &m] {
+    return Applied{exec_child_set_params(x, x.native.nodes[i], m.graph.get()), "cudaGraphExecChildGraphNodeSetParams"};
+  };
+}
+
 }  // namespace
 }  // namespace detail
 
@@ -326,12 +335,26 @@ void Executable::set_child(const ChildNode& node, const Graph& child) {
   detail::ExecImpl& x = impl();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
+  // A plan set on this node before: its kept graph, and the recorded plan shares its kept copy.
+  if (const detail::CachedChild* kept = detail::find_cached_child(x, i, child.impl())) {
+    detail::patch_recorded(x, i, detail::child_slot(a, i), kept->plan, detail::set_child_graph(x, i, kept->native),
+                           [] {});
+    return;
+  }
   // The recorded plan takes its own deep copy (as a one-node plan's would reach it through replace_node),
   // holding the plan's buffers as add_child would.
   std::shared_ptr<const detail::GraphImpl> copy = detail::embedded_child(a, child.impl());
   detail::check_child_shape(a, i, *copy);
   if (auto r = detail::child_rebuild_refusal(a, i, *copy)) throw UsageError(r->reason);
-  detail::patch_recorded(x, i, detail::child_slot(a, i), std::move(copy), detail::kind_apply(x, i), [] {});
+  if (!detail::cacheable_child(child.impl())) {
+    detail::patch_recorded(x, i, detail::child_slot(a, i), std::move(copy), detail::kind_apply(x, i), [] {});
+    return;
+  }
+  detail::reserve_cached_child(x);
+  detail::Materialized m;
+  detail::patch_recorded(
+      x, i, detail::child_slot(a, i), copy, [&] { return detail::apply_child_plan(x, i, m); }, [] {});
+  detail::keep_cached_child(x, i, std::move(copy), std::move(m));
 }
 
 namespace detail {
@@ -385,13 +408,8 @@ void Executable::set_child(const ChildNode& node, const PreparedChild& child) {
   }
   // Executable::set writes parameter values into the recorded plan's child plans: a plan with
   // parameters is copied, so that the prepared one stays what its graph holds.
-  detail::patch_recorded(
-      x, i, detail::child_slot(a, i), p->shared ? p->plan : detail::own_copy(*p->plan),
-      [&] {
-        return detail::Applied{detail::exec_child_set_params(x, x.native.nodes[i], p->native.graph.get()),
-                               "cudaGraphExecChildGraphNodeSetParams"};
-      },
-      [] {});
+  detail::patch_recorded(x, i, detail::child_slot(a, i), p->shared ? p->plan : detail::own_copy(*p->plan),
+                         detail::set_child_graph(x, i, p->native), [] {});
 }
 
 void Executable::set_host_closure(const Node& node, detail::HostClosure* closure) {

@@ -263,13 +263,11 @@ const BuildOps build{&building::add, true};
 #include "native/native.hpp"
 #include "plan/rules.hpp"
 
-namespace graphdsl::detail::kinds::child {
-namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
+namespace graphdsl::detail {
 
-Applied apply(ExecImpl& x, std::uint32_t i) {
+Applied apply_child_plan(ExecImpl& x, std::uint32_t i, Materialized& m) {
   const GraphImpl& g = x.plan.impl();
   const GraphImpl& c = *g.children[g.nodes[i].payload];
-  Materialized m;
   try {
     // From a template of the plan's shape (update()): its buffers are the executable's by position.
     m = detail::materialize(c, detail::check_child_plan(c, g, true), x.sink, &x.native.dptrs);
@@ -279,9 +277,18 @@ Applied apply(ExecImpl& x, std::uint32_t i) {
   return {exec_child_set_params(x, x.native.nodes[i], m.graph.get()), "cudaGraphExecChildGraphNodeSetParams"};
 }
 
+namespace kinds::child {
+namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
+
+Applied apply(ExecImpl& x, std::uint32_t i) {
+  Materialized m;  // destroyed once set: the executable holds its own copy of the graph
+  return apply_child_plan(x, i, m);
+}
+
 }  // namespace patch_fns
 
 const PatchOps patch{patch_fns::apply, nullptr, nullptr};
-}  // namespace graphdsl::detail::kinds::child
+}  // namespace kinds::child
+}  // namespace graphdsl::detail
 
 // ==== end patch ====

@@ -191,6 +191,15 @@ cudaError_t memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector
 Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
                          const std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing = nullptr);
 
+/// A child plan given to Executable::set_child(node, plan) and its materialized graph, kept so that
+/// setting an equal plan on that node again is one driver call (exec/child_cache.cpp).
+struct CachedChild {
+  std::uint32_t node = 0;                 ///< the child node's index in the executable's plan
+  std::uint64_t used = 0;                 ///< ExecImpl::child_uses when it was last set
+  std::shared_ptr<const GraphImpl> plan;  ///< its copy, shared with the recorded plan (no parameters)
+  Materialized native;
+};
+
 struct ExecImpl {
   Graph plan;  ///< the plan the executable was compiled from (a copy)
   Materialized native;
@@ -255,6 +264,10 @@ struct ExecImpl {
   /// exec/copy_check.cpp reads it before every per-node copy change.
   std::vector<std::pair<cudaGraphNode_t, std::uint8_t>> device_copy_ends;
   bool check_copies = false;
+  /// set_child(node, plan)'s last child plans with their graphs, least recently set evicted first
+  /// (bounded: exec/child_cache.hpp), and the count of sets that ordered them.
+  std::vector<CachedChild> child_cache;
+  std::uint64_t child_uses = 0;
 };
 
 /// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,

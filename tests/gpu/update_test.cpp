@@ -431,6 +431,69 @@ TEST_CASE("set_child patches a child plan of the same shape; another shape is re
   c.check(exec, s, -3.0f, "after the refused set_child");
 }
 
+TEST_CASE("set_child keeps the graphs of the plans it was given: an equal plan again is one CUDA call, the kept "
+          "graphs are bounded, captured plans capture again",
+          "[gpu][update][child][setters]") {
+  ChildAxpb c(rng(110));
+  Stream s;
+  gd::Graph g("outer");
+  auto sub = g.add_child(c.inner(2.0f)).name("sub");
+  gd::Executable exec = g.instantiate();
+  const gd::Graph minus3 = c.inner(-3.0f);
+  exec.set_child(sub, minus3);
+  c.check(exec, s, -3.0f, "-3");
+  exec.set_child(sub, c.inner(5.0f));
+  c.check(exec, s, 5.0f, "5");
+  auto calls = gd::debug::cuda_calls();
+  exec.set_child(sub, minus3);  // seen before: its kept graph is set
+  CHECK(gd::debug::cuda_calls() - calls == 1);
+  c.check(exec, s, -3.0f, "-3 again, from the kept graph");
+  calls = gd::debug::cuda_calls();
+  exec.set_child(sub, c.inner(5.0f));  // an equal plan built again is the same plan
+  CHECK(gd::debug::cuda_calls() - calls == 1);
+  c.check(exec, s, 5.0f, "5 again, from the kept graph");
+
+  // Another node name is another plan: the recorded plan shows the new name.
+  gd::Graph renamed("inner");
+  renamed.add_kernel(axpb, gd::cover(N), c.y.get(), c.x.get(), 5.0f, 1.0f, N).name("renamed_axpb");
+  calls = gd::debug::cuda_calls();
+  exec.set_child(sub, renamed);
+  CHECK(gd::debug::cuda_calls() - calls > 1);
+  CHECK_THAT(exec.plan().dump(), has_substr("renamed_axpb"));
+  c.check(exec, s, 5.0f, "renamed");
+
+  // Bounded: 40 more plans keep at most 16 graphs; the first of them, evicted, is built again.
+  const auto before = gd::debug::live_counts().native_graphs;
+  for (int k = 0; k < 40; ++k) exec.set_child(sub, c.inner(static_cast<float>(k)));
+  CHECK(gd::debug::live_counts().native_graphs - before <= 16);
+  c.check(exec, s, 39.0f, "the last of 40");
+  calls = gd::debug::cuda_calls();
+  exec.set_child(sub, c.inner(0.0f));
+  CHECK(gd::debug::cuda_calls() - calls > 1);
+  c.check(exec, s, 0.0f, "an evicted plan, built again");
+
+  // A plan with a captured node runs its function again every time it is set.
+  int captures = 0;
+  auto captured = [&](float a) {
+    gd::Graph k("inner");
+    k.add_captured([&captures, &c, a](cudaStream_t st) {
+      ++captures;
+      launch_kernel(axpb, dim3((N + 255) / 256), dim3(256), 0, st, c.y.get(), static_cast<const float*>(c.x.get()),
+                    a, 1.0f, N);
+    });
+    return k;
+  };
+  gd::Graph g2("outer");
+  auto sub2 = g2.add_child(captured(2.0f)).name("sub");
+  gd::Executable exec2 = g2.instantiate();
+  const gd::Graph cp = captured(-3.0f);
+  captures = 0;
+  exec2.set_child(sub2, cp);
+  exec2.set_child(sub2, cp);
+  CHECK(captures == 2);
+  c.check(exec2, s, -3.0f, "captured child set twice");
+}
+
 TEST_CASE("prepared child plans: one CUDA call per set_child, refusals before any CUDA call, parameters not shared",
           "[gpu][update][child][setters][prepared]") {
   ChildAxpb c(rng(109));
