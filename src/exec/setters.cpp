@@ -20,6 +20,7 @@
 #include "native/device_rules.hpp"
 #include "native/driver_params.hpp"
 #include "native/native.hpp"
+#include "plan/closure_pool.hpp"
 #include "plan/diff.hpp"
 #include "plan/nested_buffers.hpp"
 #include "plan/node_params.hpp"
@@ -413,7 +414,7 @@ void Executable::set_child(const ChildNode& node, const PreparedChild& child) {
 }
 
 void Executable::set_host_closure(const Node& node, detail::HostClosure* closure) {
-  std::shared_ptr<detail::HostClosure> owned(closure);
+  std::shared_ptr<detail::HostClosure> owned = detail::own_closure(closure);
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::host);
   detail::patch_recorded(x, i, detail::host_of(x.plan.impl(), i), std::move(owned), detail::kind_apply(x, i), [] {});

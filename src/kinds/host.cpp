@@ -5,6 +5,7 @@
 // ==== make (the Graph::add_* of this kind) ====
 
 #include "graphdsl/graph.hpp"
+#include "plan/closure_pool.hpp"
 #include "plan/counters.hpp"
 #include "plan/graph_build.hpp"
 
@@ -18,7 +19,7 @@ HostClosure::~HostClosure() { counters().host_closures.fetch_sub(1); }
 namespace graphdsl {
 
 HostNode Graph::add_host_node(detail::HostClosure* closure) {
-  std::shared_ptr<detail::HostClosure> owned(closure);
+  std::shared_ptr<detail::HostClosure> owned = detail::own_closure(closure);
   auto& g = impl();
   Change change(*this);
   g.hosts.push_back(std::move(owned));

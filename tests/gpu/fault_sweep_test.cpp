@@ -4,6 +4,7 @@
 // update(prepared), prepare_child and set_kernel to a kernel of another signature either complete or
 // leave every node launching the old values, never a mix, and the recorded plan as it was;
 // reset_graph_memory_high_marks allocates nothing. The plan-side sweep is tests/faults.
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -330,6 +331,37 @@ TEST_CASE("reset_graph_memory_high_marks allocates nothing", "[gpu][faults][memo
       [&](bool threw) { return !threw; });
   CHECK(failed == 0);
   CHECK(launches(exec, c, 2.0f, 1.0f, 3.0f));
+}
+
+TEST_CASE("set_host allocates nothing once a callable of its size has been released, set_child nothing for a plan "
+          "it has set before",
+          "[gpu][faults][setters][host][child]") {
+  std::atomic<int> hits{0};
+  Cells c;
+  gd::Graph g("setters");
+  auto host = g.add_host([&hits] { hits += 1; }).name("cb");
+  gd::Graph sub("sub");
+  sub.add_kernel(axpb, gd::cover(N), c.child.get(), c.x.get(), 1.5f, 0.0f, N).name("scale");
+  auto child = g.add_child(sub).name("sub").after(host);
+  gd::Executable exec = g.instantiate();
+  exec.set_host(host, [&hits] { hits += 2; });  // the plan g still holds the first callable
+  exec.set_host(host, [&hits] { hits += 3; });  // releases the second: its blocks are recycled
+  gd::Graph other("sub");
+  other.add_kernel(axpb, gd::cover(N), c.child.get(), c.x.get(), 2.5f, 0.0f, N).name("scale");
+  exec.set_child(child, other);
+  exec.set_child(child, sub);
+  faults::arm(std::uint64_t{1} << 40);  // counts this thread's allocations, fails none
+  for (int k = 0; k < 10; ++k) exec.set_host(host, [&hits, k] { hits += 100 + k; });
+  for (int k = 0; k < 10; ++k) exec.set_child(child, k % 2 == 0 ? other : sub);
+  const std::uint64_t made = faults::allocations();
+  faults::disarm();
+  CHECK(made == 0);
+  exec.launch();
+  exec.synchronize();
+  CHECK(hits == 109);
+  const std::vector<float> got = c.child.download();
+  const std::vector<float> hx = c.x.download();
+  for (int i = 0; i < N; ++i) REQUIRE(got[i] == 1.5f * hx[i]);
 }
 
 }  // namespace fault_sweep_test

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -35,6 +36,13 @@ struct HostClosure {
   /// data). By default only the closure itself.
   virtual bool same_as(const HostClosure& other) const noexcept { return this == &other; }
   bool empty = false;  ///< the callable was a null function pointer or an empty std::function
+  /// Closures come from graphdsl's pool of recycled blocks (src/plan/closure_pool.cpp): replacing a
+  /// host node's callable with one of a size released before allocates nothing. Over-aligned
+  /// callables come from the heap.
+  static void* operator new(std::size_t bytes);
+  static void operator delete(void* p, std::size_t bytes) noexcept;
+  static void* operator new(std::size_t bytes, std::align_val_t a) { return ::operator new(bytes, a); }
+  static void operator delete(void* p, std::size_t, std::align_val_t a) noexcept { ::operator delete(p, a); }
 };
 
 template <class F>
