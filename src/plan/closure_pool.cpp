@@ -2,9 +2,7 @@
 #include "plan/closure_pool.hpp"
 
 #include <array>
-#include <mutex>
 #include <new>
-#include <vector>
 
 namespace graphdsl::detail {
 
@@ -26,55 +24,53 @@ constexpr bool pooled = true;
 
 constexpr std::size_t class_bytes = 32;  ///< size classes of 32, 64, ... 256 bytes
 constexpr std::size_t classes = 8;
-constexpr std::size_t kept_per_class = 1024;
+constexpr std::size_t kept_per_class = 64;
 
-/// The free blocks of each size class. Made once and never destroyed: closures may be released
-/// during static destruction (an executable of static storage duration, the release thread).
-struct Pool {
-  std::mutex lock;
-  std::array<std::vector<void*>, classes> free;
-  Pool() {
-    for (auto& f : free) f.reserve(kept_per_class);
-  }
+/// The free blocks of the calling thread, by size class: taking and giving back on one thread (a
+/// setter replacing a callable releases the one it replaces) needs no lock. A block released on
+/// another thread (the last launch holding it ended there) joins that thread's blocks.
+struct ThreadBlocks {
+  std::array<std::array<void*, kept_per_class>, classes> block{};
+  std::array<std::size_t, classes> count{};
+  ~ThreadBlocks();
 };
 
-Pool& pool() {
-  static Pool* const p = new Pool;  // NOLINT(cppcoreguidelines-owning-memory): see Pool
-  return *p;
+/// Set when the calling thread's ThreadBlocks is destroyed (thread exit): later blocks of that
+/// thread go to the heap. Trivially destructible, so readable until the thread's end.
+thread_local bool blocks_gone = false;
+thread_local ThreadBlocks blocks;
+
+ThreadBlocks::~ThreadBlocks() {
+  blocks_gone = true;
+  for (std::size_t c = 0; c < classes; ++c) {
+    for (std::size_t k = 0; k < count[c]; ++k) ::operator delete(block[c][k]);
+  }
 }
 
-/// The size class of `bytes`, or `classes` when it has none (a larger block).
+/// The size class of `bytes`, or `classes` and above when it has none (a larger block).
 std::size_t class_of(std::size_t bytes) noexcept { return bytes == 0 ? 0 : (bytes - 1) / class_bytes; }
 
 }  // namespace
 
 void* pool_take(std::size_t bytes) {
   const std::size_t c = class_of(bytes);
-  if (!pooled || c >= classes) return ::operator new(bytes);
-  {
-    Pool& p = pool();
-    const std::lock_guard<std::mutex> hold(p.lock);
-    if (!p.free[c].empty()) {
-      void* block = p.free[c].back();
-      p.free[c].pop_back();
-      return block;
-    }
-  }
-  return ::operator new((c + 1) * class_bytes);
+  if (!pooled || c >= classes || blocks_gone) return ::operator new(bytes);
+  ThreadBlocks& b = blocks;
+  if (b.count[c] > 0) return b.block[c][--b.count[c]];
+  return ::operator new((c + 1) * class_bytes);  // given back, it serves any size of its class
 }
 
-void pool_give(void* block, std::size_t bytes) noexcept {
-  if (block == nullptr) return;
+void pool_give(void* p, std::size_t bytes) noexcept {
+  if (p == nullptr) return;
   const std::size_t c = class_of(bytes);
-  if (pooled && c < classes) {
-    Pool& p = pool();
-    const std::lock_guard<std::mutex> hold(p.lock);
-    if (p.free[c].size() < kept_per_class) {
-      p.free[c].push_back(block);  // reserved: no allocation
+  if (pooled && c < classes && !blocks_gone) {
+    ThreadBlocks& b = blocks;
+    if (b.count[c] < kept_per_class) {
+      b.block[c][b.count[c]++] = p;
       return;
     }
   }
-  ::operator delete(block);
+  ::operator delete(p);
 }
 
 void* HostClosure::operator new(std::size_t bytes) { return pool_take(bytes); }

@@ -10,10 +10,11 @@
 
 namespace graphdsl::detail {
 
-/// A block of at least `bytes` bytes (aligned for std::max_align_t): a recycled one of its size
-/// class when there is one, else from the heap. @throws std::bad_alloc
+/// A block of at least `bytes` bytes (aligned for std::max_align_t): one the calling thread gave
+/// back, of the same size class, when there is one, else from the heap. @throws std::bad_alloc
 void* pool_take(std::size_t bytes);
-/// Gives back a block that pool_take(bytes) returned (kept for reuse, up to a bound per size class).
+/// Gives back a block that pool_take(bytes) returned (on any thread): kept by the calling thread for
+/// reuse, up to 64 per size class, or returned to the heap.
 void pool_give(void* p, std::size_t bytes) noexcept;
 
 /// A standard allocator over pool_take/pool_give (the control block of a closure's shared_ptr).

@@ -36,9 +36,9 @@ struct HostClosure {
   /// data). By default only the closure itself.
   virtual bool same_as(const HostClosure& other) const noexcept { return this == &other; }
   bool empty = false;  ///< the callable was a null function pointer or an empty std::function
-  /// Closures come from graphdsl's pool of recycled blocks (src/plan/closure_pool.cpp): replacing a
-  /// host node's callable with one of a size released before allocates nothing. Over-aligned
-  /// callables come from the heap.
+  /// Closures come from blocks recycled per thread (src/plan/closure_pool.cpp): replacing a host
+  /// node's callable with one of a size released before on that thread allocates nothing.
+  /// Over-aligned callables come from the heap.
   static void* operator new(std::size_t bytes);
   static void operator delete(void* p, std::size_t bytes) noexcept;
   static void* operator new(std::size_t bytes, std::align_val_t a) { return ::operator new(bytes, a); }
