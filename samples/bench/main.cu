@@ -32,6 +32,9 @@
 //              update(), set_kernel_arg on the adopted plan, raw setters; an alternating shape (bench_adopt.cu)
 //   generic    the generic exec setter (cudaGraphExecNodeSetParams, cuGraphExecNodeSetParams) vs the per-type
 //              runtime and driver setters, kernel / memset / memcpy / host, one node of N, raw CUDA (bench_generic.cu)
+//   peers      raw CUDA, graphdsl and the C++ peers (cuda-api-wrappers, Taskflow; built where configured with
+//              -DGRAPHDSL_BENCH_PEERS=<dir>): build + instantiate per node, set one node's / every node's
+//              arguments, replay; chain and fork-join of N tiny kernels (bench_peers.cu, bench_peer_sides.cu)
 //   params     one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
@@ -61,6 +64,7 @@
 #include "bench_generic.hpp"
 #include "bench_hot.hpp"
 #include "bench_pdl.hpp"
+#include "bench_peers.hpp"
 #include "bench_adopt.hpp"
 #include "bench_shapes.hpp"
 #include "bench_param.hpp"
@@ -915,7 +919,7 @@ void update_bench(Bench& bench) {
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
                                     "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl",
-                                    "params", "dlaunch", "dupdate", "shapes", "adopt", "generic"};
+                                    "params", "dlaunch", "dupdate", "shapes", "adopt", "generic", "peers"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -929,6 +933,8 @@ void usage(std::FILE* to) {
                "            shapes (one executable for 8 batch sizes vs 8; device-side dispatch vs host selection)\n"
                "            adopt (a decode step's re-capture loop: raw CUDA vs adopt + update vs setters)\n"
                "            generic (per-type vs generic cudaGraphExecNodeSetParams / cuGraphExecNodeSetParams, raw)\n"
+               "            peers (raw vs graphdsl vs cuda-api-wrappers vs Taskflow: build, set one / every, replay;\n"
+               "                   built with -DGRAPHDSL_BENCH_PEERS=<dir>, otherwise it says so)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -1004,6 +1010,7 @@ int run(int argc, char** argv) {
   if (on("shapes")) bench::shapes_bench(bench);
   if (on("adopt")) bench::adopt_bench(bench);
   if (on("generic")) bench::generic_setters_bench(bench);
+  if (on("peers")) bench::peers_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());
