@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -56,6 +57,22 @@ Pair interleave(int reps, A&& measure_a, B&& measure_b) {
     }
   }
   return p;
+}
+
+/// Runs `reps` repetitions of every measurement in `measure`, rotating the order by one each
+/// repetition (measurement i goes first in repetitions i, i + k, ...); series[i] holds measurement
+/// i's results. For more than two series, where interleave() alternates two.
+template <class M>
+std::vector<std::vector<double>> rotate(int reps, const std::vector<M>& measure) {
+  const std::size_t k = measure.size();
+  std::vector<std::vector<double>> series(k);
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t v = (i + static_cast<std::size_t>(r)) % k;
+      series[v].push_back(measure[v]());
+    }
+  }
+  return series;
 }
 
 // ---- options and the CSV -------------------------------------------------------------------------

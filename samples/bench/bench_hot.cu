@@ -40,6 +40,7 @@
 #include <graphdsl/graphdsl.hpp>
 
 #include "bench_common.hpp"
+#include "bench_driver.hpp"
 #include "bench_hot.hpp"
 
 namespace bench {
@@ -192,28 +193,6 @@ struct StepState {
   }
 };
 
-/// A driver function through the runtime's entry point (no libcuda link), as type F; null (and a
-/// line saying which row is left out) when the driver lacks it. The floor rows below call these:
-/// the floor under any setter built on CUDA, the runtime's own work taken away.
-template <class F>
-F driver_fn(const char* symbol, unsigned version, const char* row) {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &fn, version, cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess) fmt::print("  {}: {} not found, row left out\n", row, symbol);
-  return found == cudaDriverEntryPointSuccess ? reinterpret_cast<F>(fn) : nullptr;
-}
-
-/// The current context, which the driver's memset and memcpy setters take (graphdsl passes the
-/// context its executable's nodes were made in, known at compile).
-CUcontext bench_context() {
-  using GetCurrent = CUresult (*)(CUcontext*);
-  const auto get = driver_fn<GetCurrent>("cuCtxGetCurrent", 4000, "memset and memcpy floors");
-  CUcontext ctx = nullptr;
-  if (get != nullptr && get(&ctx) != CUDA_SUCCESS) ctx = nullptr;
-  return ctx;
-}
-
 /// The floor of the kernel setters: the driver's cuGraphExecKernelNodeSetParams (side 0, on one raw
 /// executable) against the runtime's cudaGraphExecKernelNodeSetParams (side 1, on another), the same
 /// calls as the "kernel args" rows. graphdsl's setter makes the driver call (src/exec/setters.cpp), so
@@ -322,33 +301,6 @@ void step_setters(Bench& bench, int n) {
   for (const SetterKind* k : {&args, &launch, &enable}) run_setter_kind(bench, n, "chain step", *k);
   driver_floor(bench, n);
 }
-
-/// Device buffers of the memset and memcpy chains.
-struct SetterBuffers {
-  unsigned* slots = nullptr;  // memset destinations
-  float* src[3] = {};         // memcpy sources of generations 0, 1, 2
-  float* dst = nullptr;       // memcpy destinations
-  std::vector<float> hsrc[3];
-  SetterBuffers() {
-    CUDA_CHECK(cudaMalloc(&slots, data_len * sizeof(unsigned)));
-    CUDA_CHECK(cudaMalloc(&dst, data_len * sizeof(float)));
-    for (int g = 0; g < 3; ++g) {
-      hsrc[g].resize(data_len);
-      for (int j = 0; j < data_len; ++j) hsrc[g][j] = static_cast<float>(j) * (g == 1 ? -1.0f : 1.0f) + 0.125f * g + 1;
-      CUDA_CHECK(cudaMalloc(&src[g], data_len * sizeof(float)));
-      CUDA_CHECK(cudaMemcpy(src[g], hsrc[g].data(), data_len * sizeof(float), cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaStreamSynchronize(
-          cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
-    }
-  }
-  ~SetterBuffers() {
-    (void)cudaFree(slots);
-    (void)cudaFree(dst);
-    for (float* p : src) (void)cudaFree(p);
-  }
-  SetterBuffers(const SetterBuffers&) = delete;
-  SetterBuffers& operator=(const SetterBuffers&) = delete;
-};
 
 /// The value memset node j writes in generation `gen`.
 unsigned memset_value(int j, int gen) { return 0x10000u * static_cast<unsigned>(gen + 1) + static_cast<unsigned>(j); }

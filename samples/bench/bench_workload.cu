@@ -151,6 +151,25 @@ void stream_batch(int nodes, float* data, cudaStream_t s) {
   CUDA_CHECK(cudaGetLastError());
 }
 
+SetterBuffers::SetterBuffers() {
+  CUDA_CHECK(cudaMalloc(&slots, data_len * sizeof(unsigned)));
+  CUDA_CHECK(cudaMalloc(&dst, data_len * sizeof(float)));
+  for (int g = 0; g < 3; ++g) {
+    hsrc[g].resize(data_len);
+    for (int j = 0; j < data_len; ++j) hsrc[g][j] = static_cast<float>(j) * (g == 1 ? -1.0f : 1.0f) + 0.125f * g + 1;
+    CUDA_CHECK(cudaMalloc(&src[g], data_len * sizeof(float)));
+    CUDA_CHECK(cudaMemcpy(src[g], hsrc[g].data(), data_len * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaStreamSynchronize(
+        cudaStreamLegacy));  // a pageable upload may still be in flight: other streams do not wait for it
+  }
+}
+
+SetterBuffers::~SetterBuffers() {
+  (void)cudaFree(slots);
+  (void)cudaFree(dst);
+  for (float* p : src) (void)cudaFree(p);
+}
+
 Bench::Bench() : init(data_len) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   CUDA_CHECK(cudaMalloc(&data, data_len * sizeof(float)));

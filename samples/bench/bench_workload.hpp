@@ -94,6 +94,19 @@ Phases raw_build(Shape shape, int nodes, float* data);
 /// N step<<<1, 32>>> launches on `s` (one cudaGetLastError).
 void stream_batch(int nodes, float* data, cudaStream_t s);
 
+/// Device buffers of the setter sections' memset and memcpy chains (node j writes element j of a
+/// destination; memcpy sources of generations 0, 1 and 2, with their host copies).
+struct SetterBuffers {
+  unsigned* slots = nullptr;  // memset destinations
+  float* src[3] = {};         // memcpy sources of generations 0, 1, 2
+  float* dst = nullptr;       // memcpy destinations
+  std::vector<float> hsrc[3];
+  SetterBuffers();
+  ~SetterBuffers();
+  SetterBuffers(const SetterBuffers&) = delete;
+  SetterBuffers& operator=(const SetterBuffers&) = delete;
+};
+
 /// The context every measurement shares.
 struct Bench {
   cudaStream_t s = nullptr;

@@ -30,6 +30,11 @@
 //              cost, replay, LRU budget; device-side dispatch vs host-selected executables (bench_shapes.cu)
 //   adopt      a decode step's re-capture loop: re-capture + cudaGraphExecUpdate vs re-capture + adopt +
 //              update(), set_kernel_arg on the adopted plan, raw setters; an alternating shape (bench_adopt.cu)
+//   generic    the generic exec setter (cudaGraphExecNodeSetParams, cuGraphExecNodeSetParams) vs the per-type
+//              runtime and driver setters, kernel / memset / memcpy / host, one node of N, raw CUDA (bench_generic.cu)
+//   peers      raw CUDA, graphdsl and the C++ peers (cuda-api-wrappers, Taskflow; built where configured with
+//              -DGRAPHDSL_BENCH_PEERS=<dir>): build + instantiate per node, set one node's / every node's
+//              arguments, replay; chain and fork-join of N tiny kernels (bench_peers.cu, bench_peer_sides.cu)
 //   params     one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
@@ -56,8 +61,10 @@
 #include "bench_conditional.hpp"
 #include "bench_device_launch.hpp"
 #include "bench_device_update.hpp"
+#include "bench_generic.hpp"
 #include "bench_hot.hpp"
 #include "bench_pdl.hpp"
+#include "bench_peers.hpp"
 #include "bench_adopt.hpp"
 #include "bench_shapes.hpp"
 #include "bench_param.hpp"
@@ -912,7 +919,7 @@ void update_bench(Bench& bench) {
 
 const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "update", "conditional",
                                     "setters", "hupdate", "hbuild", "hreplay", "launch", "pdl",
-                                    "params", "dlaunch", "dupdate", "shapes", "adopt"};
+                                    "params", "dlaunch", "dupdate", "shapes", "adopt", "generic", "peers"};
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -925,6 +932,9 @@ void usage(std::FILE* to) {
                "            dupdate (change a node's argument then launch: device vs host vs raw)\n"
                "            shapes (one executable for 8 batch sizes vs 8; device-side dispatch vs host selection)\n"
                "            adopt (a decode step's re-capture loop: raw CUDA vs adopt + update vs setters)\n"
+               "            generic (per-type vs generic cudaGraphExecNodeSetParams / cuGraphExecNodeSetParams, raw)\n"
+               "            peers (raw vs graphdsl vs cuda-api-wrappers vs Taskflow: build, set one / every, replay;\n"
+               "                   built with -DGRAPHDSL_BENCH_PEERS=<dir>, otherwise it says so)\n"
                "            default: every section\n"
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
@@ -999,6 +1009,8 @@ int run(int argc, char** argv) {
   if (on("dupdate")) bench::device_update_bench(bench);
   if (on("shapes")) bench::shapes_bench(bench);
   if (on("adopt")) bench::adopt_bench(bench);
+  if (on("generic")) bench::generic_setters_bench(bench);
+  if (on("peers")) bench::peers_bench(bench);
   const bool conditional_ok = !on("conditional") || run_conditional_bench() == 0;  // prints its own check line
 
   CUDA_CHECK(cudaDeviceSynchronize());
