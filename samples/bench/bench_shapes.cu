@@ -79,22 +79,33 @@ std::size_t free_device() {
   return f;
 }
 
+/// Free device memory and heap in use at one moment (graph memory trimmed, the device idle).
+struct MemMark {
+  std::size_t device;
+  std::uint64_t host;
+};
+MemMark mem_mark() {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  gd::trim_graph_memory();
+  return {free_device(), malloc_in_use()};
+}
+/// What was taken since `m0`.
+MemDelta since(const MemMark& m0) {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const MemMark m1{free_device(), malloc_in_use()};
+  MemDelta d;
+  d.device_mib = m0.device > m1.device ? static_cast<double>(m0.device - m1.device) / (1 << 20) : 0.0;
+  d.host_mib = m1.host > m0.host ? static_cast<double>(m1.host - m0.host) / (1 << 20) : 0.0;
+  return d;
+}
+
 /// Memory that `build()` keeps (its result alive), after launching what it built once.
 template <class Build, class Use>
 MemDelta memory_of(Build&& build, Use&& use) {
-  CUDA_CHECK(cudaDeviceSynchronize());
-  gd::trim_graph_memory();
-  const std::size_t dev0 = free_device();
-  const std::uint64_t host0 = malloc_in_use();
+  const MemMark m0 = mem_mark();
   auto kept = build();
   use(kept);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  MemDelta d;
-  const std::size_t dev1 = free_device();
-  const std::uint64_t host1 = malloc_in_use();
-  d.device_mib = dev0 > dev1 ? static_cast<double>(dev0 - dev1) / (1 << 20) : 0.0;
-  d.host_mib = host1 > host0 ? static_cast<double>(host1 - host0) / (1 << 20) : 0.0;
-  return d;
+  return since(m0);
 }
 
 // ---- S1, S2: memory and build ---------------------------------------------------------------------
@@ -108,9 +119,9 @@ std::vector<int> first_sizes(std::size_t count = 8) {
   return all;
 }
 
-std::map<int, gd::Executable> build_separate(const Model& m, PlanFn plan, cudaStream_t s, std::size_t count = 8) {
+std::map<int, gd::Executable> build_separate(const Model& m, PlanFn plan, cudaStream_t s) {
   std::map<int, gd::Executable> e;
-  for (int b : first_sizes(count)) {
+  for (int b : first_sizes()) {
     e.emplace(b, plan(m, b).instantiate());
     e.at(b).upload(s);
   }
@@ -126,7 +137,40 @@ gd::ShapeFamily<int> build_family(const Model& m, PlanFn plan, cudaStream_t s, c
   return f;
 }
 
-void memory_and_build(Bench& bench, const Model& m) {
+/// The size counts of S5's figures.
+constexpr std::size_t size_counts[] = {1, 2, 4, 8};
+
+/// Memory of families of the first 1, 2, 4 and 8 sizes of the plain step, and of one executable per
+/// size for as many sizes, each built, uploaded and launched once. Measured first in the process,
+/// everything kept alive until the last figure: CUDA keeps the device memory of destroyed
+/// executables for the next ones, so a figure taken after others were destroyed reads low.
+struct SizesMemory {
+  MemDelta family[4], separate[4];
+};
+
+SizesMemory measure_sizes_memory(const Model& m, cudaStream_t s) {
+  SizesMemory r;
+  std::vector<gd::ShapeFamily<int>> families;
+  families.reserve(4);
+  for (std::size_t c = 0; c < 4; ++c) {
+    const MemMark m0 = mem_mark();
+    families.push_back(build_family(m, serving::step_plan, s, {}, size_counts[c]));
+    families.back().launch(first_sizes(size_counts[c]).back(), s);
+    r.family[c] = since(m0);
+  }
+  const MemMark m0 = mem_mark();
+  std::vector<gd::Executable> execs;
+  std::size_t next = 0;
+  for (int b : first_sizes()) {
+    execs.push_back(serving::step_plan(m, b).instantiate());
+    execs.back().upload(s);
+    execs.back().launch(s);
+    if (execs.size() == size_counts[next]) r.separate[next++] = since(m0);
+  }
+  return r;
+}
+
+void memory_and_build(Bench& bench, const Model& m, const SizesMemory& sizes) {
   fmt::print("\nS1/S2 shapes: memory and build of 8 batch sizes of a {}-node step, family vs 8 executables\n",
              1 + 4 * m.layers);
   fmt::print("  (PyTorch on H100, for reference: capture 2.2-2.8 ms + warm-up 4.5 ms per size)\n");
@@ -139,9 +183,13 @@ void memory_and_build(Bench& bench, const Model& m) {
     auto launch_all = [&](auto& execs) {
       for (auto& [b, e] : execs) e.launch(bench.s);
     };
-    const MemDelta sep = memory_of([&] { return build_separate(m, plan, bench.s); }, launch_all);
-    const MemDelta fam = memory_of([&] { return build_family(m, plan, bench.s); },
-                                   [&](gd::ShapeFamily<int>& f) { f.launch(128, bench.s); });
+    // The plain step's from measure_sizes_memory; the step with a workspace measured here, after
+    // the plain step's executables were destroyed: both sides may reuse their memory.
+    const bool plain = plan == serving::step_plan;
+    const MemDelta sep = plain ? sizes.separate[3] : memory_of([&] { return build_separate(m, plan, bench.s); }, launch_all);
+    const MemDelta fam = plain ? sizes.family[3]
+                               : memory_of([&] { return build_family(m, plan, bench.s); },
+                                           [&](gd::ShapeFamily<int>& f) { f.launch(128, bench.s); });
     const int reps = options().reps(5);
     const Pair build = interleave(
         reps,
@@ -366,34 +414,31 @@ void replay(Bench& bench, const Model& m) {
 
 // ---- S5: against the number of sizes and the budget ---------------------------------------------
 
-void sizes_sweep(Bench& bench, const Model& m) {
-  fmt::print("\nS5 shapes: memory and switch cost against the number of sizes (step of {} nodes; memory as S1: "
-             "cudaMemGetInfo and heap deltas after building, uploading and launching once)\n",
+void sizes_sweep(Bench& bench, const Model& m, const SizesMemory& mem) {
+  fmt::print("\nS5 shapes: memory and switch cost against the number of sizes (step of {} nodes; memory: "
+             "cudaMemGetInfo and heap deltas, measured first, everything kept alive)\n",
              1 + 4 * m.layers);
   fmt::print("{:>6} | {:>12} {:>12} {:>7} | {:>11} {:>12} | {:>10}\n", "sizes", "family MiB", "separate MiB", "ratio",
              "family host", "separate", "switch us");
-  for (std::size_t count : {1, 2, 4, 8}) {
+  for (std::size_t c = 0; c < 4; ++c) {
+    const std::size_t count = size_counts[c];
     const std::vector<int> sizes = first_sizes(count);
-    const MemDelta sep = memory_of([&] { return build_separate(m, serving::step_plan, bench.s, count); },
-                                   [&](auto& execs) {
-                                     for (auto& [b, e] : execs) e.launch(bench.s);
-                                   });
-    const MemDelta fam = memory_of([&] { return build_family(m, serving::step_plan, bench.s, {}, count); },
-                                   [&](gd::ShapeFamily<int>& f) { f.launch(sizes.back(), bench.s); });
     gd::ShapeFamily<int> f = build_family(m, serving::step_plan, bench.s, {}, count);
     std::vector<int> seq;
     std::mt19937 gen(3);
     for (int i = 0; i < K; ++i) seq.push_back(sizes[gen() % count]);
     const SwitchRun r = run_switches(f, seq, bench.s);
+    const MemDelta& fam = mem.family[c];
+    const MemDelta& sep = mem.separate[c];
     fmt::print("{:6} | {:12.2f} {:12.2f} {:7.3f} | {:11.2f} {:12.2f} | {:10.1f}\n", count, fam.device_mib,
                sep.device_mib, sep.device_mib > 0 ? fam.device_mib / sep.device_mib : 0.0, fam.host_mib, sep.host_mib,
                r.median_us);
-    const int c = static_cast<int>(count);
-    csv_row({"shapes", "sizes", c, -1, "family device MiB", fam.device_mib});
-    csv_row({"shapes", "sizes", c, -1, "separate device MiB", sep.device_mib});
-    csv_row({"shapes", "sizes", c, -1, "family host MiB", fam.host_mib});
-    csv_row({"shapes", "sizes", c, -1, "separate host MiB", sep.host_mib});
-    csv_row({"shapes", "sizes", c, -1, "switch us", r.median_us});
+    const int n = static_cast<int>(count);
+    csv_row({"shapes", "sizes", n, -1, "family device MiB", fam.device_mib});
+    csv_row({"shapes", "sizes", n, -1, "separate device MiB", sep.device_mib});
+    csv_row({"shapes", "sizes", n, -1, "family host MiB", fam.host_mib});
+    csv_row({"shapes", "sizes", n, -1, "separate host MiB", sep.host_mib});
+    csv_row({"shapes", "sizes", n, -1, "switch us", r.median_us});
   }
   bench.expect(true, "S5 sizes");
 }
@@ -562,10 +607,11 @@ void shapes_bench(Bench& bench) {
   using namespace shapes_section;
   sample::Stopwatch section;
   Model m = Model::create(big_layers);
-  memory_and_build(bench, m);
+  const SizesMemory sizes = measure_sizes_memory(m, bench.s);  // first: see SizesMemory
+  memory_and_build(bench, m, sizes);
   switch_cost(bench, m);
   replay(bench, m);
-  sizes_sweep(bench, m);
+  sizes_sweep(bench, m, sizes);
   budget_sweep(bench, m);
   m.destroy();
   dispatch_bench(bench);
