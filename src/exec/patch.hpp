@@ -53,19 +53,6 @@ bool copies_checked_by_environment() noexcept;
 /// plan) for set_child and per-node updates: the driver's entry point first, then the runtime.
 cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child);
 
-/// Whether a kernel whose links are `l` can be patched from a plain argument block (kernel_direct):
-/// no Condition or GraphBuffer argument to resolve, and few enough arguments for the argument array
-/// on the stack.
-inline bool direct_kernel(const KernelLinks& l) { return l.ph_count == 0 && l.layout->count <= max_setter_args; }
-
-/// Patches kernel node i of plan `g` (the recorded plan, or a plan nested in it: Executable::set),
-/// whose native node is `node`, with k's launch and the argument block `block` packed by `layout`
-/// (direct_kernel of the node's links, k the node's record, `layout` its links' layout): the direct
-/// path of the kernel setters and Executable::set, with no plan built and no heap allocation, in the
-/// node's context.
-cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
-                          const ArgLayout& layout, const unsigned char* block);
-
 /// Pushes the recorded parameters of plan node i to the executable with one per-node setter (the
 /// kind's PatchOps::apply, in the node's context).
 Applied apply_node(ExecImpl& x, std::uint32_t i);

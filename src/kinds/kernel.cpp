@@ -92,7 +92,7 @@ void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string&
 }
 
 /// The launch attributes' rules that need no CUDA call (the device's own limits are checked when
-/// the plan is compiled: native/launch_attributes.cpp, check_attributes_on_device).
+/// the plan is compiled: kinds/kernel_launch.cpp, check_attributes_on_device).
 void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
   const dim3& c = l.cluster;
   if (c.x != 0 || c.y != 0 || c.z != 0) {
@@ -493,9 +493,9 @@ const DescribeOps describe{&describing::summary, &describing::dot_label, "box", 
 
 #include <fmt/format.h>
 
+#include "kinds/kernel_native.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
-#include "native/launch_attributes.hpp"
 
 namespace graphdsl::detail::kinds::kernel {
 namespace building {
@@ -539,58 +539,3 @@ const BuildOps build{&building::add, false};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end build ====
-
-// ==== patch (exec/kind_patch.hpp) ====
-
-#include <optional>
-#include <vector>
-
-#include <fmt/format.h>
-
-#include "exec/patch.hpp"
-#include "native/cuda_call.hpp"
-#include "native/launch_attributes.hpp"
-#include "native/native.hpp"
-#include "plan/diff.hpp"
-
-namespace graphdsl::detail::kinds::kernel {
-namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
-
-Applied apply(ExecImpl& x, std::uint32_t i) {
-  const GraphImpl& g = x.plan.impl();
-  std::vector<void*> argv;
-  std::vector<unsigned char> block;
-  const cudaKernelNodeParams p = detail::kernel_params(g, g.nodes[i].payload, HandleScopes{x.native.handles},
-                                                       x.native.dptrs, block, argv);
-  return {exec_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphExecKernelNodeSetParams"};
-}
-
-Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
-  // Called once per changed node of a whole-graph update: the buffers are the thread's, kept.
-  thread_local std::vector<void*> argv;
-  thread_local std::vector<unsigned char> block;
-  const cudaKernelNodeParams p = detail::kernel_params(from, from.nodes[i].payload, HandleScopes{x.native.handles},
-                                                       x.native.dptrs, block, argv);
-  Applied applied{graph_kernel_set_params(x, x.native.nodes[i], p), "cudaGraphKernelNodeSetParams"};
-  if (applied.rc == cudaSuccess && x.attributes_behind) {  // a whole-graph update may have changed them
-    applied.rc = set_attributes(x.native.nodes[i], from.kernels[from.nodes[i].payload].launch.priority,
-                                attributes_of(from, from.nodes[i].payload), applied.api, true);
-  }
-  return applied;
-}
-
-/// A kernel's priority and launch attributes are not patched per node (its cluster shape and
-/// cooperative launch are shape: the diff refuses their change, compare section).
-std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t, std::uint32_t i, UpdateNeeds& needs) {
-  const Launch la = launch_of(a, a.nodes[i].payload);
-  const Launch lt = launch_of(t, t.nodes[i].payload);
-  needs.priority_changed |= !same_attributes(la, lt);
-  return std::nullopt;
-}
-
-}  // namespace patch_fns
-
-const PatchOps patch{patch_fns::apply, patch_fns::update_needs, patch_fns::patch_graph};
-}  // namespace graphdsl::detail::kinds::kernel
-
-// ==== end patch ====

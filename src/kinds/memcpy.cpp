@@ -424,6 +424,7 @@ const BuildOps build{&building::add, false};
 
 #include "exec/patch.hpp"
 #include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
 #include "native/native.hpp"
 
 namespace graphdsl::detail::kinds::memcpy {
@@ -453,9 +454,23 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
   return std::nullopt;
 }
 
+/// A parameter's value at an end of a copy of the executable's plan (apply_node) or of a plan nested
+/// in it.
+Applied patch_param(ExecImpl& x, const GraphImpl& g, std::uint32_t i, std::uint32_t nested) {
+  if (nested == ConditionRef::unresolved) return apply_node(x, i);
+  const cudaGraphNode_t node = x.native.nested[nested].nodes[i];
+  const DeviceScope device(node_device(g, i, -1));
+  mark_changed(x);
+  cudaMemcpy3DParms p{};
+  if (const cudaError_t rc = detail::memcpy_params(g, i, x.native.dptrs, p); rc != cudaSuccess) {
+    return {rc, "cudaGetSymbolAddress"};
+  }
+  return set_memcpy_node(x, node, p);
+}
+
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, patch_fns::update_needs, patch_fns::patch_graph};
+const PatchOps patch{patch_fns::apply, patch_fns::update_needs, patch_fns::patch_graph, patch_fns::patch_param};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end patch ====

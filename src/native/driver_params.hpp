@@ -1,6 +1,6 @@
 // src/native/driver_params.hpp — a kernel node's parameters in the driver's form, for the hot paths
 // that call the driver through its entry points (native/cuda_call.hpp, driver_entry): adding kernel
-// nodes (native/launch_attributes.cpp), the kernel setter (exec/setters.cpp), and the current context
+// nodes (kinds/kernel_launch.cpp), the kernel setter (exec/setters.cpp), and the current context
 // (exec/kernel_driver.cpp).
 #pragma once
 

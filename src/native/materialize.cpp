@@ -124,32 +124,6 @@ std::exception_ptr HostErrorSink::take() noexcept {
   return std::exchange(error_, nullptr);
 }
 
-cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, const HandleScopes& scopes,
-                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
-                                   std::vector<void*>& argv) {
-  const KernelData& k = kernel_record(g, kernel);
-  const KernelLinks& l = kernel_links_of(g, kernel);
-  const unsigned char* base = argument_block(g, k);
-  if (l.ph_count != 0) {
-    block.assign(base, base + l.layout->total);
-    for (std::uint32_t c = 0; c < l.ph_count; ++c) {
-      const KernelPlaceholder& kc = kernel_placeholder(g, l, c);
-      if (kc.kind == PlaceholderKind::condition) {
-        const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
-        std::memcpy(block.data() + kc.offset, &h, sizeof h);
-      } else {
-        std::uint64_t at = 0;  // the buffer's byte offset in its allocation (a slice's; 0 for a whole buffer)
-        std::memcpy(&at, block.data() + kc.offset, sizeof at);
-        const void* address = static_cast<char*>(dptrs[kc.ref.index]) + at;
-        std::memcpy(block.data() + kc.offset, &address, sizeof address);
-      }
-    }
-    base = block.data();
-  }
-  argv.resize(l.layout->count);
-  return kernel_node_params(k, *l.layout, base, argv.data());
-}
-
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {
   cudaMemsetParams p = memset_of(g, i);
   // A buffer's pointer field holds its byte offset in the allocation (a slice's; 0 for a whole buffer).

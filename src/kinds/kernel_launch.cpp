@@ -1,11 +1,17 @@
-// src/native/launch_attributes.cpp — a kernel node's launch attributes on the device (launch_attributes.hpp).
+// src/kinds/kernel_launch.cpp — the kernel kind's native pieces (kinds/kernel_native.hpp): its
+// launch attributes on the device, the node add through the driver, and its parameters with
+// Condition and GraphBuffer arguments resolved.
 #include "graphdsl/detail/config.hpp"
-#include "native/launch_attributes.hpp"
+#include "kinds/kernel_native.hpp"
+
+#include <cstring>
 
 #include <fmt/format.h>
 
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
+#include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl::detail {
 
@@ -148,6 +154,32 @@ cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttri
   }
 #endif
   return rc;
+}
+
+cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, const HandleScopes& scopes,
+                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
+                                   std::vector<void*>& argv) {
+  const KernelData& k = kernel_record(g, kernel);
+  const KernelLinks& l = kernel_links_of(g, kernel);
+  const unsigned char* base = argument_block(g, k);
+  if (l.ph_count != 0) {
+    block.assign(base, base + l.layout->total);
+    for (std::uint32_t c = 0; c < l.ph_count; ++c) {
+      const KernelPlaceholder& kc = kernel_placeholder(g, l, c);
+      if (kc.kind == PlaceholderKind::condition) {
+        const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
+        std::memcpy(block.data() + kc.offset, &h, sizeof h);
+      } else {
+        std::uint64_t at = 0;  // the buffer's byte offset in its allocation (a slice's; 0 for a whole buffer)
+        std::memcpy(&at, block.data() + kc.offset, sizeof at);
+        const void* address = static_cast<char*>(dptrs[kc.ref.index]) + at;
+        std::memcpy(block.data() + kc.offset, &address, sizeof address);
+      }
+    }
+    base = block.data();
+  }
+  argv.resize(l.layout->count);
+  return kernel_node_params(k, *l.layout, base, argv.data());
 }
 
 }  // namespace graphdsl::detail
