@@ -234,7 +234,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, false};
+const BuildOps build{&building::add, /*may_keep=*/false, nullptr, /*keeps_device=*/false, /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::memset
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -208,10 +209,10 @@ HeldConditionals held_conditionals(const GraphImpl& g) {
 }
 
 HeldConditionals held_conditionals(const GraphImpl& g, std::uint32_t i) {
-  if (node_kind(g, i) != NodeKind::conditional) return HeldConditionals::none;
-  const ConditionalData& c = conditional_of(g, i);
-  HeldConditionals most = c.type == ConditionalType::while_loop ? HeldConditionals::loop : HeldConditionals::some;
-  for (const auto& body : c.bodies) {
+  const std::optional<ConditionalType> type = conditional_type(g, i);
+  if (!type) return HeldConditionals::none;
+  HeldConditionals most = *type == ConditionalType::while_loop ? HeldConditionals::loop : HeldConditionals::some;
+  for (const auto& body : nested_slots(g, i)) {
     if (most != HeldConditionals::loop) most = std::max(most, held_conditionals(*body));
   }
   return most;
@@ -348,9 +349,9 @@ cudaGraphNode_t Builder::add(const GraphImpl& g, std::uint32_t i, cudaGraph_t gr
     devices_->use(node_device(g, i, -1));  // -1: the device current at compile time
     kernel_device_known_ = false;
   }
-  const NodeKind kind = node_kind(g, i);
-  AddedNode added = build_ops(kind).add(*this, g, i, graph, deps);
-  if (kind != NodeKind::kernel) kernel_device_known_ = false;  // see kernel_device()
+  const BuildOps& ops = build_ops(node_kind(g, i));
+  AddedNode added = ops.add(*this, g, i, graph, deps);
+  if (!ops.keeps_device) kernel_device_known_ = false;  // see kernel_device()
   if (added.rc != cudaSuccess) throw_cuda(added.rc, added.api, info(g, i), std::move(added.hint));
   return added.node;
 }
