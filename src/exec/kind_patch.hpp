@@ -57,6 +57,11 @@ struct PatchOps {
   /// The device function node i of plan `g` runs, whose change by Executable::replace_node counts
   /// as a function change (ExecImpl::function_changes). Null: a node of the kind runs none.
   const void* (*function)(const GraphImpl& g, std::uint32_t i) = nullptr;
+  /// For checked copies (InstantiateOptions::check_copies, exec/copy_check.cpp): writes into `p` the
+  /// copy node i of the executable's plan makes as compiled, whose device-memory ends are then
+  /// watched; false when its parameters cannot be had (compiling has reported why). Null: a node
+  /// of the kind copies nothing.
+  bool (*compiled_copy)(const ExecImpl& x, std::uint32_t i, cudaMemcpy3DParms& p) = nullptr;
 };
 
 /// The PatchOps of `kind`.

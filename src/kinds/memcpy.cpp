@@ -446,6 +446,10 @@ Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
   return {cuda_try(cudaGraphMemcpyNodeSetParams, x.native.nodes[i], &p), "cudaGraphMemcpyNodeSetParams"};
 }
 
+bool compiled_copy(const ExecImpl& x, std::uint32_t i, cudaMemcpy3DParms& p) {
+  return detail::memcpy_params(x.plan.impl(), i, x.native.dptrs, p) == cudaSuccess;
+}
+
 /// cudaGraphExecMemcpyNodeSetParams takes 1-D operands only.
 std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t, std::uint32_t i, UpdateNeeds& needs) {
   for (const cudaMemcpy3DParms* p : {&std::as_const(a.memcpys[a.nodes[i].payload]), &t.memcpys[t.nodes[i].payload]}) {
@@ -470,7 +474,8 @@ Applied patch_param(ExecImpl& x, const GraphImpl& g, std::uint32_t i, std::uint3
 
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, patch_fns::update_needs, patch_fns::patch_graph, patch_fns::patch_param};
+const PatchOps patch{patch_fns::apply,     patch_fns::update_needs, patch_fns::patch_graph, patch_fns::patch_param,
+                     /*function=*/nullptr, patch_fns::compiled_copy};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end patch ====
