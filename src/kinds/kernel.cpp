@@ -92,7 +92,7 @@ void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string&
 }
 
 /// The launch attributes' rules that need no CUDA call (the device's own limits are checked when
-/// the plan is compiled: kinds/kernel_launch.cpp, check_attributes_on_device).
+/// the plan is compiled: kinds/kernel_build.cpp, check_attributes_on_device).
 void check_launch_attributes(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Launch& l) {
   const dim3& c = l.cluster;
   if (c.x != 0 || c.y != 0 || c.z != 0) {
@@ -485,57 +485,3 @@ const DescribeOps describe{&describing::summary, &describing::dot_label, "box", 
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end describe ====
-
-// ==== build (native/kind_build.hpp) ====
-
-#include <string>
-#include <vector>
-
-#include <fmt/format.h>
-
-#include "kinds/kernel_native.hpp"
-#include "native/builder.hpp"
-#include "native/cuda_call.hpp"
-
-namespace graphdsl::detail::kinds::kernel {
-namespace building {
-namespace {
-
-/// What the message of a failed kernel node creation adds (empty: nothing).
-std::string kernel_hint(cudaError_t rc, const KernelData& k) {
-  if (rc == cudaErrorInvalidDeviceFunction || rc == cudaErrorInvalidResourceHandle) {
-    return "the function is not a __global__ kernel compiled for this device (check CMAKE_CUDA_ARCHITECTURES)";
-  }
-  if (rc == cudaErrorInvalidValue && k.launch.shared_bytes > 48u * 1024u) {
-    return fmt::format(
-        "{} bytes of dynamic shared memory is above the default 48 KiB; raise the kernel's limit "
-        "with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {})",
-        k.launch.shared_bytes, k.launch.shared_bytes);
-  }
-  return {};
-}
-
-AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
-              const std::vector<cudaGraphNode_t>& deps) {
-  const NodeData& n = g.nodes[i];
-  const KernelData& k = g.kernels[n.payload];
-  const cudaKernelNodeParams p = kernel_params(g, n.payload, builder.scopes_, builder.dptrs_, builder.block_,
-                                               builder.argv_);
-  const KernelAttributes* attributes = attributes_of(g, n.payload);
-  if (attributes != nullptr) check_attributes_on_device(g, i, builder.where_, k, launch_of(g, n.payload));
-  AddedNode out;
-  out.api = "cudaGraphAddKernelNode";
-  out.rc = add_kernel_node(&out.node, graph, deps.data(), deps.size(), p, builder.kernels_, builder.kernel_device());
-  if (out.rc == cudaSuccess) out.rc = set_attributes(out.node, k.launch.priority, attributes, out.api);
-  if (out.rc != cudaSuccess) out.hint = kernel_hint(out.rc, k);
-  return out;
-}
-
-}  // namespace
-}  // namespace building
-
-const BuildOps build{&building::add, /*may_keep=*/false, nullptr, /*keeps_device=*/true, /*device_launch=*/true};
-
-}  // namespace graphdsl::detail::kinds::kernel
-
-// ==== end build ====

@@ -1,7 +1,7 @@
 // src/kinds/kernel_native.hpp — what the kernel kind's files (src/kinds/kernel*.cpp) share of the
 // native and exec layers: the kernel's parameters for CUDA, its launch attributes on the device
 // (checked against the device it is created on, set on the native node), the node add through the
-// driver (src/kinds/kernel_launch.cpp). The rules that need no device are in the rules section of
+// driver (src/kinds/kernel_build.cpp). The rules that need no device are in the rules section of
 // src/kinds/kernel.cpp.
 #pragma once
 
