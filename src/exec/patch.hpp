@@ -1,6 +1,7 @@
 // src/exec/patch.hpp — patching one node of an executable (exec/setters.cpp): the per-node setter
-// of any kind (apply_node, through the kind table) and the kernel setters' direct path, shared by
-// Executable::update, the typed setters, Executable::set and the patch sections of src/kinds/.
+// of any kind (apply_node, through the kind table) and the setters' driver calls, shared by
+// Executable::update, the typed setters, Executable::set and the patch sections of src/kinds/ (the
+// kernel setters' direct path is the kernel kind's: src/kinds/kernel_native.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,10 @@
 
 namespace graphdsl::detail {
 
-// The operations below that patch a node mark the executable changed (mark_changed, native/native.hpp)
-// once, before their driver call: apply_node, kernel_direct, and the callers of the three
-// exec_*_set_params wrappers outside them (the memset and memcpy setters, Executable::set's nested
-// nodes). The wrappers make the driver call only.
+// The operations that patch a node mark the executable changed (mark_changed, native/native.hpp)
+// once, before their driver call: apply_node, kernel_direct (src/kinds/kernel_patch.cpp), and the
+// callers of the three exec_*_set_params wrappers outside them (the memset and memcpy setters,
+// Executable::set's nested nodes: PatchOps::patch_param). The wrappers make the driver call only.
 
 /// The driver's cuGraphExecKernelNodeSetParams of `exec` (or, with a null `exec`,
 /// cuGraphKernelNodeSetParams of the executable's own graph) with the launch given field by field
