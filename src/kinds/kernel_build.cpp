@@ -226,6 +226,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, /*may_keep=*/false, nullptr, /*keeps_device=*/true, /*device_launch=*/true};
+const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr, /*keeps_device=*/true,
+                     /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::kernel

@@ -225,6 +225,8 @@ const DescribeOps describe{&describing::summary, nullptr, "cylinder", nullptr, n
 
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"

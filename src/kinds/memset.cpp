@@ -234,7 +234,8 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, /*may_keep=*/false, nullptr, /*keeps_device=*/false, /*device_launch=*/true};
+const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr, /*keeps_device=*/false,
+                     /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::memset
 
