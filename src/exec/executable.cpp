@@ -214,11 +214,15 @@ std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
   }
   std::vector<std::uint32_t> conditionals;
   for (std::uint32_t i = 0; i < detail::node_count(plan); ++i) {
+    // Only a node holding nested plans or a captured function's nodes holds other native nodes:
+    // in bodies (a conditional node) or in a child graph (a child node, or a captured node captured
+    // into a graph of its own: NCCL collectives, captures inside conditional bodies).
+    if (detail::nested_slots(plan, i).size() == 0 && !detail::build_ops(detail::node_kind(plan, i)).foreign_nodes) {
+      continue;
+    }
     cudaGraph_t inner = nullptr;
     const cudaGraphNodeType type = type_of(mapped[i]);
     if (type == cudaGraphNodeTypeConditional) conditionals.push_back(i);
-    // child nodes, and captured nodes captured into a graph of their own (NCCL collectives,
-    // captures inside conditional bodies) and embedded as a child graph node
     const bool embeds = type == cudaGraphNodeTypeGraph;
     if (embeds && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, mapped[i], &inner) == cudaSuccess &&
         holds(inner, node)) {
