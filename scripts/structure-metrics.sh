@@ -2,7 +2,7 @@
 # How well each node kind owns its data, measured (prints; never fails; no build, no GPU):
 #   - kernel data named outside its home: files of src/ and include/ that name a kernel record type
 #     or store (KernelData, KernelLinks, KernelAttributes, LaunchShape, KernelPlaceholder,
-#     .kernels, kernel_links, kernel_attributes), its home being the kind files src/kinds/kernel*.cpp,
+#     .kernels, kernel_links, kernel_attributes), its home being the kind files src/kinds/kernel*.{cpp,hpp},
 #     src/plan/records/kernel*.{hpp,cpp} and the store table src/plan/records/stores.def;
 #   - `kind == NodeKind::x` (or !=) tests outside src/kinds/;
 #   - the plan's stores (src/plan/records/stores.def) and the record types defined under
@@ -15,7 +15,7 @@ root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 cd "$root" || exit 2
 
 kernel_pattern='KernelData|KernelLinks|KernelAttributes|LaunchShape|KernelPlaceholder|\.kernels\b|kernel_links|kernel_attributes'
-home='^(src/kinds/kernel[a-z_]*\.cpp|src/plan/records/kernel[a-z_]*\.(hpp|cpp)|src/plan/records/stores\.def)$'
+home='^(src/kinds/kernel[a-z_]*\.(cpp|hpp)|src/plan/records/kernel[a-z_]*\.(hpp|cpp)|src/plan/records/stores\.def)$'
 kernel_files="$(grep -rlE "$kernel_pattern" src include | sort | grep -vE "$home")"
 echo "kernel data named outside its home: $(grep -c . <<<"$kernel_files") files"
 sed 's/^/  /' <<<"$kernel_files"

@@ -369,7 +369,7 @@ class Executable {
   /// set_kernel with a kernel of another signature: kernel node #0 of `source` replaces the function,
   /// launch shape and arguments of `target`, whose handle names parameters laid out as `signature`;
   /// `calls_before` and `calls_after` are the device-side calls the old and new signatures show
-  /// (detail::device_calls). In exec/kernel_swap.cpp.
+  /// (detail::device_calls). In src/kinds/kernel_swap.cpp.
   void swap_kernel(const Node& target, const Graph& source, const detail::ArgLayout* signature, unsigned calls_before,
                    unsigned calls_after);
   /// set_kernel_args and set_launch: patches kernel node `node` with the packed argument block

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "exec/kind_patch.hpp"
 #include "exec/patch.hpp"
 #include "native/cuda_call.hpp"
 #include "native/native.hpp"
@@ -58,9 +59,9 @@ void record_copy_ends(ExecImpl& x) {
   x.check_copies = true;
   const GraphImpl& g = x.plan.impl();
   for (std::uint32_t i = 0; i < node_count(g); ++i) {
-    if (node_kind(g, i) != NodeKind::memcpy) continue;
+    const auto copy = patch_ops(node_kind(g, i)).compiled_copy;  // null: the kind copies nothing
     cudaMemcpy3DParms p{};
-    if (memcpy_params(g, i, x.native.dptrs, p) != cudaSuccess) continue;  // compiling has reported it
+    if (copy == nullptr || !copy(x, i, p)) continue;
     x.device_copy_ends.emplace_back(x.native.nodes[i], device_ends(p));
   }
   std::sort(x.device_copy_ends.begin(), x.device_copy_ends.end());

@@ -1,6 +1,6 @@
-// src/exec/device_update.hpp — executables with device-updatable kernel nodes (exec/device_update.cpp):
-// the checks when such a plan is compiled (launch() uploads such an executable after host-side
-// changes: ExecImpl::upload).
+// src/exec/device_update.hpp — executables with device-updatable kernel nodes: the checks when such
+// a plan is compiled (launch() uploads such an executable after host-side changes: ExecImpl::upload),
+// defined with the kernel kind (src/kinds/kernel_device_update.cpp).
 #pragma once
 
 #include <cstdint>

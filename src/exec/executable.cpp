@@ -21,6 +21,7 @@
 #include "graphdsl/executable.hpp"
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
+#include "native/kind_build.hpp"
 #include "native/native.hpp"
 #include "plan/counters.hpp"
 #include "plan/plan_access.hpp"
@@ -42,18 +43,19 @@ const char* instantiate_result_name(cudaGraphInstantiateResult r) {
   return "unknown cudaGraphInstantiateResult";
 }
 
-/// Device-launchable executables may hold only kernel, memcpy, memset and child nodes (recursively).
+/// Device-launchable executables may hold only kernel, memcpy, memset and child nodes (recursively):
+/// the kinds whose BuildOps::device_launch is set, and the plans nested in them.
 void check_device_launch(const detail::GraphImpl& g, const std::string& context) {
   for (std::uint32_t i = 0; i < detail::node_count(g); ++i) {
-    const NodeKind k = detail::node_kind(g, i);
-    if (k == NodeKind::child) {
-      check_device_launch(detail::child_plan(g, i), fmt::format("{}in {} of graph {}: ", context, g.info(i).describe(),
-                                                                detail::quoted(detail::plan_name(g))));
-    } else if (k != NodeKind::kernel && k != NodeKind::memcpy && k != NodeKind::memset) {
+    if (!detail::build_ops(detail::node_kind(g, i)).device_launch) {
       throw UsageError(
           fmt::format("{}{} cannot be part of a device-launchable executable (device_launch allows only "
                       "kernel, memcpy, memset and child nodes)",
                       context, g.info(i).describe()));
+    }
+    for (const auto& nested : detail::nested_slots(g, i)) {
+      check_device_launch(*nested, fmt::format("{}in {} of graph {}: ", context, g.info(i).describe(),
+                                               detail::quoted(detail::plan_name(g))));
     }
   }
 }
@@ -204,7 +206,7 @@ std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
     std::optional<Owner> owner;
     any_after(node, [&](cudaGraphNode_t d) {
       const std::optional<std::uint32_t> i = mapped_index(d);
-      if (i && detail::node_kind(plan, *i) == NodeKind::captured)
+      if (i && detail::build_ops(detail::node_kind(plan, *i)).foreign_nodes)
         owner = Owner{*i, "a node its captured function created"};
       return i.has_value();
     });
@@ -212,13 +214,16 @@ std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
   }
   std::vector<std::uint32_t> conditionals;
   for (std::uint32_t i = 0; i < detail::node_count(plan); ++i) {
+    // Only a node holding nested plans or a captured function's nodes holds other native nodes:
+    // in bodies (a conditional node) or in a child graph (a child node, or a captured node captured
+    // into a graph of its own: NCCL collectives, captures inside conditional bodies).
+    if (detail::nested_slots(plan, i).size() == 0 && !detail::build_ops(detail::node_kind(plan, i)).foreign_nodes) {
+      continue;
+    }
     cudaGraph_t inner = nullptr;
-    const NodeKind kind = detail::node_kind(plan, i);
-    if (kind == NodeKind::conditional) conditionals.push_back(i);
-    // child nodes, and captured nodes captured into a graph of their own (NCCL collectives,
-    // captures inside conditional bodies) and embedded as a child graph node
-    const bool embeds = kind == NodeKind::child ||
-                        (kind == NodeKind::captured && type_of(mapped[i]) == cudaGraphNodeTypeGraph);
+    const cudaGraphNodeType type = type_of(mapped[i]);
+    if (type == cudaGraphNodeTypeConditional) conditionals.push_back(i);
+    const bool embeds = type == cudaGraphNodeTypeGraph;
     if (embeds && detail::cuda_try(cudaGraphChildGraphNodeGetGraph, mapped[i], &inner) == cudaSuccess &&
         holds(inner, node)) {
       return Owner{i, "a node inside its child graph"};
@@ -254,7 +259,7 @@ std::vector<std::pair<cudaGraphNode_t, void*>> unfreed_allocations(const detail:
 std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
   for (const auto& [a, dptr] : unfreed_allocations(x)) {
     std::optional<Owner> o = owner_of(x, a);
-    if (o && detail::node_kind(x.plan.impl(), o->index) == NodeKind::captured) return o;
+    if (o && detail::build_ops(detail::node_kind(x.plan.impl(), o->index)).foreign_nodes) return o;
   }
   return std::nullopt;
 }

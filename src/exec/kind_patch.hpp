@@ -49,6 +49,19 @@ struct PatchOps {
   /// Null: the kind's nodes are not patched there, and plans holding one are updated whole-graph
   /// from a materialized template.
   Applied (*patch_graph)(ExecImpl& x, const GraphImpl& from, std::uint32_t i);
+  /// Patches node i of plan `g` from its records after Executable::set wrote a parameter's value
+  /// into them (exec/parameters.cpp): `g` is the executable's plan (`nested` is
+  /// ConditionRef::unresolved) or a plan nested in it whose native nodes are
+  /// x.native.nested[nested]. Null: no parameter reaches a node of the kind.
+  Applied (*patch_param)(ExecImpl& x, const GraphImpl& g, std::uint32_t i, std::uint32_t nested) = nullptr;
+  /// The device function node i of plan `g` runs, whose change by Executable::replace_node counts
+  /// as a function change (ExecImpl::function_changes). Null: a node of the kind runs none.
+  const void* (*function)(const GraphImpl& g, std::uint32_t i) = nullptr;
+  /// For checked copies (InstantiateOptions::check_copies, exec/copy_check.cpp): writes into `p` the
+  /// copy node i of the executable's plan makes as compiled, whose device-memory ends are then
+  /// watched; false when its parameters cannot be had (compiling has reported why). Null: a node
+  /// of the kind copies nothing.
+  bool (*compiled_copy)(const ExecImpl& x, std::uint32_t i, cudaMemcpy3DParms& p) = nullptr;
 };
 
 /// The PatchOps of `kind`.

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/kind_patch.hpp"
 #include "exec/patch.hpp"
 #include "graphdsl/executable.hpp"
 #include "graphdsl/graph.hpp"
@@ -117,63 +118,10 @@ void write_param(const GraphImpl& g, const ParamData& d, const unsigned char* va
   }
 }
 
-/// The condition handles seen from nested plan `entry` (outermost first), for kernel_params.
-HandleScopes scopes_of(const ExecImpl& x, std::uint32_t entry) {
-  HandleScopes scopes;
-  for (std::uint32_t e = entry; e != ConditionRef::unresolved; e = x.native.nested[e].parent) {
-    scopes.insert(scopes.begin(), x.native.nested[e].handles);
-  }
-  scopes.insert(scopes.begin(), x.native.handles);
-  return scopes;
-}
-
-/// Patches node s.i of nested plan s.g from that plan, by its native node: a memset, a memcpy, or a
-/// kernel that the direct path does not take (Condition or GraphBuffer arguments; patch_site).
-Applied patch_nested(ExecImpl& x, const ParamSite& s) {
-  const GraphImpl& g = *s.g;
-  const cudaGraphNode_t node = x.native.nested[s.nested].nodes[s.i];
-  const DeviceScope device(node_device(g, s.i, -1));
-  mark_changed(x);
-  switch (s.place) {
-    case ParamPlace::kernel_argument: {
-      std::vector<void*> argv;
-      std::vector<unsigned char> block;
-      const cudaKernelNodeParams p = kernel_params(g, kernel_index(g, s.i), scopes_of(x, s.nested), x.native.dptrs,
-                                                   block, argv);
-      return {exec_kernel_set_params(x, node, p), "cudaGraphExecKernelNodeSetParams"};
-    }
-    case ParamPlace::memset_value: {
-      const cudaMemsetParams p = memset_params(g, s.i, x.native.dptrs);
-      return {exec_memset_set_params(x, node, p), "cudaGraphExecMemsetNodeSetParams"};
-    }
-    case ParamPlace::memcpy_dst:
-    case ParamPlace::memcpy_src: break;
-  }
-  cudaMemcpy3DParms p{};
-  if (const cudaError_t rc = memcpy_params(g, s.i, x.native.dptrs, p); rc != cudaSuccess) {
-    return {rc, "cudaGetSymbolAddress"};
-  }
-  return set_memcpy_node(x, node, p);
-}
-
-/// Patches the node of site s from its plan (the recorded plan, or the nested plan it is in): a kernel
-/// that direct_kernel allows by the direct path (kernel_direct: no allocation), at the top level or
-/// nested; else apply_node at the top level (a kernel with Condition or GraphBuffer arguments; memsets
-/// allocate nothing), patch_nested in a nested plan.
+/// Patches the node of site s from its plan (the recorded plan, or the nested plan it is in): the
+/// node kind's PatchOps::patch_param.
 Applied patch_site(ExecImpl& x, const ParamSite& s) {
-  const GraphImpl& g = *s.g;
-  const bool top = s.nested == ConditionRef::unresolved;
-  if (s.place == ParamPlace::kernel_argument) {
-    const std::uint32_t kernel = kernel_index(g, s.i);
-    const KernelLinks& links = kernel_links_of(g, kernel);
-    if (direct_kernel(links)) {
-      const KernelData& k = kernel_record(g, kernel);
-      const cudaGraphNode_t node = top ? x.native.nodes[s.i] : x.native.nested[s.nested].nodes[s.i];
-      return {kernel_direct(x, g, s.i, node, k, *links.layout, argument_block(g, k)),
-              "cudaGraphExecKernelNodeSetParams"};
-    }
-  }
-  return top ? apply_node(x, s.i) : patch_nested(x, s);
+  return patch_ops(node_kind(*s.g, s.i)).patch_param(x, *s.g, s.i, s.nested);
 }
 
 /// Throws the CudaError of site s, naming its node (and, nested, where it is).

@@ -1,6 +1,7 @@
 // src/exec/patch.hpp — patching one node of an executable (exec/setters.cpp): the per-node setter
-// of any kind (apply_node, through the kind table) and the kernel setters' direct path, shared by
-// Executable::update, the typed setters, Executable::set and the patch sections of src/kinds/.
+// of any kind (apply_node, through the kind table) and the setters' driver calls, shared by
+// Executable::update, the typed setters, Executable::set and the patch sections of src/kinds/ (the
+// kernel setters' direct path is the kernel kind's: src/kinds/kernel_native.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,10 @@
 
 namespace graphdsl::detail {
 
-// The operations below that patch a node mark the executable changed (mark_changed, native/native.hpp)
-// once, before their driver call: apply_node, kernel_direct, and the callers of the three
-// exec_*_set_params wrappers outside them (the memset and memcpy setters, Executable::set's nested
-// nodes). The wrappers make the driver call only.
+// The operations that patch a node mark the executable changed (mark_changed, native/native.hpp)
+// once, before their driver call: apply_node, kernel_direct (src/kinds/kernel_patch.cpp), and the
+// callers of the three exec_*_set_params wrappers outside them (the memset and memcpy setters,
+// Executable::set's nested nodes: PatchOps::patch_param). The wrappers make the driver call only.
 
 /// The driver's cuGraphExecKernelNodeSetParams of `exec` (or, with a null `exec`,
 /// cuGraphKernelNodeSetParams of the executable's own graph) with the launch given field by field
@@ -55,19 +56,6 @@ cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t
 /// Materializes the child plan that child node i of x's recorded plan holds into `m` and sets the
 /// node's graph to it (the child kind's per-node patch; set_child keeps `m`).
 Applied apply_child_plan(ExecImpl& x, std::uint32_t i, Materialized& m);
-
-/// Whether a kernel whose links are `l` can be patched from a plain argument block (kernel_direct):
-/// no Condition or GraphBuffer argument to resolve, and few enough arguments for the argument array
-/// on the stack.
-inline bool direct_kernel(const KernelLinks& l) { return l.ph_count == 0 && l.layout->count <= max_setter_args; }
-
-/// Patches kernel node i of plan `g` (the recorded plan, or a plan nested in it: Executable::set),
-/// whose native node is `node`, with k's launch and the argument block `block` packed by `layout`
-/// (direct_kernel of the node's links, k the node's record, `layout` its links' layout): the direct
-/// path of the kernel setters and Executable::set, with no plan built and no heap allocation, in the
-/// node's context.
-cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
-                          const ArgLayout& layout, const unsigned char* block);
 
 /// Pushes the recorded parameters of plan node i to the executable with one per-node setter (the
 /// kind's PatchOps::apply, in the node's context).

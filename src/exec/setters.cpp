@@ -1,11 +1,9 @@
 // src/exec/setters.cpp — patching nodes of an executable one by one: the per-node setter of any
-// kind (apply_node, through the kind table: exec/kind_patch.hpp), the kernel setters' direct driver
-// path, Executable::replace_node and the typed setters, enabling nodes (Executable::set of parameters:
-// exec/parameters.cpp).
-#include <algorithm>
-#include <array>
-#include <cstring>
+// kind (apply_node, through the kind table: exec/kind_patch.hpp), Executable::replace_node and the
+// typed setters, enabling nodes (the kernel setters: src/kinds/kernel_patch.cpp; Executable::set of
+// parameters: exec/parameters.cpp).
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <cuda.h>
@@ -120,26 +118,6 @@ cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
   return cuda_try(cudaGraphExecMemcpyNodeSetParams, x.exec.get(), node, &p);
 }
 
-cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cudaGraphNode_t node, const KernelData& k,
-                          const ArgLayout& layout, const unsigned char* block) {
-  std::array<void*, max_setter_args> argv;  // not zeroed: kernel_argv fills the layout's count
-  void** params = kernel_argv(layout, block, argv.data());
-  const DeviceScope device(node_device(g, i, -1));
-  if (&g == &x.plan.impl()) {
-    mark_node_changed(x, i);
-  } else {
-    mark_changed(x);  // a node of a nested plan (Executable::set)
-  }
-  // exec_kernel_set_params, with the driver's parameters built from the records (no
-  // cudaKernelNodeParams in between), and the runtime's only for the runtime call
-  if (driver_kernel_set(x, x.exec.get(), node, k.func, k.launch.grid, k.launch.block, k.launch.shared_bytes, params,
-                        nullptr)) {
-    return cudaSuccess;
-  }
-  const cudaKernelNodeParams p = kernel_node_params(k, layout, block, argv.data());
-  return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
-}
-
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
   mark_node_changed(x, i);
   const GraphImpl& g = x.plan.impl();
@@ -151,25 +129,14 @@ Applied apply_node(ExecImpl& x, std::uint32_t i) {
 
 // ---- Executable: per-node setters (their checks: plan/replace.hpp) ------------------------------
 
-const void* Executable::recorded_function(const Node& node) const {
-  const detail::ExecImpl& x = impl();
-  const detail::GraphImpl& a = x.plan.impl();
-  return detail::kernel_of(a, detail::exec_index(x, node, NodeKind::kernel)).func;
-}
-
-Launch Executable::recorded_launch(const Node& node) const {
-  const detail::ExecImpl& x = impl();
-  const detail::GraphImpl& a = x.plan.impl();
-  return detail::launch_of(a, detail::kernel_index(a, detail::exec_index(x, node, NodeKind::kernel)));
-}
-
 void Executable::replace_node(const Node& target, const Graph& source) {
   detail::ExecImpl& x = impl();
   const detail::GraphImpl& s = source.impl();
   const NodeKind kind = detail::node_kind(s, 0);
   const std::uint32_t i = detail::exec_index(x, target, kind);
   detail::GraphImpl& a = x.plan.impl();
-  const void* function = kind == NodeKind::kernel ? detail::kernel_of(a, i).func : nullptr;
+  const auto function_of = detail::patch_ops(kind).function;  // null: the kind runs no function
+  const void* function = function_of != nullptr ? function_of(a, i) : nullptr;
   detail::NodeReplacement change(a, i, s);  // checked and written, or nothing changed
   detail::Applied applied;
   try {
@@ -182,69 +149,10 @@ void Executable::replace_node(const Node& target, const Graph& source) {
     change.undo();
     detail::throw_cuda(applied.rc, applied.api, x.plan.impl().info(i));
   }
-  if (kind == NodeKind::kernel && detail::kernel_of(a, i).func != function) {  // set_kernel: another function
+  if (function_of != nullptr && function_of(a, i) != function) {  // set_kernel: another function
     ++x.function_changes;
     x.function_changed_node = i;
   }
-}
-
-void Executable::set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
-                                   const Launch* launch) {
-  detail::ExecImpl& x = impl();
-  detail::GraphImpl& a = x.plan.impl();
-  const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
-  const std::uint32_t kernel = detail::kernel_index(a, i);
-  detail::KernelData& k = detail::kernel_of(a, i);
-  const detail::KernelLinks& links = detail::kernel_links_of(a, kernel);
-  const bool direct = detail::direct_kernel(links) && (args == nullptr || detail::same_layout(*layout, *links.layout));
-  if (!direct) {  // Conditions or GraphBuffers to resolve and compare: the general path
-    Graph one("setter");
-    const unsigned char* from = args != nullptr ? args : detail::argument_block(a, k);
-    const detail::ArgLayout* l = args != nullptr ? layout : links.layout;
-    std::size_t offset = 0;
-    std::copy(from, from + l->total, one.add_argument_block(l->total, offset));
-    const Launch recorded = detail::launch_of(a, kernel);
-    if (launch != nullptr) detail::check_setter_attributes(a, i, recorded, *launch);
-    Launch shape = launch != nullptr ? *launch : recorded;
-    shape.priority = recorded.priority;  // CUDA cannot patch a priority per node
-    // A new launch keeps the recorded arguments, Conditions and GraphBuffers included; new
-    // arguments are plain values, which replace_node refuses where the recorded ones are not.
-    std::vector<detail::PlaceholderArg> same;
-    if (args == nullptr) {
-      for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-        const detail::KernelPlaceholder& ph = detail::kernel_placeholder(a, links, c);
-        same.push_back(detail::PlaceholderArg{ph.offset, ph.kind, ph.uid, ph.bytes});
-      }
-    }
-    one.add_kernel_node(k.func, shape, l, offset, same.data(), same.size());
-    replace_node(node, one);
-    return;
-  }
-  // The launch rules first (before any CUDA call), on the recorded kernel with the new shape; the
-  // recorded launch is put back on any failure.
-  // (The attributes are the recorded ones, so only the record's shape changes.)
-  struct KeepLaunch {
-    detail::KernelData& k;
-    detail::LaunchShape old;
-    bool done = false;
-    ~KeepLaunch() {
-      if (!done) k.launch = old;
-    }
-  } keep{k, k.launch};
-  if (launch != nullptr) {
-    if (detail::has_launch_attributes(a)) {
-      detail::check_setter_attributes(a, i, detail::launch_of(a, kernel), *launch);
-    } else if (launch->has_attributes()) {
-      detail::check_setter_attributes(a, i, Launch{}, *launch);
-    }
-    k.launch = detail::LaunchShape{launch->grid, launch->block, launch->shared_bytes, keep.old.priority};
-    detail::check_node(a, i);
-  }
-  const cudaError_t rc = detail::kernel_direct(x, a, i, x.native.nodes[i], k, *links.layout,
-                                               args != nullptr ? args : detail::argument_block(a, k));
-  if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
-  if (args != nullptr) std::memcpy(detail::argument_block(a, k), args, links.layout->total);
-  keep.done = true;
 }
 
 namespace detail {

@@ -231,7 +231,8 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, false};
+const BuildOps build{&building::add,          /*may_keep=*/false,    /*check_devices=*/nullptr, /*keeps_device=*/false,
+                     /*device_launch=*/false, /*foreign_nodes=*/true};
 
 }  // namespace graphdsl::detail::kinds::captured
 

@@ -204,6 +204,7 @@ const DescribeOps describe{&describing::summary, nullptr, "box3d", &describing::
 #include "graphdsl/detail/config.hpp"
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
 #include "plan/counters.hpp"
 
 namespace graphdsl::detail::kinds::child {
@@ -246,10 +247,16 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
   return out;
 }
 
+/// The child plan's nodes, as the plan's own.
+void check_devices(const GraphImpl& g, std::uint32_t i, int count, int current) {
+  check_devices_in(*g.children[g.nodes[i].payload], count, current);
+}
+
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, true};
+const BuildOps build{&building::add, /*may_keep=*/true, &building::check_devices, /*keeps_device=*/false,
+                     /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::child
 

@@ -225,8 +225,11 @@ const DescribeOps describe{&describing::summary, nullptr, "cylinder", nullptr, n
 
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "native/builder.hpp"
 #include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
 
 namespace graphdsl::detail::kinds::mem_alloc {
 namespace building {
@@ -257,10 +260,27 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
   return out;
 }
 
+/// Every peer given access exists and can access the allocation's device.
+void check_devices(const GraphImpl& g, std::uint32_t i, int count, int current) {
+  const AllocData& a = g.allocs[g.nodes[i].payload];
+  const int home = node_device(g, i, current);
+  for (int peer : a.peers) {
+    if (peer < 0 || peer >= count) {
+      refuse_placement(g, i, {}, fmt::format("gives peer access to device {}, but {}", peer, devices_seen(count)));
+    }
+    if (peer != home && !can_access_peer(peer, home)) {
+      refuse_placement(g, i, {},
+                       fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
+                                   "to device {} is not available (cudaDeviceCanAccessPeer)",
+                                   peer, home, peer, home));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, false};
+const BuildOps build{&building::add, /*may_keep=*/false, &building::check_devices};
 
 }  // namespace graphdsl::detail::kinds::mem_alloc
 

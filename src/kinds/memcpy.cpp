@@ -411,7 +411,8 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, false};
+const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr, /*keeps_device=*/false,
+                     /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::memcpy
 
@@ -424,6 +425,7 @@ const BuildOps build{&building::add, false};
 
 #include "exec/patch.hpp"
 #include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
 #include "native/native.hpp"
 
 namespace graphdsl::detail::kinds::memcpy {
@@ -445,6 +447,10 @@ Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
   return {cuda_try(cudaGraphMemcpyNodeSetParams, x.native.nodes[i], &p), "cudaGraphMemcpyNodeSetParams"};
 }
 
+bool compiled_copy(const ExecImpl& x, std::uint32_t i, cudaMemcpy3DParms& p) {
+  return detail::memcpy_params(x.plan.impl(), i, x.native.dptrs, p) == cudaSuccess;
+}
+
 /// cudaGraphExecMemcpyNodeSetParams takes 1-D operands only.
 std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t, std::uint32_t i, UpdateNeeds& needs) {
   for (const cudaMemcpy3DParms* p : {&std::as_const(a.memcpys[a.nodes[i].payload]), &t.memcpys[t.nodes[i].payload]}) {
@@ -453,9 +459,24 @@ std::optional<UpdateResult> update_needs(const GraphImpl& a, const GraphImpl& t,
   return std::nullopt;
 }
 
+/// A parameter's value at an end of a copy of the executable's plan (apply_node) or of a plan nested
+/// in it.
+Applied patch_param(ExecImpl& x, const GraphImpl& g, std::uint32_t i, std::uint32_t nested) {
+  if (nested == ConditionRef::unresolved) return apply_node(x, i);
+  const cudaGraphNode_t node = x.native.nested[nested].nodes[i];
+  const DeviceScope device(node_device(g, i, -1));
+  mark_changed(x);
+  cudaMemcpy3DParms p{};
+  if (const cudaError_t rc = detail::memcpy_params(g, i, x.native.dptrs, p); rc != cudaSuccess) {
+    return {rc, "cudaGetSymbolAddress"};
+  }
+  return set_memcpy_node(x, node, p);
+}
+
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, patch_fns::update_needs, patch_fns::patch_graph};
+const PatchOps patch{patch_fns::apply,     patch_fns::update_needs, patch_fns::patch_graph, patch_fns::patch_param,
+                     /*function=*/nullptr, patch_fns::compiled_copy};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end patch ====

@@ -234,7 +234,8 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, false};
+const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr, /*keeps_device=*/false,
+                     /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::memset
 
@@ -244,6 +245,7 @@ const BuildOps build{&building::add, false};
 
 #include "exec/patch.hpp"
 #include "native/cuda_call.hpp"
+#include "native/device_rules.hpp"
 #include "native/native.hpp"
 
 namespace graphdsl::detail::kinds::memset {
@@ -259,9 +261,19 @@ Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
   return {cuda_try(cudaGraphMemsetNodeSetParams, x.native.nodes[i], &p), "cudaGraphMemsetNodeSetParams"};
 }
 
+/// A parameter's value in a memset of the executable's plan (apply_node) or of a plan nested in it.
+Applied patch_param(ExecImpl& x, const GraphImpl& g, std::uint32_t i, std::uint32_t nested) {
+  if (nested == ConditionRef::unresolved) return apply_node(x, i);
+  const cudaGraphNode_t node = x.native.nested[nested].nodes[i];
+  const DeviceScope device(node_device(g, i, -1));
+  mark_changed(x);
+  const cudaMemsetParams p = detail::memset_params(g, i, x.native.dptrs);
+  return {exec_memset_set_params(x, node, p), "cudaGraphExecMemsetNodeSetParams"};
+}
+
 }  // namespace patch_fns
 
-const PatchOps patch{patch_fns::apply, nullptr, patch_fns::patch_graph};
+const PatchOps patch{patch_fns::apply, nullptr, patch_fns::patch_graph, patch_fns::patch_param};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end patch ====

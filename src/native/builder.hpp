@@ -12,8 +12,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "native/cuda_call.hpp"  // KernelLookup
 #include "native/kind_build.hpp"
-#include "native/launch_attributes.hpp"
 #include "native/native.hpp"
 #include "plan/graph_impl.hpp"
 

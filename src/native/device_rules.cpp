@@ -5,10 +5,22 @@
 #include "graphdsl/error.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
+#include "native/kind_build.hpp"
 #include "plan/placement.hpp"
 #include "plan/plan_access.hpp"
 
 namespace graphdsl::detail {
+
+std::string devices_seen(int count) {
+  return count == 1 ? "this process sees 1 CUDA device (0)"
+                    : fmt::format("this process sees {} CUDA devices (0 to {})", count, count - 1);
+}
+
+bool can_access_peer(int device, int peer) {
+  int can = 0;
+  GRAPHDSL_CHECK(cudaDeviceCanAccessPeer, &can, device, peer);
+  return can != 0;
+}
 
 namespace {
 int device_count() {
@@ -17,22 +29,11 @@ int device_count() {
   return count;
 }
 
-std::string devices_seen(int count) {
-  return count == 1 ? "this process sees 1 CUDA device (0)"
-                    : fmt::format("this process sees {} CUDA devices (0 to {})", count, count - 1);
-}
-
 /// The device whose memory `ptr` is, or -1 for host or unregistered memory.
 int device_of_pointer(const void* ptr) {
   cudaPointerAttributes a{};
   GRAPHDSL_CHECK(cudaPointerGetAttributes, &a, ptr);
   return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
-}
-
-bool can_access_peer(int device, int peer) {
-  int can = 0;
-  GRAPHDSL_CHECK(cudaDeviceCanAccessPeer, &can, device, peer);
-  return can != 0;
 }
 
 /// Lets `device` access `peer`'s memory (idempotent).
@@ -54,27 +55,14 @@ void check_pointer_device(const GraphImpl& g, std::uint32_t i, const void* ptr, 
   }
 }
 
-void check_in(const GraphImpl& g, int count, int current) {
+}  // namespace
+
+void check_devices_in(const GraphImpl& g, int count, int current) {
   for (std::uint32_t i = 0; i < node_count(g); ++i) {
-    const NodeKind kind = node_kind(g, i);
     if (const int device = placed_device(g, i); device >= count)
       refuse_placement(g, i, {}, fmt::format("is placed on device {}, but {}", device, devices_seen(count)));
-    if (kind == NodeKind::mem_alloc) {
-      const AllocData& a = alloc_of(g, i);
-      const int home = node_device(g, i, current);
-      for (int peer : a.peers) {
-        if (peer < 0 || peer >= count) {
-          refuse_placement(g, i, {}, fmt::format("gives peer access to device {}, but {}", peer, devices_seen(count)));
-        }
-        if (peer != home && !can_access_peer(peer, home)) {
-          refuse_placement(g, i, {},
-                           fmt::format("gives device {} access to memory of device {}, but peer access from device {} "
-                                       "to device {} is not available (cudaDeviceCanAccessPeer)",
-                                       peer, home, peer, home));
-        }
-      }
-    }
-    if (kind == NodeKind::child) check_in(child_plan(g, i), count, current);
+    // the kind's own checks: an allocation's peers, a child plan's nodes
+    if (const auto check = build_ops(node_kind(g, i)).check_devices) check(g, i, count, current);
   }
   for (const PeerCopy& p : peer_copies_of(g)) {
     for (int d : {p.src_device, p.dst_device}) {
@@ -97,12 +85,11 @@ void check_in(const GraphImpl& g, int count, int current) {
     enable_peer_access(p.src_device, p.dst_device);
   }
 }
-}  // namespace
 
 void check_devices(const GraphImpl& g) {
   int current = 0;
   GRAPHDSL_CHECK(cudaGetDevice, &current);
-  check_in(g, device_count(), current);
+  check_devices_in(g, device_count(), current);
 }
 
 void DeviceScope::use(int device) {

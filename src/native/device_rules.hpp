@@ -16,6 +16,13 @@ namespace graphdsl::detail {
 /// between the two is available (then enabled), every peer named by an allocation can access it.
 /// @throws UsageError naming the node and the devices; CudaError when a query itself fails.
 void check_devices(const GraphImpl& g);
+/// The same checks of the nodes of `g` (a plan, or one nested in it: a child's), `count` devices
+/// existing and `current` the current one (where unplaced nodes run).
+void check_devices_in(const GraphImpl& g, int count, int current);
+/// "this process sees N CUDA devices (0 to N-1)", for the refusals of the checks above.
+std::string devices_seen(int count);
+/// Whether `device` can access `peer`'s memory (cudaDeviceCanAccessPeer).
+bool can_access_peer(int device, int peer);
 
 /// Makes `device` current for the lifetime of the object and restores the previous device after
 /// (no CUDA call when `device` is -1 or already current).

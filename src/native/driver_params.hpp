@@ -1,7 +1,7 @@
 // src/native/driver_params.hpp — a kernel node's parameters in the driver's form, for the hot paths
 // that call the driver through its entry points (native/cuda_call.hpp, driver_entry): adding kernel
-// nodes (native/launch_attributes.cpp), the kernel setter (exec/setters.cpp), and the current context
-// (exec/kernel_driver.cpp).
+// nodes (kinds/kernel_build.cpp), the kernel setters' driver call and the current context
+// (exec/kernel_driver.cpp), which the memset and memcpy setters use too (exec/setters.cpp).
 #pragma once
 
 #include <cuda.h>

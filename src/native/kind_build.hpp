@@ -39,6 +39,19 @@ struct BuildOps {
   /// plan's closures, a host callable): materialize then gives the graph a keep-alive box even if
   /// the build put nothing in it (executables cannot retain user objects later).
   bool may_keep;
+  /// The compile-time device checks of node i of plan `g` beyond its placement (native/device_rules.cpp,
+  /// check_devices): `count` devices exist, `current` is the current one. Null: nothing of the
+  /// kind's own to check.
+  void (*check_devices)(const GraphImpl& g, std::uint32_t i, int count, int current) = nullptr;
+  /// Whether add leaves the current device as it found it, so that the Builder's remembered device
+  /// (Builder::kernel_device) stays valid after a node of the kind.
+  bool keeps_device = false;
+  /// Whether a device-launchable executable may hold a node of the kind (CUDA allows kernel,
+  /// memcpy, memset and child nodes; a child's own plan is checked the same way).
+  bool device_launch = false;
+  /// Whether add may create native nodes that no plan node maps to (a captured function's, created
+  /// in the graph just before the node's own native node, which then stands for them).
+  bool foreign_nodes = false;
 };
 
 /// The BuildOps of `kind`.

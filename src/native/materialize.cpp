@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -124,32 +125,6 @@ std::exception_ptr HostErrorSink::take() noexcept {
   return std::exchange(error_, nullptr);
 }
 
-cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, const HandleScopes& scopes,
-                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
-                                   std::vector<void*>& argv) {
-  const KernelData& k = kernel_record(g, kernel);
-  const KernelLinks& l = kernel_links_of(g, kernel);
-  const unsigned char* base = argument_block(g, k);
-  if (l.ph_count != 0) {
-    block.assign(base, base + l.layout->total);
-    for (std::uint32_t c = 0; c < l.ph_count; ++c) {
-      const KernelPlaceholder& kc = kernel_placeholder(g, l, c);
-      if (kc.kind == PlaceholderKind::condition) {
-        const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
-        std::memcpy(block.data() + kc.offset, &h, sizeof h);
-      } else {
-        std::uint64_t at = 0;  // the buffer's byte offset in its allocation (a slice's; 0 for a whole buffer)
-        std::memcpy(&at, block.data() + kc.offset, sizeof at);
-        const void* address = static_cast<char*>(dptrs[kc.ref.index]) + at;
-        std::memcpy(block.data() + kc.offset, &address, sizeof address);
-      }
-    }
-    base = block.data();
-  }
-  argv.resize(l.layout->count);
-  return kernel_node_params(k, *l.layout, base, argv.data());
-}
-
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs) {
   cudaMemsetParams p = memset_of(g, i);
   // A buffer's pointer field holds its byte offset in the allocation (a slice's; 0 for a whole buffer).
@@ -234,10 +209,10 @@ HeldConditionals held_conditionals(const GraphImpl& g) {
 }
 
 HeldConditionals held_conditionals(const GraphImpl& g, std::uint32_t i) {
-  if (node_kind(g, i) != NodeKind::conditional) return HeldConditionals::none;
-  const ConditionalData& c = conditional_of(g, i);
-  HeldConditionals most = c.type == ConditionalType::while_loop ? HeldConditionals::loop : HeldConditionals::some;
-  for (const auto& body : c.bodies) {
+  const std::optional<ConditionalType> type = conditional_type(g, i);
+  if (!type) return HeldConditionals::none;
+  HeldConditionals most = *type == ConditionalType::while_loop ? HeldConditionals::loop : HeldConditionals::some;
+  for (const auto& body : nested_slots(g, i)) {
     if (most != HeldConditionals::loop) most = std::max(most, held_conditionals(*body));
   }
   return most;
@@ -374,9 +349,9 @@ cudaGraphNode_t Builder::add(const GraphImpl& g, std::uint32_t i, cudaGraph_t gr
     devices_->use(node_device(g, i, -1));  // -1: the device current at compile time
     kernel_device_known_ = false;
   }
-  const NodeKind kind = node_kind(g, i);
-  AddedNode added = build_ops(kind).add(*this, g, i, graph, deps);
-  if (kind != NodeKind::kernel) kernel_device_known_ = false;  // see kernel_device()
+  const BuildOps& ops = build_ops(node_kind(g, i));
+  AddedNode added = ops.add(*this, g, i, graph, deps);
+  if (!ops.keeps_device) kernel_device_known_ = false;  // see kernel_device()
   if (added.rc != cudaSuccess) throw_cuda(added.rc, added.api, info(g, i), std::move(added.hint));
   return added.node;
 }

@@ -170,12 +170,6 @@ std::uint32_t find_nested(const Materialized& m, std::uint32_t parent, std::uint
 /// Condition handles visible while building a plan: one entry per enclosing plan, outermost first.
 using HandleScopes = std::vector<std::vector<cudaGraphConditionalHandle>>;
 
-/// The cudaKernelNodeParams of kernel `kernel` (an index: kernel_index) of plan `g`; `argv` receives
-/// the argument pointers and `block` the argument bytes, with Condition arguments replaced by their
-/// handles from `scopes`.
-cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, const HandleScopes& scopes,
-                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
-                                   std::vector<void*>& argv);
 /// The parameters of memset node i with graph buffers replaced by their addresses.
 cudaMemsetParams memset_params(const GraphImpl& g, std::uint32_t i, const std::vector<void*>& dptrs);
 /// The parameters of memcpy node i into `p`, graph buffers replaced by their addresses and a

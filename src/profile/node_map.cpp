@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "native/cuda_call.hpp"
+#include "native/kind_build.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 #include "profile/cupti.hpp"
@@ -108,28 +109,31 @@ class Mapper {
   void node(const Level& lv, std::uint32_t i) {
     const std::int32_t e = lv.entries[i];
     const cudaGraphNode_t native = lv.natives[i];
-    const NodeKind kind = node_kind(lv.plan, i);
     // A copy: the levels below append entries to out_.nodes, which moves the strings it holds.
     const std::string path = out_.nodes[static_cast<std::size_t>(e)].path;
     if (native == nullptr) {
       out_.notes.push_back(fmt::format("'{}': no native node known", path));
       return;
     }
-    if (kind == NodeKind::child) return child(lv, i, e, native, path);
-    out_.by_id[id_of(native)] = e;
-    out_.nodes[static_cast<std::size_t>(e)].node_ids.push_back(id_of(native));
-    if (kind == NodeKind::conditional) return bodies(lv, i, e, path);
-    if (cudaGraph_t inner = embedded_graph(native)) {  // a captured node's own graph
-      for (cudaGraphNode_t c : graph_nodes(inner)) attribute(c, e);
-    }
-  }
-
-  void child(const Level& lv, std::uint32_t i, std::int32_t e, cudaGraphNode_t native, const std::string& path) {
     const std::uint64_t id = id_of(native);
     out_.by_id[id] = e;
     out_.nodes[static_cast<std::size_t>(e)].node_ids.push_back(id);
-    const GraphImpl& c = child_plan(lv.plan, i);
-    const cudaGraph_t embedded = embedded_graph(native);
+    // The plans nested in the node (nested_slots) are where its native node holds them: a child
+    // plan in the graph of a child-graph node, bodies in the graphs of a conditional node.
+    const NestedSlots nested = nested_slots(lv.plan, i);
+    const cudaGraph_t inner = embedded_graph(native);
+    if (nested.size() == 0) {
+      if (inner != nullptr) {  // a captured node's own graph
+        for (cudaGraphNode_t c : graph_nodes(inner)) attribute(c, e);
+      }
+      return;
+    }
+    if (inner != nullptr) return child(lv, i, e, nested[0], inner, path);
+    bodies(lv, i, e, nested, path);
+  }
+
+  void child(const Level& lv, std::uint32_t i, std::int32_t e, const GraphImpl& c, cudaGraph_t embedded,
+             const std::string& path) {
     const std::uint32_t l = lv.cloned ? ConditionRef::unresolved : layout_of(lv.layout, i, 0);
     if (l != ConditionRef::unresolved && m_.layouts[l].graph == embedded) {  // moved into the node
       return level(c, m_.layouts[l].nodes, embedded, l, false, e, 0, path + "/");
@@ -149,9 +153,8 @@ class Mapper {
     level(c, natives, nullptr, ConditionRef::unresolved, true, e, 0, path + "/");
   }
 
-  void bodies(const Level& lv, std::uint32_t i, std::int32_t e, const std::string& path) {
-    const ConditionalData& c = conditional_of(lv.plan, i);
-    for (std::uint32_t b = 0; b < c.bodies.size(); ++b) {
+  void bodies(const Level& lv, std::uint32_t i, std::int32_t e, const NestedSlots& c, const std::string& path) {
+    for (std::uint32_t b = 0; b < c.size(); ++b) {
       const std::string prefix = fmt::format("{}[{}]/", path, b);
       const std::uint32_t l = lv.cloned ? ConditionRef::unresolved : layout_of(lv.layout, i, b);
       if (l == ConditionRef::unresolved) {
@@ -159,11 +162,11 @@ class Mapper {
             fmt::format("'{}[{}]': the body's graph is not known (a conditional node in a child "
                         "plan CUDA cloned): its nodes are not mapped",
                         path, b));
-        const std::vector<cudaGraphNode_t> none(node_count(*c.bodies[b]), nullptr);
-        level(*c.bodies[b], none, nullptr, ConditionRef::unresolved, true, e, b, prefix);
+        const std::vector<cudaGraphNode_t> none(node_count(c[b]), nullptr);
+        level(c[b], none, nullptr, ConditionRef::unresolved, true, e, b, prefix);
         continue;
       }
-      level(*c.bodies[b], m_.layouts[l].nodes, m_.layouts[l].graph, l, false, e, b, prefix);
+      level(c[b], m_.layouts[l].nodes, m_.layouts[l].graph, l, false, e, b, prefix);
     }
   }
 
@@ -180,7 +183,7 @@ class Mapper {
         continue;
       }
       if (pending.empty()) continue;
-      if (node_kind(lv.plan, it->second) == NodeKind::captured) {
+      if (build_ops(node_kind(lv.plan, it->second)).foreign_nodes) {
         for (cudaGraphNode_t c : pending) attribute(c, lv.entries[it->second]);
       } else {
         out_.notes.push_back(fmt::format("{} native node(s) before '{}' belong to no plan node", pending.size(),

@@ -1,5 +1,5 @@
-// src/exec/device_update.cpp — executables with device-updatable kernel nodes: the checks when such
-// a plan is compiled (versions, the kernels' parameter layouts) and Executable::device_node.
+// src/kinds/kernel_device_update.cpp — executables with device-updatable kernel nodes: the checks
+// when such a plan is compiled (versions, the kernels' parameter layouts) and Executable::device_node.
 #include "exec/device_update.hpp"
 #include "graphdsl/detail/config.hpp"
 

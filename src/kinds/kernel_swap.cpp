@@ -1,4 +1,4 @@
-// src/exec/kernel_swap.cpp — Executable::set_kernel with a kernel of another signature: the rules
+// src/kinds/kernel_swap.cpp — Executable::set_kernel with a kernel of another signature: the rules
 // graphdsl can check before CUDA sees the change, the recorded plan's kernel record swapped (plan/
 // records/kernel_swap.cpp) and the node patched with one cudaGraphExecKernelNodeSetParams, all or
 // nothing. The same-signature set_kernel is Executable::replace_node (exec/setters.cpp).

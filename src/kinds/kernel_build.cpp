@@ -1,11 +1,22 @@
-// src/native/launch_attributes.cpp — a kernel node's launch attributes on the device (launch_attributes.hpp).
+// src/kinds/kernel_build.cpp — the build concern of the kernel kind (native/kind_build.hpp), and the
+// native pieces its patch shares (kinds/kernel_native.hpp): its launch attributes on the device,
+// the node add through the driver, and its parameters with Condition and GraphBuffer arguments
+// resolved.
 #include "graphdsl/detail/config.hpp"
-#include "native/launch_attributes.hpp"
+#include "kinds/kernel_native.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "kinds/kinds.hpp"
+#include "native/builder.hpp"
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
+#include "plan/node_params.hpp"
+#include "plan/plan_access.hpp"
 
 namespace graphdsl::detail {
 
@@ -150,4 +161,72 @@ cudaError_t set_attributes(cudaGraphNode_t node, int priority, const KernelAttri
   return rc;
 }
 
+cudaKernelNodeParams kernel_params(const GraphImpl& g, std::uint32_t kernel, const HandleScopes& scopes,
+                                   const std::vector<void*>& dptrs, std::vector<unsigned char>& block,
+                                   std::vector<void*>& argv) {
+  const KernelData& k = kernel_record(g, kernel);
+  const KernelLinks& l = kernel_links_of(g, kernel);
+  const unsigned char* base = argument_block(g, k);
+  if (l.ph_count != 0) {
+    block.assign(base, base + l.layout->total);
+    for (std::uint32_t c = 0; c < l.ph_count; ++c) {
+      const KernelPlaceholder& kc = kernel_placeholder(g, l, c);
+      if (kc.kind == PlaceholderKind::condition) {
+        const cudaGraphConditionalHandle h = scopes[scopes.size() - 1 - kc.ref.levels][kc.ref.index];
+        std::memcpy(block.data() + kc.offset, &h, sizeof h);
+      } else {
+        std::uint64_t at = 0;  // the buffer's byte offset in its allocation (a slice's; 0 for a whole buffer)
+        std::memcpy(&at, block.data() + kc.offset, sizeof at);
+        const void* address = static_cast<char*>(dptrs[kc.ref.index]) + at;
+        std::memcpy(block.data() + kc.offset, &address, sizeof address);
+      }
+    }
+    base = block.data();
+  }
+  argv.resize(l.layout->count);
+  return kernel_node_params(k, *l.layout, base, argv.data());
+}
+
 }  // namespace graphdsl::detail
+
+namespace graphdsl::detail::kinds::kernel {
+namespace building {
+namespace {
+
+/// What the message of a failed kernel node creation adds (empty: nothing).
+std::string kernel_hint(cudaError_t rc, const KernelData& k) {
+  if (rc == cudaErrorInvalidDeviceFunction || rc == cudaErrorInvalidResourceHandle) {
+    return "the function is not a __global__ kernel compiled for this device (check CMAKE_CUDA_ARCHITECTURES)";
+  }
+  if (rc == cudaErrorInvalidValue && k.launch.shared_bytes > 48u * 1024u) {
+    return fmt::format(
+        "{} bytes of dynamic shared memory is above the default 48 KiB; raise the kernel's limit "
+        "with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, {})",
+        k.launch.shared_bytes, k.launch.shared_bytes);
+  }
+  return {};
+}
+
+AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
+              const std::vector<cudaGraphNode_t>& deps) {
+  const NodeData& n = g.nodes[i];
+  const KernelData& k = g.kernels[n.payload];
+  const cudaKernelNodeParams p = kernel_params(g, n.payload, builder.scopes_, builder.dptrs_, builder.block_,
+                                               builder.argv_);
+  const KernelAttributes* attributes = attributes_of(g, n.payload);
+  if (attributes != nullptr) check_attributes_on_device(g, i, builder.where_, k, launch_of(g, n.payload));
+  AddedNode out;
+  out.api = "cudaGraphAddKernelNode";
+  out.rc = add_kernel_node(&out.node, graph, deps.data(), deps.size(), p, builder.kernels_, builder.kernel_device());
+  if (out.rc == cudaSuccess) out.rc = set_attributes(out.node, k.launch.priority, attributes, out.api);
+  if (out.rc != cudaSuccess) out.hint = kernel_hint(out.rc, k);
+  return out;
+}
+
+}  // namespace
+}  // namespace building
+
+const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr, /*keeps_device=*/true,
+                     /*device_launch=*/true};
+
+}  // namespace graphdsl::detail::kinds::kernel
