@@ -9,7 +9,7 @@
 #   memory against the number of sizes   family vs one executable per size, device and host MiB
 #                                        (workload "sizes")
 #   switch cost against the number of sizes   median us per switch (workload "sizes")
-#   the LRU budget                       device MiB and mean switch us against the number of
+#   the LRU budget                       host MiB and mean switch us against the number of
 #                                        executables of their own (workload "budget")
 set -euo pipefail
 
@@ -41,7 +41,7 @@ series sep-dev sizes "separate device MiB"
 series fam-host sizes "family host MiB"
 series sep-host sizes "separate host MiB"
 series switch sizes "switch us"
-series budget-dev budget "device MiB"
+series budget-host budget "host MiB"
 series budget-switch budget "switch us"
 
 cat >"$tmp/shapes.gp" <<GP
@@ -64,10 +64,10 @@ plot '$tmp/switch' using 1:2 with linespoints lw 2 pt 7 title 'family'
 set title 'LRU budget: executables of their own'
 set xlabel 'executables of their own (of 8 sizes)'
 set xtics (0, 1, 2, 4, 8)
-set ylabel 'device MiB'
+set ylabel 'host MiB'
 set y2label 'mean switch us per step'
 set y2tics
-plot '$tmp/budget-dev' using 1:2 axes x1y1 with linespoints lw 2 pt 7 title 'device MiB', \
+plot '$tmp/budget-host' using 1:2 axes x1y1 with linespoints lw 2 pt 7 title 'host MiB', \
      '$tmp/budget-switch' using 1:2 axes x1y2 with linespoints dt 2 pt 5 title 'switch us (right)'
 unset multiplot
 GP
