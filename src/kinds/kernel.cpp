@@ -283,7 +283,7 @@ void kernel_node_accesses(const NodeContext& c) { kernel_accesses(c.g, c.i, &c.h
 }  // namespace graphdsl::detail::race
 
 namespace graphdsl::detail::kinds::kernel {
-const RaceOps races{&race::kernel_node_accesses};
+const RaceOps races{&race::kernel_node_accesses, &kernel_parameter_count};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end races ====

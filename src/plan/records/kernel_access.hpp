@@ -40,6 +40,12 @@ inline const KernelLinks& kernel_links_of(const GraphImpl& g, std::uint32_t kern
 inline const ArgLayout& kernel_layout(const GraphImpl& g, std::uint32_t kernel) noexcept {
   return *g.kernel_links[kernel].layout;
 }
+/// The parameters of kernel node i that a declared range may name (RaceOps::declared_params of the
+/// kernel kind): its layout's count.
+inline std::uint32_t kernel_parameter_count(const GraphImpl& g, std::uint32_t i) noexcept {
+  const ArgLayout* layout = g.kernel_links[kernel_index(g, i)].layout;
+  return layout != nullptr ? layout->count : 0;
+}
 /// The packed argument block of kernel `k` (a record of g): its layout's `total` bytes.
 inline const unsigned char* argument_block(const GraphImpl& g, const KernelData& k) noexcept {
   return g.args.data() + k.args;
