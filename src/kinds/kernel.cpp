@@ -202,7 +202,9 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::kernel {
-const RuleOps rules{&rule::check_kernel, nullptr, true};
+// In order: check, not_placeable, in_body, check_scoped, kinded_edges, check_replacement.
+const RuleOps rules{&rule::check_kernel,        nullptr, true,
+                    &rule::check_kernel_scoped, true,    &rule::check_kernel_replacement};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end rules ====
@@ -406,7 +408,8 @@ const CompareOps compare{detail::same_kernel,
                          false,
                          compare_fns::save,
                          compare_fns::restore,
-                         false};
+                         false,
+                         &kernel_needs_whole_update};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end compare ====

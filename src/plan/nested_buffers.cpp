@@ -206,8 +206,9 @@ std::optional<UpdateResult> child_rebuild_refusal(const GraphImpl& a, const Grap
                                                   const std::vector<std::uint32_t>& changed) {
   if (!a.holds(NodeKind::child) || !a.holds(NodeKind::mem_alloc)) return std::nullopt;  // the common case: O(1)
   for (const std::uint32_t i : changed) {
-    if (t.nodes[i].kind != NodeKind::child) continue;
-    if (auto r = child_rebuild_refusal(a, i, *t.children[t.nodes[i].payload])) return r;
+    const auto refusal = compare_ops(t.nodes[i].kind).change_refusal;  // a child plan's
+    if (refusal == nullptr) continue;
+    if (auto r = refusal(a, t, i)) return r;
   }
   return std::nullopt;
 }

@@ -39,6 +39,12 @@ inline bool same_kernel(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b
          (bytes == 0 || std::memcmp(a.args.data() + x.args, b.args.data() + y.args, bytes) == 0);
 }
 
+/// CompareOps::needs_whole_update of the kernel kind: a kernel's priority or launch attributes, which
+/// its per-node setter cannot patch.
+inline bool kernel_needs_whole_update(const GraphImpl& a, std::uint32_t pa, const GraphImpl& t, std::uint32_t pt) {
+  return !same_attributes(launch_of(a, pa), launch_of(t, pt));
+}
+
 /// The common case, kept tight in compare_shape's loop (the diff reads every node of both plans
 /// on every update, so the common node skips the table and compare_node): a
 /// kernel of the same function, device and edges and no Condition or GraphBuffer argument or launch
