@@ -327,10 +327,7 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
 /// A deep copy of plan `g`: its child plans and conditional bodies are copied too, not shared.
 std::shared_ptr<const GraphImpl> own_copy(const GraphImpl& g) {
   auto c = std::make_shared<GraphImpl>(g);
-  for (auto& child : c->children) child = own_copy(*child);
-  for (auto& cond : c->conditionals) {
-    for (auto& body : cond.bodies) body = own_copy(*body);
-  }
+  each_nested_slot(*c, [](std::shared_ptr<const GraphImpl>& p) { p = own_copy(*p); });
   return c;
 }
 

@@ -37,15 +37,6 @@ ConditionRef outer_ref(const GraphImpl& parent, std::uint64_t uid, std::uint32_t
   return ConditionRef{found.levels + 1 + depth, found.index};
 }
 
-/// Calls f(slot) for each nested plan slot of p (child plans, then bodies); f may replace the plan.
-template <class G, class F>
-void each_nested_slot(G& p, F&& f) {
-  for (auto& c : p.children) f(c);
-  for (auto& c : p.conditionals) {
-    for (auto& b : c.bodies) f(b);
-  }
-}
-
 /// Whether p itself refers to a graph buffer no plan resolved yet.
 bool own_open(const GraphImpl& p) {
   bool open = false;

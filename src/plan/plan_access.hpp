@@ -20,6 +20,7 @@
 #include "plan/graph_impl.hpp"
 #include "plan/kind_compare.hpp"
 #include "plan/records/on_update.hpp"
+#include "plan/walk.hpp"
 
 namespace graphdsl::detail {
 
@@ -169,15 +170,9 @@ inline void take_condition_defaults(GraphImpl& a, const GraphImpl& t) noexcept {
 template <class Holds>
 bool any_nested(const GraphImpl& g, const Holds& holds) {
   if (holds(g)) return true;
-  for (const auto& c : g.children) {
-    if (any_nested(*c, holds)) return true;
-  }
-  for (const auto& c : g.conditionals) {
-    for (const auto& b : c.bodies) {
-      if (any_nested(*b, holds)) return true;
-    }
-  }
-  return false;
+  bool found = false;
+  each_nested_slot(g, [&](const std::shared_ptr<const GraphImpl>& p) { found = found || any_nested(*p, holds); });
+  return found;
 }
 /// Whether `g` or a plan nested in it declares a condition.
 inline bool has_nested_conditions(const GraphImpl& g) {

@@ -73,10 +73,7 @@ std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
     // A copy of the template, its nested plans deep copies (as SavedParams::save(t, i, true) makes
     // them): what the node-by-node way below makes, without a per-node copy.
     auto img = std::make_unique<GraphImpl>(t);
-    for (auto& c : img->children) c = own_copy(*c);
-    for (auto& c : img->conditionals) {
-      for (auto& b : c.bodies) b = own_copy(*b);
-    }
+    each_nested_slot(*img, [](std::shared_ptr<const GraphImpl>& p) { p = own_copy(*p); });
     return img;
   }
   auto img = std::make_unique<GraphImpl>(a);
