@@ -12,14 +12,14 @@ void refuse_placement(const GraphImpl& g, std::uint32_t i, const std::string& co
   throw UsageError(fmt::format("{}{}: {}", context, g.info(i).describe(), rule));
 }
 
-void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context) {
+void check_placement(const GraphImpl& g, std::uint32_t i, const RuleOps& ops, const std::string& context) {
   const NodeData& n = g.nodes[i];
   if (n.device >= 0) {
-    if (const char* why = rule_ops(n.kind).not_placeable) {
+    if (const char* why = ops.not_placeable) {
       refuse_placement(g, i, context, fmt::format("cannot be placed on device {}: {}", n.device, why));
     }
   }
-  if (const auto kind_rules = rule_ops(n.kind).check_placement) kind_rules(g, i, context);
+  if (ops.check_placement != nullptr) ops.check_placement(g, i, context);
   if (const PeerCopy* p = g.peer_copy(i)) {
     if (p->src_device < 0 || p->dst_device < 0) {
       refuse_placement(g, i, context, "a peer copy names both devices (0, 1, ...); -1 is not allowed here");

@@ -15,8 +15,9 @@ namespace graphdsl::detail {
                                    const std::string& rule);
 
 /// The placement rules of node i that need no CUDA call (which kinds can be placed, peer copies,
-/// an allocation's device). Part of check_node. @throws UsageError naming the node.
-void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context);
+/// an allocation's device); `ops` are the RuleOps of node i's kind. Part of check_node.
+/// @throws UsageError naming the node.
+void check_placement(const GraphImpl& g, std::uint32_t i, const RuleOps& ops, const std::string& context);
 
 /// Nodes of a conditional body run on the conditional node's device: none may be placed.
 /// @throws UsageError naming the node.

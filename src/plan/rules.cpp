@@ -165,10 +165,19 @@ void check_edge_kinds(const GraphImpl& g, std::uint32_t i, const std::string& ct
 
 }  // namespace
 
-void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  if (const auto check = rule_ops(g.nodes[i].kind).check) check(g, i, ctx);
+namespace {
+
+/// check_node, `ops` being the RuleOps of node i's kind (check_plan's walk looks them up once per node).
+void check_node_by(const RuleOps& ops, const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  if (ops.check != nullptr) ops.check(g, i, ctx);
   if (!g.edge_kinds.empty()) check_edge_kinds(g, i, ctx);
-  check_placement(g, i, ctx);
+  check_placement(g, i, ops, ctx);
+}
+
+}  // namespace
+
+void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  check_node_by(rule_ops(g.nodes[i].kind), g, i, ctx);
 }
 
 namespace {
@@ -437,8 +446,9 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
   if (outer != nullptr) check_outer_bindings(g, here, ctx);
   check_outer_buffers(g, ctx, here);  // in a top-level plan, each such reference is refused
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    check_node(g, i, ctx);
-    if (const auto scoped = rule_ops(g.nodes[i].kind).check_scoped) scoped(rule::ScopedNode{g, i, ctx, here, usage});
+    const RuleOps& ops = rule_ops(g.nodes[i].kind);
+    check_node_by(ops, g, i, ctx);
+    if (ops.check_scoped != nullptr) ops.check_scoped(rule::ScopedNode{g, i, ctx, here, usage});
   }
   std::vector<std::uint32_t> order = creation_order(g, ctx);
   check_memory(g, ctx, order);
