@@ -6,6 +6,7 @@
 // Code of the plan layer dispatches on a node's kind through this table, never a switch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -62,7 +63,11 @@ struct CompareOps {
 /// CompareOps::needs_whole_update of a kind any change of which needs cudaGraphExecUpdate.
 inline bool always_whole_update(const GraphImpl&, std::uint32_t, const GraphImpl&, std::uint32_t) { return true; }
 
-/// The CompareOps of `kind`.
-const CompareOps& compare_ops(NodeKind kind) noexcept;
+/// The CompareOps of each kind, by NodeKind (src/kinds/table.cpp).
+extern const CompareOps* const compare_table[node_kind_count];
+
+/// The CompareOps of `kind`. Inline, a lookup in the table: the diff and the walks over nested
+/// plans ask it for every node.
+inline const CompareOps& compare_ops(NodeKind kind) noexcept { return *compare_table[static_cast<std::size_t>(kind)]; }
 
 }  // namespace graphdsl::detail

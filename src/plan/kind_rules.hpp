@@ -6,6 +6,7 @@
 // Code of the plan layer dispatches on a node's kind through this table, never a switch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -64,7 +65,10 @@ struct RuleOps {
   int (*unplaced_device)(const GraphImpl& g, std::uint32_t i, int home) = nullptr;
 };
 
-/// The RuleOps of `kind`.
-const RuleOps& rule_ops(NodeKind kind) noexcept;
+/// The RuleOps of each kind, by NodeKind (src/kinds/table.cpp).
+extern const RuleOps* const rule_table[node_kind_count];
+
+/// The RuleOps of `kind`. Inline, a lookup in the table: the plan's walks ask it for every node.
+inline const RuleOps& rule_ops(NodeKind kind) noexcept { return *rule_table[static_cast<std::size_t>(kind)]; }
 
 }  // namespace graphdsl::detail

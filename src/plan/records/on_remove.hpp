@@ -23,8 +23,8 @@ namespace graphdsl::detail::on_remove {
 struct Removal {
   std::uint32_t node = 0;     ///< its index
   std::uint32_t payload = 0;  ///< its index in the stores of its kind
-  /// For a child node: an empty plan made beforehand (empty_child::prepare) (remove_node allocates nothing once it
-  /// changes the plan), which takes the place of the child plan in GraphImpl::children.
+  /// For a child node: an empty plan, made beforehand by empty_child::prepare (remove_node allocates
+  /// nothing once it changes the plan), which takes the place of the child plan in GraphImpl::children.
   std::shared_ptr<const GraphImpl> empty_plan;
 };
 
