@@ -1,6 +1,7 @@
 // src/kinds/table.cpp — the node-kind table: for each line of graphdsl/detail/node_kinds.def, the
 // entry of each concern, defined in src/kinds/<kind>.cpp. The only place that maps a NodeKind to
-// code: every per-kind dispatch in the library goes through the accessors below.
+// code: every per-kind dispatch in the library goes through the accessors below, or through the
+// inline rule_ops and compare_ops, which read the rules and compare tables defined here.
 #include <cstddef>
 
 #include "kinds/kinds.hpp"

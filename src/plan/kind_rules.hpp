@@ -1,5 +1,5 @@
 // src/plan/kind_rules.hpp — the rules concern of the node-kind table: the rules a node of the kind must satisfy on the
-// plan (validate()).
+// plan (validate()), and what the plan's edits ask of the kind (a setter's checks, remove_node, placement).
 //
 // One RuleOps per node kind, defined as `kinds::<kind>::rules` in src/kinds/<kind>.cpp and found
 // through rule_ops() (src/kinds/table.cpp, generated from graphdsl/detail/node_kinds.def).
