@@ -155,7 +155,7 @@ std::shared_ptr<const GraphImpl> embedded_child(const GraphImpl& parent, const G
 }
 
 void add_nested_buffer_users(const GraphImpl& g, std::vector<std::vector<std::uint32_t>>& users) {
-  if (!g.holds(NodeKind::child) && !g.holds(NodeKind::conditional)) return;
+  if (!embeds_plans(g)) return;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     std::set<std::pair<const GraphImpl*, std::uint32_t>> seen;
     for (const auto& inner : nested_slots(g, i)) add_users_in(*inner, 1, i, users, seen);

@@ -11,9 +11,8 @@ namespace graphdsl::detail {
 void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& renamed) {
   for (std::uint32_t i : renamed) a.set_node_name(i, t.node_name(i));
   take_param_values(a, t);  // the shapes matched: same entries and types
-  // Only child and conditional nodes hold names of their own plans (held_kinds: every kind of
-  // node this plan holds), so a plan without them is not walked again.
-  if (!a.holds(NodeKind::child) && !a.holds(NodeKind::conditional)) return;
+  // Only nested plans hold names of their own, so a plan that embeds none is not walked again.
+  if (!embeds_plans(a)) return;
   for (std::uint32_t i = 0; i < node_count(a); ++i) take_nested_names(a, t, i);
 }
 

@@ -14,6 +14,10 @@
 
 namespace graphdsl::detail {
 
+/// Whether plan `g` embeds a plan (a child plan, a conditional body; GraphImpl::depth): a walk over
+/// the nested plans of a plan that embeds none is skipped in O(1).
+inline bool embeds_plans(const GraphImpl& g) noexcept { return g.depth != 0; }
+
 /// Calls f(slot) for each nested plan slot of plan `g` (const or not), a std::shared_ptr<const
 /// GraphImpl>: the child plans, then the conditional bodies, in store order; f may replace the plan
 /// when g is not const. The one place that knows which stores hold nested plans (nested_slots finds
