@@ -94,7 +94,8 @@ bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::
 }  // namespace compare_fns
 
 using Stored = StoredParams<&GraphImpl::captures, &SavedParams::capture>;
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, Stored::save, Stored::restore, false};
+const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, Stored::save, Stored::restore, false,
+                         &always_whole_update};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end compare ====

@@ -60,9 +60,57 @@ ChildNode Graph::add_child(Graph&& child) {
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include <fmt/format.h>
+
+#include "plan/plan_access.hpp"
+#include "plan/replace.hpp"
+#include "plan/rule_kit.hpp"
+
+namespace graphdsl::detail::rule {
+namespace {
+
+/// What CUDA cannot embed in a child graph (graph allocations, conditional nodes), then the child
+/// plan itself, with its scope.
+void check_child_scoped(const ScopedNode& node) {
+  const GraphImpl& g = node.g;
+  const std::uint32_t i = node.i;
+  const GraphImpl& c = child_plan(g, i);
+  for (NodeKind forbidden : {NodeKind::mem_alloc, NodeKind::mem_free}) {
+    if (c.holds(forbidden)) {
+      fail(g, i, node.ctx,
+           fmt::format("child plan {} contains a {} node; CUDA cannot embed graph allocations in a "
+                       "child graph by copy (allocate in the enclosing plan instead)",
+                       quoted(c.name), to_string(forbidden)));
+    }
+  }
+  if (c.holds(NodeKind::conditional)) {
+    fail(g, i, node.ctx,
+         fmt::format("child plan {} contains a conditional node; CUDA cannot embed conditional nodes "
+                     "in a child graph (add the conditional to the enclosing plan instead)",
+                     quoted(c.name)));
+  }
+  check_nested_plan(c, fmt::format("{}in {} of graph {}: ", node.ctx, g.info(i).describe(), quoted(g.name)), node);
+}
+
+/// A setter's child plan has the node's shape.
+void check_child_replacement(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
+  check_child_shape(a, i, child_plan(s, 0));
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::child {
-// No rule of its own: the child plan is checked by check_plan, with its scope.
-const RuleOps rules{nullptr, "a child plan places its own nodes (call on_device on them)", true};
+// No rule of its own on the node: the child plan is checked by check_plan, with its scope.
+const RuleOps rules{nullptr,
+                    "a child plan places its own nodes (call on_device on them)",
+                    true,
+                    &rule::check_child_scoped,
+                    false,
+                    &rule::check_child_replacement,
+                    /*nested_in_plan=*/true,
+                    false,
+                    /*recount_on_remove=*/true};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end rules ====
@@ -139,6 +187,14 @@ void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool own) {
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.children[payload] = s.child; }
 
+/// Slot 0: the child plan.
+NestedSlots nested_slots(GraphImpl& g, std::uint32_t payload) { return {&g.children[payload], 1}; }
+
+/// A new child plan that cannot be rebuilt in an executable (child_rebuild_refusal).
+std::optional<UpdateResult> change_refusal(const GraphImpl& a, const GraphImpl& t, std::uint32_t i) {
+  return child_rebuild_refusal(a, i, child_plan(t, i));
+}
+
 void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& memo) {
   const std::uint32_t payload = g.nodes[i].payload;
   add_nested(f, *g.children[payload], memo);
@@ -152,7 +208,10 @@ const CompareOps compare{compare_fns::same_params,
                          true,
                          compare_fns::save,
                          compare_fns::restore,
-                         true};
+                         true,
+                         nullptr,
+                         compare_fns::nested_slots,
+                         compare_fns::change_refusal};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end compare ====

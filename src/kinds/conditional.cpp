@@ -101,6 +101,13 @@ ConditionalNode Graph::add_conditional_node(ConditionalType type, const Conditio
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "graphdsl/error.hpp"
+#include "plan/placement.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rule_kit.hpp"
 
 namespace graphdsl::detail::rule {
@@ -133,12 +140,65 @@ void check_conditional_shape(const GraphImpl& g, std::uint32_t i, const std::str
   }
 }
 
+/// A WHILE whose body holds only inert (empty) nodes never ends once its condition is non-zero.
+/// Checked after the body itself, so that a broken body (a cycle, say) is reported as such.
+void check_while_progress(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  const ConditionalData& c = g.conditionals[g.nodes[i].payload];
+  if (c.type == ConditionalType::while_loop && std::all_of(c.bodies[0]->nodes.begin(), c.bodies[0]->nodes.end(),
+                                                           [](const NodeData& b) { return rule_ops(b.kind).inert; })) {
+    fail(g, i, ctx,
+         "a while node whose body has no node but empty ones: nothing in it can change the condition, so "
+         "the loop never ends once the condition is non-zero (add the nodes that update the condition)");
+  }
+}
+
+/// Its Condition declared where it points and driving no other conditional node, then each body,
+/// with its scope.
+void check_conditional_scoped(const ScopedNode& node) {
+  const GraphImpl& g = node.g;
+  const std::uint32_t i = node.i;
+  const ConditionalData& cd = g.conditionals[g.nodes[i].payload];
+  const GraphImpl* owner = &condition_owner(g, i, node.ctx, &node.here, cd.condition, "its Condition");
+  const auto [it, fresh] = node.usage.emplace(std::make_pair(owner, cd.condition.index), g.info(i));
+  if (!fresh) {
+    throw UsageError(
+        fmt::format("{}{} and {} use the same Condition; each condition drives exactly one "
+                    "conditional node (declare one per node with add_condition)",
+                    node.ctx, it->second.describe(), g.info(i).describe()));
+  }
+  for (std::size_t b = 0; b < cd.bodies.size(); ++b) {
+    const std::string body_ctx = fmt::format("{}in body {} ({}) of {} of graph {}: ", node.ctx, b,
+                                             escaped(cd.bodies[b]->name), g.info(i).describe(), quoted(g.name));
+    check_body_kinds(*cd.bodies[b], body_ctx);
+    check_body_placement(*cd.bodies[b], body_ctx);
+    check_nested_plan(*cd.bodies[b], body_ctx, node);
+  }
+  check_while_progress(g, i, node.ctx);
+}
+
 }  // namespace
 }  // namespace graphdsl::detail::rule
 
+namespace graphdsl::detail {
+
+std::optional<ConditionalType> conditional_type(const GraphImpl& g, std::uint32_t i) noexcept {
+  const NodeData& n = g.nodes[i];
+  if (n.kind != NodeKind::conditional) return std::nullopt;
+  return g.conditionals[n.payload].type;
+}
+
+}  // namespace graphdsl::detail
+
 namespace graphdsl::detail::kinds::conditional {
-const RuleOps rules{&rule::check_conditional_shape, "a conditional node runs on the device its plan is compiled on",
-                    true};
+const RuleOps rules{&rule::check_conditional_shape,
+                    "a conditional node runs on the device its plan is compiled on",
+                    true,
+                    &rule::check_conditional_scoped,
+                    false,
+                    nullptr,
+                    false,
+                    false,
+                    /*recount_on_remove=*/true};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end rules ====
@@ -260,6 +320,12 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& m
   for (const auto& b : c.bodies) add_nested(f, *b, memo);
 }
 
+/// Slot k: body k.
+NestedSlots nested_slots(GraphImpl& g, std::uint32_t payload) {
+  auto& bodies = g.conditionals[payload].bodies;
+  return {bodies.data(), bodies.size()};
+}
+
 }  // namespace compare_fns
 
 const CompareOps compare{compare_fns::same_params,
@@ -268,7 +334,9 @@ const CompareOps compare{compare_fns::same_params,
                          false,
                          compare_fns::save,
                          compare_fns::restore,
-                         true};
+                         true,
+                         &always_whole_update,
+                         compare_fns::nested_slots};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end compare ====

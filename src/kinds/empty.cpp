@@ -17,7 +17,7 @@ EmptyNode Graph::add_empty() { return EmptyNode(impl().push(NodeKind::empty, 0))
 // ==== rules (plan/kind_rules.hpp) ====
 
 namespace graphdsl::detail::kinds::empty {
-const RuleOps rules{nullptr, nullptr, true};
+const RuleOps rules{nullptr, nullptr, true, nullptr, false, nullptr, false, /*inert=*/true};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end rules ====

@@ -202,7 +202,9 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::kernel {
-const RuleOps rules{&rule::check_kernel, nullptr, true};
+// In order: check, not_placeable, in_body, check_scoped, kinded_edges, check_replacement.
+const RuleOps rules{&rule::check_kernel,        nullptr, true,
+                    &rule::check_kernel_scoped, true,    &rule::check_kernel_replacement};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end rules ====
@@ -283,7 +285,7 @@ void kernel_node_accesses(const NodeContext& c) { kernel_accesses(c.g, c.i, &c.h
 }  // namespace graphdsl::detail::race
 
 namespace graphdsl::detail::kinds::kernel {
-const RaceOps races{&race::kernel_node_accesses};
+const RaceOps races{&race::kernel_node_accesses, &kernel_parameter_count};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end races ====
@@ -406,7 +408,8 @@ const CompareOps compare{detail::same_kernel,
                          false,
                          compare_fns::save,
                          compare_fns::restore,
-                         false};
+                         false,
+                         &kernel_needs_whole_update};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end compare ====

@@ -90,7 +90,12 @@ AllocationParams Graph::allocation_of(const MemAllocNode& node) const {
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include <algorithm>
+#include <string>
+
+#include "plan/placement.hpp"
 #include "plan/rule_kit.hpp"
+#include "plan/walk.hpp"
 
 namespace graphdsl::detail::rule {
 namespace {
@@ -100,11 +105,70 @@ void check_mem_alloc(const GraphImpl& g, std::uint32_t i, const std::string& ctx
   if (g.allocs[n.payload].bytes == 0) fail(g, i, ctx, "allocates 0 bytes; a graph allocation needs at least one");
 }
 
+/// An allocation's placement and the device its MemAllocOptions name agree.
+void check_mem_alloc_placement(const GraphImpl& g, std::uint32_t i, const std::string& context) {
+  const NodeData& n = g.nodes[i];
+  const AllocData& a = g.allocs[n.payload];
+  if (a.device >= 0 && n.device >= 0 && a.device != n.device) {
+    refuse_placement(g, i, context,
+                     fmt::format("is placed on device {} but its MemAllocOptions name device {}; give one device",
+                                 n.device, a.device));
+  }
+}
+
+/// An unplaced allocation is created on the device its MemAllocOptions name, if any.
+int mem_alloc_device(const GraphImpl& g, std::uint32_t i, int home) {
+  const AllocData& a = g.allocs[g.nodes[i].payload];
+  return a.device >= 0 ? a.device : home;
+}
+
+/// Whether a node of plan `p` uses graph buffer `uid`: a kernel argument, a memset's or memcpy's end.
+bool plan_uses_buffer(const GraphImpl& p, std::uint64_t uid) {
+  for (std::uint32_t k = 0; k < p.nodes.size(); ++k) {
+    if (kernel_uses_buffer(p, k, uid)) return true;
+  }
+  return std::any_of(p.buffer_uses.begin(), p.buffer_uses.end(), [&](const BufferUse& u) { return u.uid == uid; });
+}
+
+/// Refuses to remove mem_alloc node `a` of g while a node uses its buffer (or frees it): the node
+/// would refer to memory no node allocates. Reads the whole plan and the plans nested in it.
+void check_unused_buffer(const GraphImpl& g, std::uint32_t a) {
+  const std::uint64_t uid = node_record(g.allocs, a)->uid;
+  auto refuse = [&](const std::string& user) {
+    throw UsageError(
+        fmt::format("remove_node: {} allocates the buffer that {} uses; remove that use first (change "
+                    "or remove the node)",
+                    g.info(a).describe(), user));
+  };
+  for (const BufferUse& u : g.buffer_uses) {
+    if (u.uid == uid) refuse(g.info(u.node).describe());
+  }
+  for (std::uint32_t k = 0; k < g.nodes.size(); ++k) {
+    if (kernel_uses_buffer(g, k, uid) || frees_allocation(g, k, a)) refuse(g.info(k).describe());
+    for (const auto& inner : nested_slots(g, k)) {
+      if (any_nested_plan(*inner, [&](const GraphImpl& p) { return plan_uses_buffer(p, uid); })) {
+        refuse(fmt::format("a node in the plan nested in {}", g.info(k).describe()));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::mem_alloc {
-const RuleOps rules{&rule::check_mem_alloc, nullptr, false};
+const RuleOps rules{&rule::check_mem_alloc,
+                    nullptr,
+                    false,
+                    nullptr,
+                    false,
+                    nullptr,
+                    false,
+                    false,
+                    /*recount_on_remove=*/true,
+                    &rule::check_unused_buffer,
+                    &rule::check_mem_alloc_placement,
+                    &rule::mem_alloc_device};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end rules ====

@@ -39,6 +39,10 @@ MemAllocNode Graph::freed_allocation(const MemFreeNode& node) const {
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include <string>
+#include <vector>
+
+#include "plan/placement.hpp"
 #include "plan/rule_kit.hpp"
 
 namespace graphdsl::detail::rule {
@@ -54,11 +58,62 @@ void check_mem_free(const GraphImpl& g, std::uint32_t i, const std::string& ctx)
   }
 }
 
+/// A free runs on its allocation's device: a placement must name that one.
+void check_mem_free_placement(const GraphImpl& g, std::uint32_t i, const std::string& context) {
+  const NodeData& n = g.nodes[i];
+  if (n.device >= 0 && g.frees[n.payload] != ConditionRef::unresolved) {
+    const int home = node_device(g, g.frees[n.payload], -1);
+    if (home >= 0 && home != n.device) {
+      refuse_placement(g, i, context,
+                       fmt::format("is placed on device {} but frees memory of device {} ({}); a free runs on "
+                                   "its allocation's device (leave it unplaced)",
+                                   n.device, home, g.info(g.frees[n.payload]).describe()));
+    }
+  }
+}
+
+/// An unplaced free is created on its allocation's device.
+int mem_free_device(const GraphImpl& g, std::uint32_t i, int home) {
+  const std::uint32_t a = g.frees[g.nodes[i].payload];
+  return a != ConditionRef::unresolved ? node_device(g, a, home) : home;
+}
+
 }  // namespace
+
+std::vector<std::uint32_t> free_nodes(const GraphImpl& g, const std::string& ctx) {
+  std::vector<std::uint32_t> free_of(g.nodes.size(), no_buffer);  // alloc node -> its free node
+  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].kind != NodeKind::mem_free) continue;
+    const std::uint32_t a = g.frees[g.nodes[i].payload];
+    if (free_of[a] != no_buffer) {
+      throw UsageError(fmt::format("{}{} and {} both free the buffer of {}; a graph allocation is freed once", ctx,
+                                   g.info(free_of[a]).describe(), g.info(i).describe(), g.info(a).describe()));
+    }
+    free_of[a] = i;
+  }
+  return free_of;
+}
+
+bool frees_allocation(const GraphImpl& g, std::uint32_t k, std::uint32_t alloc) noexcept {
+  const NodeData& n = g.nodes[k];
+  return n.kind == NodeKind::mem_free && g.frees[n.payload] == alloc;
+}
+
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::mem_free {
-const RuleOps rules{&rule::check_mem_free, nullptr, false};
+const RuleOps rules{&rule::check_mem_free,
+                    nullptr,
+                    false,
+                    nullptr,
+                    false,
+                    nullptr,
+                    false,
+                    false,
+                    /*recount_on_remove=*/true,
+                    nullptr,
+                    &rule::check_mem_free_placement,
+                    &rule::mem_free_device};
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end rules ====

@@ -97,6 +97,7 @@ MemcpyParams Graph::memcpy_of(const MemcpyNode& node) const {
 #include <tuple>
 #include <utility>
 
+#include "plan/replace.hpp"
 #include "plan/rule_kit.hpp"
 
 namespace graphdsl::detail::rule {
@@ -183,8 +184,20 @@ void check_memcpy(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 }  // namespace
 }  // namespace graphdsl::detail::rule
 
+namespace graphdsl::detail::rule {
+namespace {
+
+/// A setter's destination and source stand for what the node's do (a GraphBuffer, a __device__
+/// symbol or a plain pointer).
+void check_memcpy_replacement(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
+  check_pointer_meanings(a, i, s, {BufferField::memcpy_dst, BufferField::memcpy_src});
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::memcpy {
-const RuleOps rules{&rule::check_memcpy, nullptr, true};
+const RuleOps rules{&rule::check_memcpy, nullptr, true, nullptr, false, &rule::check_memcpy_replacement};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end rules ====
@@ -313,6 +326,14 @@ void save(SavedParams& s, const GraphImpl& g, std::uint32_t payload, bool /*own*
 
 void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) { g.memcpys[payload] = s.memcpy; }
 
+/// A multi-dimensional copy or one with a CUDA array end: the memcpy setter takes 1-D operands.
+bool needs_whole_update(const GraphImpl& a, std::uint32_t pa, const GraphImpl& t, std::uint32_t pt) {
+  for (const cudaMemcpy3DParms* p : {&a.memcpys[pa], &t.memcpys[pt]}) {
+    if (p->extent.height > 1 || p->extent.depth > 1 || p->srcArray != nullptr || p->dstArray != nullptr) return true;
+  }
+  return false;
+}
+
 }  // namespace compare_fns
 
 const CompareOps compare{compare_fns::same_params,
@@ -321,7 +342,8 @@ const CompareOps compare{compare_fns::same_params,
                          false,
                          compare_fns::save,
                          compare_fns::restore,
-                         false};
+                         false,
+                         compare_fns::needs_whole_update};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end compare ====

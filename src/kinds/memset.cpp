@@ -54,6 +54,7 @@ MemsetParams Graph::memset_of(const MemsetNode& node) const {
 
 // ==== rules (plan/kind_rules.hpp) ====
 
+#include "plan/replace.hpp"
 #include "plan/rule_kit.hpp"
 
 namespace graphdsl::detail::rule {
@@ -83,8 +84,19 @@ void check_memset(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 }  // namespace
 }  // namespace graphdsl::detail::rule
 
+namespace graphdsl::detail::rule {
+namespace {
+
+/// A setter's destination stands for what the node's does (a GraphBuffer or a plain pointer).
+void check_memset_replacement(const GraphImpl& a, std::uint32_t i, const GraphImpl& s) {
+  check_pointer_meanings(a, i, s, {BufferField::memset_dst});
+}
+
+}  // namespace
+}  // namespace graphdsl::detail::rule
+
 namespace graphdsl::detail::kinds::memset {
-const RuleOps rules{&rule::check_memset, nullptr, true};
+const RuleOps rules{&rule::check_memset, nullptr, true, nullptr, false, &rule::check_memset_replacement};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end rules ====

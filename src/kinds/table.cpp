@@ -1,6 +1,7 @@
 // src/kinds/table.cpp — the node-kind table: for each line of graphdsl/detail/node_kinds.def, the
 // entry of each concern, defined in src/kinds/<kind>.cpp. The only place that maps a NodeKind to
-// code: every per-kind dispatch in the library goes through the accessors below.
+// code: every per-kind dispatch in the library goes through the accessors below, or through the
+// inline rule_ops and compare_ops, which read the rules and compare tables defined here.
 #include <cstddef>
 
 #include "kinds/kinds.hpp"
@@ -9,20 +10,17 @@ namespace graphdsl::detail {
 
 namespace {
 
-/// One node kind's entry of every concern.
+/// One node kind's entry of the concerns whose accessors are out of line.
 struct KindEntry {
-  const RuleOps* rules;
   const RaceOps* races;
-  const CompareOps* compare;
   const DescribeOps* describe;
   const BuildOps* build;
   const PatchOps* patch;
 };
 
 constexpr KindEntry table[] = {
-#define GRAPHDSL_NODE_KIND(name, what)                                          \
-  KindEntry{&kinds::name::rules,    &kinds::name::races, &kinds::name::compare, \
-            &kinds::name::describe, &kinds::name::build, &kinds::name::patch},
+#define GRAPHDSL_NODE_KIND(name, what) \
+  KindEntry{&kinds::name::races, &kinds::name::describe, &kinds::name::build, &kinds::name::patch},
 #include "graphdsl/detail/node_kinds.def"
 #undef GRAPHDSL_NODE_KIND
 };
@@ -32,9 +30,20 @@ const KindEntry& entry(NodeKind kind) noexcept { return table[static_cast<std::s
 
 }  // namespace
 
-const RuleOps& rule_ops(NodeKind kind) noexcept { return *entry(kind).rules; }
+// The rules and compare concerns are read for every node of the plan layer's walks: their tables
+// are arrays of their own, read by the inline accessors of plan/kind_rules.hpp and plan/kind_compare.hpp.
+const RuleOps* const rule_table[node_kind_count] = {
+#define GRAPHDSL_NODE_KIND(name, what) &kinds::name::rules,
+#include "graphdsl/detail/node_kinds.def"
+#undef GRAPHDSL_NODE_KIND
+};
+const CompareOps* const compare_table[node_kind_count] = {
+#define GRAPHDSL_NODE_KIND(name, what) &kinds::name::compare,
+#include "graphdsl/detail/node_kinds.def"
+#undef GRAPHDSL_NODE_KIND
+};
+
 const RaceOps& race_ops(NodeKind kind) noexcept { return *entry(kind).races; }
-const CompareOps& compare_ops(NodeKind kind) noexcept { return *entry(kind).compare; }
 const DescribeOps& describe_ops(NodeKind kind) noexcept { return *entry(kind).describe; }
 const BuildOps& build_ops(NodeKind kind) noexcept { return *entry(kind).build; }
 const PatchOps& patch_ops(NodeKind kind) noexcept { return *entry(kind).patch; }

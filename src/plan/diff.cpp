@@ -195,31 +195,6 @@ std::optional<UpdateResult> compare_plan_tables(const GraphImpl& a, const GraphI
   return std::nullopt;
 }
 
-/// The common case, kept tight in compare_shape's loop (the diff reads every node of both plans
-/// on every update, so the common node skips the table and compare_node): a
-/// kernel of the same function, device and edges and no Condition or GraphBuffer argument or launch
-/// attributes in both plans. Lists it as changed or renamed and returns true; false for every other node.
-inline bool same_plain_kernel(const GraphImpl& a, const GraphImpl& b, std::uint32_t i, const DiffOut* out) {
-  const NodeData& x = a.nodes[i];
-  const NodeData& y = b.nodes[i];
-  if (x.kind != NodeKind::kernel || y.kind != NodeKind::kernel || x.device != y.device || !(x.preds == y.preds)) {
-    return false;
-  }
-  if (a.kernels[x.payload].func != b.kernels[y.payload].func) return false;
-  // Placeholder arguments in either plan (none when the plan has none: the common case, read no links).
-  if ((!a.placeholders.empty() && a.kernel_links[x.payload].ph_count != 0) ||
-      (!b.placeholders.empty() && b.kernel_links[y.payload].ph_count != 0)) {
-    return false;
-  }
-  if ((!a.kernel_attributes.empty() || !b.kernel_attributes.empty()) &&
-      (attributes_of(a, x.payload) != nullptr || attributes_of(b, y.payload) != nullptr)) {
-    return false;  // launch attributes hold shape (device-updatable, cluster, cooperative): compare_node
-  }
-  if (!same_kernel(a, x.payload, b, y.payload)) out->changed->push_back(i);
-  if (a.node_name(i) != b.node_name(i)) out->renamed->push_back(i);
-  return true;
-}
-
 /// Compares node i of `a` and `b` (compare_shape's loop body): kind, device, the kind's own
 /// structure (CompareOps::compare_shape) and edges; with `out`, lists it as changed or renamed.
 std::optional<UpdateResult> compare_node(const GraphImpl& a, const GraphImpl& b, std::uint32_t i,
@@ -295,7 +270,7 @@ std::optional<UpdateResult> compare_shape(const GraphImpl& a, const GraphImpl& b
       *out->conditions_changed = true;
     }
   }
-  // Block by block: a block of identical kernel nodes is shown so wholesale (plan/diff_blocks.cpp);
+  // Block by block: a block of identical kernel nodes is shown so wholesale (src/kinds/kernel_diff.cpp);
   // any other block, node by node, so that what is reported is what the node-by-node compare finds.
   const auto n = static_cast<std::uint32_t>(a.nodes.size());
   EdgeMarks marks;
@@ -345,33 +320,6 @@ std::string launch_attributes_text(const Launch& l) {
                      l.cooperative ? "cooperative" : "not cooperative");
 }
 
-namespace {
-
-/// Same shape and attributes (the attributes looked up only when a plan has any).
-bool same_launch(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb) {
-  const LaunchShape& x = a.kernels[ka].launch;
-  const LaunchShape& y = b.kernels[kb].launch;
-  if (!(same_dims(x.grid, y.grid) && same_dims(x.block, y.block) && x.shared_bytes == y.shared_bytes &&
-        x.priority == y.priority)) {
-    return false;
-  }
-  if (a.kernel_attributes.empty() && b.kernel_attributes.empty()) return true;
-  return same_attributes(launch_of(a, ka), launch_of(b, kb));
-}
-
-}  // namespace
-
-/// Same launch shape and argument bytes (the function is compared as structure). A kernel without
-/// parameters compares no bytes: its plan's argument block may be empty (data() null, which
-/// memcmp must not be given even for 0 bytes).
-bool same_kernel(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb) {
-  const KernelData& x = a.kernels[ka];
-  const KernelData& y = b.kernels[kb];
-  const std::size_t bytes = a.kernel_links[ka].layout->total;
-  return same_launch(a, ka, b, kb) &&
-         (bytes == 0 || std::memcmp(a.args.data() + x.args, b.args.data() + y.args, bytes) == 0);
-}
-
 bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
   return compare_ops(a.nodes[i].kind).same_params(a, a.nodes[i].payload, b, b.nodes[i].payload);
 }
@@ -379,10 +327,7 @@ bool same_params(const GraphImpl& a, const GraphImpl& b, std::uint32_t i) {
 /// A deep copy of plan `g`: its child plans and conditional bodies are copied too, not shared.
 std::shared_ptr<const GraphImpl> own_copy(const GraphImpl& g) {
   auto c = std::make_shared<GraphImpl>(g);
-  for (auto& child : c->children) child = own_copy(*child);
-  for (auto& cond : c->conditionals) {
-    for (auto& body : cond.bodies) body = own_copy(*body);
-  }
+  each_nested_slot(*c, [](std::shared_ptr<const GraphImpl>& p) { p = own_copy(*p); });
   return c;
 }
 

@@ -47,7 +47,7 @@ inline constexpr std::uint32_t diff_block = 64;
 /// diff compares (kind, device, edges in the same order, name, kernel record, argument bytes; no
 /// Condition or GraphBuffer argument, no launch attributes in either plan): such a block holds no
 /// refusal and no changed or renamed node. False says nothing: the block is compared node by node
-/// (plan/diff_blocks.cpp).
+/// (src/kinds/kernel_diff.cpp).
 bool same_kernel_block(const GraphImpl& a, const GraphImpl& b, std::uint32_t lo, std::uint32_t hi) noexcept;
 
 /// Plans of this many nodes or more have their blocks compared by the calling thread and a helper
@@ -93,9 +93,6 @@ void check_setter_attributes(const GraphImpl& a, std::uint32_t i, const Launch& 
 /// "cluster (2,1,1), cooperative" / "no cluster, not cooperative" (update refusals).
 std::string launch_attributes_text(const Launch& l);
 
-/// Same launch shape and argument bytes (the function is compared as structure).
-bool same_kernel(const GraphImpl& a, std::uint32_t ka, const GraphImpl& b, std::uint32_t kb);
-
 /// A deep copy of plan `g`: its child plans and conditional bodies are copied too, not shared.
 std::shared_ptr<const GraphImpl> own_copy(const GraphImpl& g);
 
@@ -127,12 +124,9 @@ void add_nested(Fnv& f, const GraphImpl& g, FingerprintMemo& memo);
 
 /// A copy of one node's parameters, to move them between plans or roll a change back. Each kind
 /// saves and restores its own fields (CompareOps::save / restore, src/kinds/<kind>.cpp).
-struct SavedParams {
+/// A kernel's saved parameters are the kernel's own record (SavedKernel, plan/records/kernel.hpp).
+struct SavedParams : SavedKernel {
   NodeKind kind = NodeKind::empty;
-  KernelData kernel;
-  const ArgLayout* layout = nullptr;  ///< the kernel's (KernelLinks::layout; its placeholders stay the plan's own)
-  Launch launch;                      ///< the kernel's whole launch (its attributes are not in the record)
-  std::vector<unsigned char> args;
   cudaMemsetParams memset{};
   ScalarType memset_type = ScalarType::raw;
   cudaMemcpy3DParms memcpy{};
@@ -170,3 +164,5 @@ struct NoParams {
 };
 
 }  // namespace graphdsl::detail
+
+#include "plan/records/kernel_diff.hpp"  // how the diff compares kernel nodes

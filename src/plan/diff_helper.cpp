@@ -1,4 +1,4 @@
-// src/plan/diff_helper.cpp — the wholesale compare of large plans (plan/diff_blocks.cpp) shared
+// src/plan/diff_helper.cpp — the wholesale compare of large plans (src/kinds/kernel_diff.cpp) shared
 // between the calling thread and one helper thread: the diff of 10,000 nodes reads ~2 MB of
 // records from memory, at the bandwidth one core gets; two cores read it in about half the time.
 // The calling thread never waits for a block the helper has not taken: a helper that is asleep,

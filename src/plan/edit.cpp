@@ -22,6 +22,7 @@
 #include "graphdsl/graph.hpp"
 #include "plan/graph_build.hpp"
 #include "plan/graph_impl.hpp"
+#include "plan/kind_rules.hpp"
 #include "plan/nested_buffers.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/records/on_remove.hpp"
@@ -41,52 +42,6 @@ void throw_removed_node(const GraphImpl& g, std::uint32_t i) {
 
 namespace {
 
-/// Whether node k of plan `p` is a kernel with graph buffer `uid` as an argument.
-bool kernel_uses_buffer(const GraphImpl& p, std::uint32_t k, std::uint64_t uid) {
-  const NodeData& n = p.nodes[k];
-  if (n.kind != NodeKind::kernel) return false;
-  const KernelLinks& links = kernel_links_of(p, n.payload);
-  for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-    const KernelPlaceholder& ph = kernel_placeholder(p, links, c);
-    if (ph.kind == PlaceholderKind::buffer && ph.uid == uid) return true;
-  }
-  return false;
-}
-
-/// Whether a node of plan `p` uses graph buffer `uid`: a kernel argument, a memset's or memcpy's end.
-bool plan_uses_buffer(const GraphImpl& p, std::uint64_t uid) {
-  for (std::uint32_t k = 0; k < p.nodes.size(); ++k) {
-    if (kernel_uses_buffer(p, k, uid)) return true;
-  }
-  return std::any_of(p.buffer_uses.begin(), p.buffer_uses.end(), [&](const BufferUse& u) { return u.uid == uid; });
-}
-
-/// Refuses to remove mem_alloc node `a` of g while a node uses its buffer (or frees it): the node
-/// would refer to memory no node allocates. Reads the whole plan and the plans nested in it.
-void check_unused_buffer(const GraphImpl& g, std::uint32_t a) {
-  const std::uint64_t uid = node_record(g.allocs, a)->uid;
-  auto refuse = [&](const std::string& user) {
-    throw UsageError(
-        fmt::format("remove_node: {} allocates the buffer that {} uses; remove that use first (change "
-                    "or remove the node)",
-                    g.info(a).describe(), user));
-  };
-  for (const BufferUse& u : g.buffer_uses) {
-    if (u.uid == uid) refuse(g.info(u.node).describe());
-  }
-  for (std::uint32_t k = 0; k < g.nodes.size(); ++k) {
-    const NodeData& n = g.nodes[k];
-    if (kernel_uses_buffer(g, k, uid) || (n.kind == NodeKind::mem_free && g.frees[n.payload] == a)) {
-      refuse(g.info(k).describe());
-    }
-    for (const auto& inner : nested_slots(g, k)) {
-      if (any_nested_plan(*inner, [&](const GraphImpl& p) { return plan_uses_buffer(p, uid); })) {
-        refuse(fmt::format("a node in the plan nested in {}", g.info(k).describe()));
-      }
-    }
-  }
-}
-
 /// What g's nested plans and node kinds amount to (GraphImpl::held_kinds, depth, nested_nodes),
 /// recounted from its live nodes once a node that changes them is removed.
 void recount_nesting(GraphImpl& g) noexcept {
@@ -96,8 +51,9 @@ void recount_nesting(GraphImpl& g) noexcept {
     const NodeData& n = g.nodes[k];
     if (n.removed != 0) continue;
     held |= 1u << static_cast<unsigned>(n.kind);
+    const bool part_of_plan = rule_ops(n.kind).nested_in_plan;  // a child plan's kinds are the plan's
     for (const auto& p : nested_slots(g, k)) {
-      if (n.kind == NodeKind::child) held |= p->held_kinds;
+      if (part_of_plan) held |= p->held_kinds;
       depth = std::max(depth, p->depth + 1);
       nested += p->nodes.size() + p->nested_nodes;
     }
@@ -143,10 +99,14 @@ void Graph::remove_node(const Node& node) {
   (void)detail::changeable(node, "removing it");
   detail::NodeData& n = g.nodes[i];
   const NodeKind kind = n.kind;
-  if (kind == NodeKind::mem_alloc) detail::check_unused_buffer(g, i);
-  // Everything that allocates first: from here on nothing throws.
+  const detail::RuleOps& rules = detail::rule_ops(kind);
+  if (rules.check_removal != nullptr) rules.check_removal(g, i);
+  // Everything that allocates first (each store's policy prepares): from here on nothing throws.
   detail::on_remove::Removal r{i, n.payload, nullptr};
-  if (kind == NodeKind::child) r.empty_plan = std::make_shared<const detail::GraphImpl>(g.children[n.payload]->name);
+#define GRAPHDSL_STORE(owner, member, element, on_update, policy) \
+  detail::on_remove::policy::prepare(g.member, r, detail::on_remove::owned_by::owner(kind));
+#include "plan/records/stores.def"
+#undef GRAPHDSL_STORE
   const std::vector<std::uint32_t> preds(n.preds.begin(), n.preds.end());
   const std::vector<std::uint32_t> succs(g.succs[i].begin(), g.succs[i].end());
   // Last first: each edge is then the last of the node's own list, where remove_pred looks first.
@@ -163,10 +123,7 @@ void Graph::remove_node(const Node& node) {
   ++g.removed_nodes;
   // The kinds a plan holds are what rules read of a child plan (no graph memory, no conditional);
   // nested plans count towards the nesting limits.
-  if (kind == NodeKind::child || kind == NodeKind::conditional || kind == NodeKind::mem_alloc ||
-      kind == NodeKind::mem_free) {
-    detail::recount_nesting(g);
-  }
+  if (rules.recount_on_remove) detail::recount_nesting(g);
 }
 
 // ---- the typed setters (their templates: graphdsl/detail/graph_edits.hpp) ----------------------

@@ -6,6 +6,7 @@
 // Code of the plan layer dispatches on a node's kind through this table, never a switch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@ struct GraphImpl;
 struct SavedParams;      // plan/diff.hpp
 struct Fnv;              // plan/diff.hpp
 struct FingerprintMemo;  // plan/diff.hpp
+struct NestedSlots;      // plan/plan_access.hpp
 
 /// What graphdsl does per node kind for comparing, hashing, saving and restoring a node's parameters (diff(),
 /// fingerprint(), updates).
@@ -44,9 +46,28 @@ struct CompareOps {
   /// The kind holds nested plans (child plans, conditional bodies): a changed node of the kind is
   /// checked with its scopes (check_plan), not alone (check_node).
   bool nested;
+  /// Whether changing node `pa` (its payload) of the executable's plan `a` into node `pt` of the
+  /// template `t` (same shape, other parameters) needs cudaGraphExecUpdate, the kind's per-node
+  /// setter being unable to make it (a kernel's priority or launch attributes, a multi-dimensional
+  /// copy, a conditional or captured node). Null: the setter makes every change.
+  bool (*needs_whole_update)(const GraphImpl& a, std::uint32_t pa, const GraphImpl& t, std::uint32_t pt) = nullptr;
+  /// The plans node `payload` of the kind holds, by slot (nested_slots, plan/plan_access.hpp: the one
+  /// walk over nested plans). Null: none.
+  NestedSlots (*nested_slots)(GraphImpl& g, std::uint32_t payload) = nullptr;
+  /// The refusal of an update that changes node i of `a` (the executable's plan) into node i of `t`
+  /// (the template, same shape) that no update can make (a child plan that cannot be rebuilt in an
+  /// executable), or nothing. Null: the kind refuses no change.
+  std::optional<UpdateResult> (*change_refusal)(const GraphImpl& a, const GraphImpl& t, std::uint32_t i) = nullptr;
 };
 
-/// The CompareOps of `kind`.
-const CompareOps& compare_ops(NodeKind kind) noexcept;
+/// CompareOps::needs_whole_update of a kind any change of which needs cudaGraphExecUpdate.
+inline bool always_whole_update(const GraphImpl&, std::uint32_t, const GraphImpl&, std::uint32_t) { return true; }
+
+/// The CompareOps of each kind, by NodeKind (src/kinds/table.cpp).
+extern const CompareOps* const compare_table[node_kind_count];
+
+/// The CompareOps of `kind`. Inline, a lookup in the table: the diff and the walks over nested
+/// plans ask it for every node.
+inline const CompareOps& compare_ops(NodeKind kind) noexcept { return *compare_table[static_cast<std::size_t>(kind)]; }
 
 }  // namespace graphdsl::detail

@@ -37,15 +37,6 @@ ConditionRef outer_ref(const GraphImpl& parent, std::uint64_t uid, std::uint32_t
   return ConditionRef{found.levels + 1 + depth, found.index};
 }
 
-/// Calls f(slot) for each nested plan slot of p (child plans, then bodies); f may replace the plan.
-template <class G, class F>
-void each_nested_slot(G& p, F&& f) {
-  for (auto& c : p.children) f(c);
-  for (auto& c : p.conditionals) {
-    for (auto& b : c.bodies) f(b);
-  }
-}
-
 /// Whether p itself refers to a graph buffer no plan resolved yet.
 bool own_open(const GraphImpl& p) {
   bool open = false;
@@ -164,7 +155,7 @@ std::shared_ptr<const GraphImpl> embedded_child(const GraphImpl& parent, const G
 }
 
 void add_nested_buffer_users(const GraphImpl& g, std::vector<std::vector<std::uint32_t>>& users) {
-  if (!g.holds(NodeKind::child) && !g.holds(NodeKind::conditional)) return;
+  if (!embeds_plans(g)) return;
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
     std::set<std::pair<const GraphImpl*, std::uint32_t>> seen;
     for (const auto& inner : nested_slots(g, i)) add_users_in(*inner, 1, i, users, seen);
@@ -206,8 +197,9 @@ std::optional<UpdateResult> child_rebuild_refusal(const GraphImpl& a, const Grap
                                                   const std::vector<std::uint32_t>& changed) {
   if (!a.holds(NodeKind::child) || !a.holds(NodeKind::mem_alloc)) return std::nullopt;  // the common case: O(1)
   for (const std::uint32_t i : changed) {
-    if (t.nodes[i].kind != NodeKind::child) continue;
-    if (auto r = child_rebuild_refusal(a, i, *t.children[t.nodes[i].payload])) return r;
+    const auto refusal = compare_ops(t.nodes[i].kind).change_refusal;  // a child plan's
+    if (refusal == nullptr) continue;
+    if (auto r = refusal(a, t, i)) return r;
   }
   return std::nullopt;
 }

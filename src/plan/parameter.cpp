@@ -187,14 +187,9 @@ GraphImpl& nested_plan(const GraphImpl& g, const NestedUse& u) {
 }
 
 void own_parameter_plans(GraphImpl& g) {
-  for (auto& c : g.children) {
-    if (!c->params.empty()) c = std::make_shared<const GraphImpl>(*c);
-  }
-  for (auto& c : g.conditionals) {
-    for (auto& b : c.bodies) {
-      if (!b->params.empty()) b = std::make_shared<const GraphImpl>(*b);
-    }
-  }
+  each_nested_slot(g, [](std::shared_ptr<const GraphImpl>& p) {
+    if (!p->params.empty()) p = std::make_shared<const GraphImpl>(*p);
+  });
 }
 
 void adopt_parameters(GraphImpl& g, std::uint32_t node, std::uint32_t slot, const GraphImpl& inner) {

@@ -12,30 +12,14 @@ void refuse_placement(const GraphImpl& g, std::uint32_t i, const std::string& co
   throw UsageError(fmt::format("{}{}: {}", context, g.info(i).describe(), rule));
 }
 
-void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context) {
+void check_placement(const GraphImpl& g, std::uint32_t i, const RuleOps& ops, const std::string& context) {
   const NodeData& n = g.nodes[i];
   if (n.device >= 0) {
-    if (const char* why = rule_ops(n.kind).not_placeable) {
+    if (const char* why = ops.not_placeable) {
       refuse_placement(g, i, context, fmt::format("cannot be placed on device {}: {}", n.device, why));
     }
   }
-  if (n.kind == NodeKind::mem_alloc) {
-    const AllocData& a = g.allocs[n.payload];
-    if (a.device >= 0 && n.device >= 0 && a.device != n.device) {
-      refuse_placement(g, i, context,
-                       fmt::format("is placed on device {} but its MemAllocOptions name device {}; give one device",
-                                   n.device, a.device));
-    }
-  }
-  if (n.kind == NodeKind::mem_free && n.device >= 0 && g.frees[n.payload] != ConditionRef::unresolved) {
-    const int home = node_device(g, g.frees[n.payload], -1);
-    if (home >= 0 && home != n.device) {
-      refuse_placement(g, i, context,
-                       fmt::format("is placed on device {} but frees memory of device {} ({}); a free runs on "
-                                   "its allocation's device (leave it unplaced)",
-                                   n.device, home, g.info(g.frees[n.payload]).describe()));
-    }
-  }
+  if (ops.check_placement != nullptr) ops.check_placement(g, i, context);
   if (const PeerCopy* p = g.peer_copy(i)) {
     if (p->src_device < 0 || p->dst_device < 0) {
       refuse_placement(g, i, context, "a peer copy names both devices (0, 1, ...); -1 is not allowed here");
@@ -64,15 +48,6 @@ void check_body_placement(const GraphImpl& body, const std::string& context) {
                                    body.nodes[i].device));
     }
   }
-}
-
-int allocation_device(const GraphImpl& g, std::uint32_t i, int home) {
-  const NodeData& n = g.nodes[i];
-  if (n.kind == NodeKind::mem_alloc && g.allocs[n.payload].device >= 0) return g.allocs[n.payload].device;
-  if (n.kind == NodeKind::mem_free && g.frees[n.payload] != ConditionRef::unresolved) {
-    return node_device(g, g.frees[n.payload], home);
-  }
-  return home;
 }
 
 }  // namespace graphdsl::detail

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "plan/graph_impl.hpp"
+#include "plan/kind_rules.hpp"
 
 namespace graphdsl::detail {
 
@@ -14,23 +15,22 @@ namespace graphdsl::detail {
                                    const std::string& rule);
 
 /// The placement rules of node i that need no CUDA call (which kinds can be placed, peer copies,
-/// an allocation's device). Part of check_node. @throws UsageError naming the node.
-void check_placement(const GraphImpl& g, std::uint32_t i, const std::string& context);
+/// an allocation's device); `ops` are the RuleOps of node i's kind. Part of check_node.
+/// @throws UsageError naming the node.
+void check_placement(const GraphImpl& g, std::uint32_t i, const RuleOps& ops, const std::string& context);
 
 /// Nodes of a conditional body run on the conditional node's device: none may be placed.
 /// @throws UsageError naming the node.
 void check_body_placement(const GraphImpl& body, const std::string& context);
 
-/// node_device of a mem_alloc or mem_free node without a placement of its own.
-int allocation_device(const GraphImpl& g, std::uint32_t i, int home);
-
-/// The device a node is created on: its placement, else (a mem_free) its allocation's, else `home`.
-/// Inline: the setters ask it for every call.
+/// The device a node is created on: its placement, else the one its kind gives an unplaced node
+/// (RuleOps::unplaced_device: an allocation's, a free's allocation's), else `home`. Inline: the
+/// setters ask it for every call.
 inline int node_device(const GraphImpl& g, std::uint32_t i, int home) {
   const NodeData& n = g.nodes[i];
   if (n.device >= 0) return n.device;
-  if (n.kind != NodeKind::mem_alloc && n.kind != NodeKind::mem_free) return home;
-  return allocation_device(g, i, home);
+  const auto unplaced = rule_ops(n.kind).unplaced_device;
+  return unplaced != nullptr ? unplaced(g, i, home) : home;
 }
 
 }  // namespace graphdsl::detail

@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "plan/graph_impl.hpp"
+#include "plan/kind_compare.hpp"
 #include "plan/records/on_update.hpp"
+#include "plan/walk.hpp"
 
 namespace graphdsl::detail {
 
@@ -110,8 +112,8 @@ inline std::uint32_t first_unfreed_alloc(const GraphImpl& g) {
   for (const std::uint32_t a : g.frees) {
     if (a < freed.size()) freed[a] = true;
   }
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].kind == NodeKind::mem_alloc && !freed[i]) return i;
+  for (const AllocData& a : g.allocs) {  // in node order
+    if (!freed[a.node]) return a.node;
   }
   return ConditionRef::unresolved;
 }
@@ -119,7 +121,8 @@ inline std::uint32_t first_unfreed_alloc(const GraphImpl& g) {
 // ---- nested plans and conditions ---------------------------------------------------------------
 
 /// The plans node i of a plan embeds, by slot: a child node's plan (slot 0), a conditional node's
-/// bodies (slot k: body k); none for the other kinds. The one place that knows which kinds nest.
+/// bodies (slot k: body k); none for the other kinds. The one walk over nested plans: each kind that
+/// nests says where its plans are (CompareOps::nested_slots).
 struct NestedSlots {
   std::shared_ptr<const GraphImpl>* first = nullptr;
   std::size_t count = 0;
@@ -130,24 +133,17 @@ struct NestedSlots {
 };
 inline NestedSlots nested_slots(GraphImpl& g, std::uint32_t i) noexcept {
   const NodeData& n = g.nodes[i];
-  if (n.kind == NodeKind::child) return {&g.children[n.payload], 1};
-  if (n.kind == NodeKind::conditional) {
-    auto& bodies = g.conditionals[n.payload].bodies;
-    return {bodies.data(), bodies.size()};
-  }
-  return {};
+  const auto slots = compare_ops(n.kind).nested_slots;
+  return slots != nullptr ? slots(g, n.payload) : NestedSlots{};
 }
 /// The same, to read. A plan's nested plans are immutable once embedded (shared by its copies).
 inline NestedSlots nested_slots(const GraphImpl& g, std::uint32_t i) noexcept {
   return nested_slots(const_cast<GraphImpl&>(g), i);
 }
 
-/// The type of conditional node i, or nothing when node i is not a conditional node.
-inline std::optional<ConditionalType> conditional_type(const GraphImpl& g, std::uint32_t i) noexcept {
-  const NodeData& n = g.nodes[i];
-  if (n.kind != NodeKind::conditional) return std::nullopt;
-  return g.conditionals[n.payload].type;
-}
+/// The type of conditional node i, or nothing when node i is not a conditional node (the
+/// conditional kind's, src/kinds/conditional.cpp).
+std::optional<ConditionalType> conditional_type(const GraphImpl& g, std::uint32_t i) noexcept;
 
 /// The plan embedded by child node i.
 inline const GraphImpl& child_plan(const GraphImpl& g, std::uint32_t i) noexcept {
@@ -174,15 +170,9 @@ inline void take_condition_defaults(GraphImpl& a, const GraphImpl& t) noexcept {
 template <class Holds>
 bool any_nested(const GraphImpl& g, const Holds& holds) {
   if (holds(g)) return true;
-  for (const auto& c : g.children) {
-    if (any_nested(*c, holds)) return true;
-  }
-  for (const auto& c : g.conditionals) {
-    for (const auto& b : c.bodies) {
-      if (any_nested(*b, holds)) return true;
-    }
-  }
-  return false;
+  bool found = false;
+  each_nested_slot(g, [&](const std::shared_ptr<const GraphImpl>& p) { found = found || any_nested(*p, holds); });
+  return found;
 }
 /// Whether `g` or a plan nested in it declares a condition.
 inline bool has_nested_conditions(const GraphImpl& g) {

@@ -138,8 +138,9 @@ bool overlap(const Region& a, const Region& b) {
 
 // ---- accesses of one node -------------------------------------------------------------------
 
-/// The declared ranges of node i (declared[k] says which kernel parameters have one).
-void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<const DeclaredAccess*>& list,
+/// The declared ranges of node i (params[k] says which of its parameters have one, for a kind whose
+/// declared ranges may name parameters: `named`).
+void declared_accesses(std::uint32_t i, const std::vector<const DeclaredAccess*>& list, bool named,
                        std::vector<bool>& params, Level& level) {
   for (const DeclaredAccess* d : list) {
     Access a;
@@ -149,7 +150,7 @@ void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<co
     a.origin = d->param >= 0 ? Origin::kernel_declared : Origin::declared;
     a.r = make_region(d->buffer ? Space::buffer : Space::address, d->key, d->begin, d->bytes, 0, 1);
     level.accesses.push_back(a);
-    if (d->param >= 0 && g.nodes[i].kind == NodeKind::kernel) {
+    if (d->param >= 0 && named) {
       if (params.size() <= static_cast<std::size_t>(d->param)) params.resize(d->param + 1, false);
       params[d->param] = true;
     }
@@ -159,11 +160,10 @@ void declared_accesses(const GraphImpl& g, std::uint32_t i, const std::vector<co
 /// The accesses of node i (its declared ranges in `decl`).
 void node_accesses(const GraphImpl& g, std::uint32_t i, const Scope& here,
                    const std::vector<const DeclaredAccess*>& decl, Level& level) {
-  const NodeData& n = g.nodes[i];
-  const ArgLayout* layout = n.kind == NodeKind::kernel ? kernel_links_of(g, n.payload).layout : nullptr;
-  std::vector<bool> params(layout != nullptr ? layout->count : 0, false);
-  declared_accesses(g, i, decl, params, level);
-  if (const auto accesses = race_ops(n.kind).accesses) accesses(NodeContext{g, i, here, decl, params, level});
+  const RaceOps& ops = race_ops(g.nodes[i].kind);
+  std::vector<bool> params(ops.declared_params != nullptr ? ops.declared_params(g, i) : 0, false);
+  declared_accesses(i, decl, ops.declared_params != nullptr, params, level);
+  if (ops.accesses != nullptr) ops.accesses(NodeContext{g, i, here, decl, params, level});
 }
 
 // ---- describing -------------------------------------------------------------------------------

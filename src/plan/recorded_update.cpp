@@ -11,9 +11,8 @@ namespace graphdsl::detail {
 void take_template_names(GraphImpl& a, const GraphImpl& t, const std::vector<std::uint32_t>& renamed) {
   for (std::uint32_t i : renamed) a.set_node_name(i, t.node_name(i));
   take_param_values(a, t);  // the shapes matched: same entries and types
-  // Only child and conditional nodes hold names of their own plans (held_kinds: every kind of
-  // node this plan holds), so a plan without them is not walked again.
-  if (!a.holds(NodeKind::child) && !a.holds(NodeKind::conditional)) return;
+  // Only nested plans hold names of their own, so a plan that embeds none is not walked again.
+  if (!embeds_plans(a)) return;
   for (std::uint32_t i = 0; i < node_count(a); ++i) take_nested_names(a, t, i);
 }
 
@@ -73,10 +72,7 @@ std::unique_ptr<GraphImpl> updated_copy(const GraphImpl& a, const GraphImpl& t,
     // A copy of the template, its nested plans deep copies (as SavedParams::save(t, i, true) makes
     // them): what the node-by-node way below makes, without a per-node copy.
     auto img = std::make_unique<GraphImpl>(t);
-    for (auto& c : img->children) c = own_copy(*c);
-    for (auto& c : img->conditionals) {
-      for (auto& b : c.bodies) b = own_copy(*b);
-    }
+    each_nested_slot(*img, [](std::shared_ptr<const GraphImpl>& p) { p = own_copy(*p); });
     return img;
   }
   auto img = std::make_unique<GraphImpl>(a);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "plan/diff.hpp"
@@ -18,6 +20,17 @@ bool same_layout(const ArgLayout& layout, const ArgLayout& recorded);
 /// Refuses a new plan for child node i of `a` that has another shape than its current one.
 /// @throws UsageError naming the node and the first difference.
 void check_child_shape(const GraphImpl& a, std::uint32_t i, const GraphImpl& child);
+
+/// Refuses a setter for node i of `a` whose `what` (an argument, a pointer) is `was` in node i and
+/// `now` in the setter: setters patch values, not what a value stands for. @throws UsageError.
+[[noreturn]] void refuse_replacement(const GraphImpl& a, std::uint32_t i, const std::string& what,
+                                     const std::string& was, const std::string& now);
+
+/// Refuses a setter (node #0 of `s`) whose pointers `fields` of memset or memcpy node i of `a` do not
+/// mean what node i's own ones mean (a GraphBuffer, a __device__ symbol, a plain pointer): the
+/// RuleOps::check_replacement of those kinds. @throws UsageError naming the node.
+void check_pointer_meanings(const GraphImpl& a, std::uint32_t i, const GraphImpl& s,
+                            std::initializer_list<BufferField> fields);
 
 /// Node i of `a` takes the parameters of node #0 of `s`, a one-node plan a setter built. The
 /// constructor checks that it may (same kind as the handle said; for a kernel, the same argument

@@ -4,7 +4,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -60,6 +63,53 @@ void check_slice(const GraphImpl& g, std::uint32_t i, const std::string& ctx, co
 inline constexpr const char* buffer_scope_hint =
     "(a buffer is used in the plan that allocates it, in that plan's conditional bodies and in child plans added to "
     "it)";
+
+/// The plans enclosing the one being checked, innermost first.
+struct Scope {
+  const GraphImpl* plan;
+  const Scope* outer;
+  /// Only for the plan a child plan is checked in by check_child_plan(..., true): its buffers are
+  /// matched by position (the child comes from a template of the same shape), not by id.
+  bool by_position = false;
+};
+
+/// Which conditional node uses each condition (declaring plan, index).
+using Usage = std::map<std::pair<const GraphImpl*, std::uint32_t>, NodeInfo>;
+
+/// Node i of g as check_plan's walk reaches it (RuleOps::check_scoped): `here` is g's scope, `usage`
+/// the conditions used so far.
+struct ScopedNode {
+  const GraphImpl& g;
+  std::uint32_t i;
+  const std::string& ctx;
+  const Scope& here;
+  Usage& usage;
+};
+
+/// Checks plan `inner`, held by node.i (a child plan, a conditional body), with its scope inside
+/// node.g's; `ctx` prefixes its messages. @throws UsageError naming the node and the rule.
+void check_nested_plan(const GraphImpl& inner, const std::string& ctx, const ScopedNode& node);
+
+/// Checks that the plan `r` points to (from node i of g, in scope `here`) declares condition
+/// r.index, and returns it. `what` starts the message ("a Condition argument", "its Condition").
+const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Scope* here,
+                                 ConditionRef r, const char* what);
+
+/// Conditional bodies may hold kernel, empty, child, memset, memcpy and conditional nodes (RuleOps::in_body;
+/// the plans of nodes whose nested plans are part of the body too: RuleOps::nested_in_plan).
+void check_body_kinds(const GraphImpl& body, const std::string& ctx);
+
+/// The mem_free node of each mem_alloc node of g (by node index; no_buffer: none), refusing a buffer
+/// freed twice (the mem_free kind's rule, src/kinds/mem_free.cpp).
+std::vector<std::uint32_t> free_nodes(const GraphImpl& g, const std::string& ctx);
+
+/// Whether node k of g is a mem_free node that frees the buffer of mem_alloc node `alloc` of g (the
+/// mem_free kind's, src/kinds/mem_free.cpp).
+bool frees_allocation(const GraphImpl& g, std::uint32_t k, std::uint32_t alloc) noexcept;
+
+/// Adds to users[a] each kernel node of g that takes the buffer of g's mem_alloc node a as an
+/// argument, in node order (src/kinds/kernel_plan.cpp).
+void add_kernel_buffer_users(const GraphImpl& g, std::vector<std::vector<std::uint32_t>>& users);
 
 /// check_slice for each GraphBuffer argument of kernel node i allocated by g.
 void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string& ctx);

@@ -9,9 +9,11 @@
 #include <fmt/format.h>
 
 #include "graphdsl/error.hpp"
+#include "plan/graph_build.hpp"
 #include "plan/kind_rules.hpp"
 #include "plan/nested_buffers.hpp"
 #include "plan/placement.hpp"
+#include "plan/plan_access.hpp"
 #include "plan/rule_kit.hpp"
 #include "plan/rules.hpp"
 
@@ -68,18 +70,6 @@ void check_slice(const GraphImpl& g, std::uint32_t i, const std::string& ctx, co
        fmt::format("{} is{} of the buffer of {}{}, which holds {} bytes: the slice passes the end of its allocation",
                    what, slice_text(owner, alloc_node, offset, bytes), owner.info(alloc_node).describe(),
                    &owner == &g ? "" : fmt::format(" of graph {}", quoted(owner.name)), have));
-}
-
-void check_kernel_slices(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const KernelData& k = g.kernels[g.nodes[i].payload];
-  const KernelLinks& links = g.kernel_links[g.nodes[i].payload];
-  for (std::uint32_t c = 0; c < links.ph_count; ++c) {
-    const KernelPlaceholder& ph = kernel_placeholder(g, links, c);
-    if (ph.kind != PlaceholderKind::buffer || ph.ref.levels != 0) continue;
-    const std::uint32_t arg = argument_at(*links.layout, ph.offset);
-    check_slice(g, i, ctx, fmt::format("argument {}", arg + 1), g, ph.ref.index, placeholder_offset(g, k, ph),
-                ph.bytes);
-  }
 }
 
 namespace {
@@ -160,8 +150,7 @@ void check_edge_kinds(const GraphImpl& g, std::uint32_t i, const std::string& ct
                                       [](const EdgeKindData& e, std::uint32_t to) { return e.to < to; });
   for (auto it = first; it != g.edge_kinds.end() && it->to == i; ++it) {
     const EdgeKindData& e = *it;
-    const NodeKind from = g.nodes[e.from].kind;
-    if (from != NodeKind::kernel || g.nodes[i].kind != NodeKind::kernel) {
+    if (!rule_ops(g.nodes[e.from].kind).kinded_edges || !rule_ops(g.nodes[i].kind).kinded_edges) {
       fail(g, i, ctx,
            fmt::format("its {} edge from {}: CUDA allows {} edges between kernel nodes only", to_string(e.kind),
                        g.info(e.from).describe(), to_string(e.kind)));
@@ -176,23 +165,19 @@ void check_edge_kinds(const GraphImpl& g, std::uint32_t i, const std::string& ct
 
 }  // namespace
 
-/// A WHILE whose body holds only empty nodes never ends once its condition is non-zero. Checked
-/// after the body itself, so that a broken body (a cycle, say) is reported as such.
-void check_while_progress(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  const ConditionalData& c = g.conditionals[g.nodes[i].payload];
-  if (c.type == ConditionalType::while_loop &&
-      std::all_of(c.bodies[0]->nodes.begin(), c.bodies[0]->nodes.end(),
-                  [](const NodeData& b) { return b.kind == NodeKind::empty; })) {
-    fail(g, i, ctx,
-         "a while node whose body has no node but empty ones: nothing in it can change the condition, so "
-         "the loop never ends once the condition is non-zero (add the nodes that update the condition)");
-  }
+namespace {
+
+/// check_node, `ops` being the RuleOps of node i's kind (check_plan's walk looks them up once per node).
+void check_node_by(const RuleOps& ops, const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
+  if (ops.check != nullptr) ops.check(g, i, ctx);
+  if (!g.edge_kinds.empty()) check_edge_kinds(g, i, ctx);
+  check_placement(g, i, ops, ctx);
 }
 
+}  // namespace
+
 void check_node(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
-  if (const auto check = rule_ops(g.nodes[i].kind).check) check(g, i, ctx);
-  if (!g.edge_kinds.empty()) check_edge_kinds(g, i, ctx);
-  check_placement(g, i, ctx);
+  check_node_by(rule_ops(g.nodes[i].kind), g, i, ctx);
 }
 
 namespace {
@@ -258,17 +243,8 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
 
 namespace {
 
-/// The plans enclosing the one being checked, innermost first.
-struct Scope {
-  const GraphImpl* plan;
-  const Scope* outer;
-  /// Only for the plan a child plan is checked in by check_child_plan(..., true): its buffers are
-  /// matched by position (the child comes from a template of the same shape), not by id.
-  bool by_position = false;
-};
-
-/// Which conditional node uses each condition (declaring plan, index).
-using Usage = std::map<std::pair<const GraphImpl*, std::uint32_t>, NodeInfo>;
+using rule::Scope;
+using rule::Usage;
 
 /// The scope `r.levels` out of `s`, or nullptr.
 const Scope* scope_out(const Scope* s, ConditionRef r) {
@@ -281,13 +257,13 @@ const GraphImpl* declaring_plan(const Scope* s, ConditionRef r) {
   return s == nullptr ? nullptr : s->plan;
 }
 
-/// Checks that the plan `r` points to (from node i of g, in scope `here`) declares condition
-/// r.index. References are positions, and a plan copied out of a conditional body (body_plan)
-/// keeps them: embedded elsewhere as a child, "one plan out" is then another plan, which may
-/// declare fewer conditions (compiling it would read past that plan's condition handles).
-/// `what` starts the message ("a Condition argument", "its Condition").
-const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Scope* here,
-                                 ConditionRef r, const char* what) {
+}  // namespace
+
+/// References are positions, and a plan copied out of a conditional body (body_plan) keeps them:
+/// embedded elsewhere as a child, "one plan out" is then another plan, which may declare fewer
+/// conditions (compiling it would read past that plan's condition handles).
+const GraphImpl& rule::condition_owner(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const Scope* here,
+                                       ConditionRef r, const char* what) {
   const GraphImpl* owner = declaring_plan(here, r);
   if (owner == nullptr) {
     fail(g, i, ctx, fmt::format("{} belongs to a plan enclosing this one, which is being compiled without it", what));
@@ -301,6 +277,8 @@ const GraphImpl& condition_owner(const GraphImpl& g, std::uint32_t i, const std:
   }
   return *owner;
 }
+
+namespace {
 
 /// Reachability from up to 64 source nodes at once, one pass over the plan in run order: bit k of
 /// mask[v] is set when v is sources[k] or runs after it (forward), or runs before it (backward).
@@ -364,26 +342,10 @@ void check_allocs(const GraphImpl& g, const std::string& ctx, const std::vector<
 /// every use ordered after the allocation and before the free.
 void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<std::uint32_t>& order) {
   if (g.allocs.empty() && g.frees.empty()) return;
-  std::vector<std::uint32_t> free_of(g.nodes.size(), no_buffer);  // alloc node -> its free node
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].kind != NodeKind::mem_free) continue;
-    const std::uint32_t a = g.frees[g.nodes[i].payload];
-    if (free_of[a] != no_buffer) {
-      throw UsageError(fmt::format("{}{} and {} both free the buffer of {}; a graph allocation is freed once", ctx,
-                                   g.info(free_of[a]).describe(), g.info(i).describe(), g.info(a).describe()));
-    }
-    free_of[a] = i;
-  }
+  const std::vector<std::uint32_t> free_of = rule::free_nodes(g, ctx);  // alloc node -> its free node
   // Uses of each allocation (by alloc node): kernels' buffer arguments, then memset/memcpy pointers.
   std::vector<std::vector<std::uint32_t>> users(g.nodes.size());
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].kind != NodeKind::kernel) continue;
-    const KernelLinks& k = g.kernel_links[g.nodes[i].payload];
-    for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-      const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
-      if (ph.kind == PlaceholderKind::buffer && ph.ref.levels == 0) users[ph.ref.index].push_back(i);
-    }
-  }
+  rule::add_kernel_buffer_users(g, users);
   for (const BufferUse& u : g.buffer_uses) {
     if (u.alloc_node != no_buffer && u.levels == 0) users[u.alloc_node].push_back(u.node);
   }
@@ -393,24 +355,6 @@ void check_memory(const GraphImpl& g, const std::string& ctx, const std::vector<
   for (std::size_t first = 0; first < allocs.size(); first += 64) {
     check_allocs(g, ctx, order, allocs.data() + first, std::min<std::size_t>(64, allocs.size() - first), free_of,
                  users);
-  }
-}
-
-/// Conditional bodies may hold kernel, empty, child, memset, memcpy and conditional nodes (child
-/// plans in a body too; nested conditionals' bodies are checked as bodies themselves).
-void check_body_kinds(const GraphImpl& body, const std::string& ctx) {
-  for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
-    const NodeData& n = body.nodes[i];
-    if (!rule_ops(n.kind).in_body) {
-      fail(body, i, ctx,
-           fmt::format("{} nodes are not allowed in a conditional body (bodies may hold kernel, "
-                       "empty, child, memset, memcpy and conditional nodes)",
-                       to_string(n.kind)));
-    }
-    if (n.kind == NodeKind::child) {
-      check_body_kinds(*body.children[n.payload],
-                       fmt::format("{}in {} of graph {}: ", ctx, body.info(i).describe(), quoted(body.name)));
-    }
   }
 }
 
@@ -448,9 +392,7 @@ void collect_outer(const GraphImpl& p, std::uint32_t depth, const GraphImpl& fro
     }
     out.push_back(b);
   };
-  for (const KernelPlaceholder& ph : p.placeholders) {
-    if (ph.kind == PlaceholderKind::condition) note(ph.ref);
-  }
+  each_condition_argument(p, note);
   for (const ConditionalData& c : p.conditionals) {
     note(c.condition);
     for (const auto& b : c.bodies) collect_outer(*b, depth + 1, from, out);
@@ -472,7 +414,7 @@ void check_outer_buffer(const GraphImpl& g, std::uint32_t i, const std::string& 
                      what, quoted(g.name), r.levels, r.levels == 1 ? "" : "s", rule::buffer_scope_hint));
   }
   const GraphImpl* owner = s->plan;
-  const bool there = s->by_position ? r.index < owner->nodes.size() && owner->nodes[r.index].kind == NodeKind::mem_alloc
+  const bool there = s->by_position ? node_record(owner->allocs, r.index) != nullptr
                                     : owner->alloc_node(uid) == r.index;
   if (!there) {
     fail(g, i, ctx,
@@ -486,13 +428,11 @@ void check_outer_buffer(const GraphImpl& g, std::uint32_t i, const std::string& 
 
 /// check_outer_buffer for every reference of g's nodes to a buffer of an enclosing plan.
 void check_outer_buffers(const GraphImpl& g, const std::string& ctx, const Scope& here) {
-  for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    each_buffer_argument_of(
-        g, i, [&](ConditionRef ref, std::uint64_t uid, std::uint32_t arg, std::uint64_t offset, std::uint64_t bytes) {
-          if (ref.levels == 0 || ref.levels == ConditionRef::unresolved) return;
-          check_outer_buffer(g, i, ctx, here, ref, uid, fmt::format("argument {}", arg + 1), offset, bytes);
-        });
-  }
+  each_kernel_buffer_argument(g, [&](std::uint32_t i, ConditionRef ref, std::uint64_t uid, std::uint32_t arg,
+                                     std::uint64_t offset, std::uint64_t bytes) {
+    if (ref.levels == 0 || ref.levels == ConditionRef::unresolved) return;
+    check_outer_buffer(g, i, ctx, here, ref, uid, fmt::format("argument {}", arg + 1), offset, bytes);
+  });
   for (const BufferUse& u : g.buffer_uses) {
     if (u.levels == 0 || u.alloc_node == no_buffer) continue;
     check_outer_buffer(g, u.node, ctx, here, ConditionRef{u.levels, u.alloc_node}, u.uid,
@@ -506,58 +446,9 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
   if (outer != nullptr) check_outer_bindings(g, here, ctx);
   check_outer_buffers(g, ctx, here);  // in a top-level plan, each such reference is refused
   for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-    check_node(g, i, ctx);
-    const NodeData& n = g.nodes[i];
-    if (n.kind == NodeKind::kernel) {
-      const KernelLinks& k = g.kernel_links[n.payload];
-      if (outer != nullptr && device_updatable(g, n.payload)) {
-        fail(g, i, ctx,
-             "a device-updatable kernel node must be a node of the top-level plan; graphdsl refuses it in a "
-             "child plan or a conditional body (CUDA embeds a child graph by copy, does not document device "
-             "updates inside conditional bodies, and Executable::device_node() names top-level nodes only)");
-      }
-      for (std::uint32_t c = 0; c < k.ph_count; ++c) {
-        const KernelPlaceholder& ph = kernel_placeholder(g, k, c);
-        if (ph.kind == PlaceholderKind::condition) {
-          (void)condition_owner(g, i, ctx, &here, ph.ref, "a Condition argument");
-        }
-      }
-    } else if (n.kind == NodeKind::child) {
-      const GraphImpl& c = *g.children[n.payload];
-      for (NodeKind forbidden : {NodeKind::mem_alloc, NodeKind::mem_free}) {
-        if (c.holds(forbidden)) {
-          fail(g, i, ctx,
-               fmt::format("child plan {} contains a {} node; CUDA cannot embed graph allocations in a "
-                           "child graph by copy (allocate in the enclosing plan instead)",
-                           quoted(c.name), to_string(forbidden)));
-        }
-      }
-      if (c.holds(NodeKind::conditional)) {
-        fail(g, i, ctx,
-             fmt::format("child plan {} contains a conditional node; CUDA cannot embed conditional nodes "
-                         "in a child graph (add the conditional to the enclosing plan instead)",
-                         quoted(c.name)));
-      }
-      (void)check_in(c, fmt::format("{}in {} of graph {}: ", ctx, g.info(i).describe(), quoted(g.name)), &here, usage);
-    } else if (n.kind == NodeKind::conditional) {
-      const ConditionalData& cd = g.conditionals[n.payload];
-      const GraphImpl* owner = &condition_owner(g, i, ctx, &here, cd.condition, "its Condition");
-      const auto [it, fresh] = usage.emplace(std::make_pair(owner, cd.condition.index), g.info(i));
-      if (!fresh) {
-        throw UsageError(
-            fmt::format("{}{} and {} use the same Condition; each condition drives exactly one "
-                        "conditional node (declare one per node with add_condition)",
-                        ctx, it->second.describe(), g.info(i).describe()));
-      }
-      for (std::size_t b = 0; b < cd.bodies.size(); ++b) {
-        const std::string body_ctx = fmt::format("{}in body {} ({}) of {} of graph {}: ", ctx, b,
-                                                 escaped(cd.bodies[b]->name), g.info(i).describe(), quoted(g.name));
-        check_body_kinds(*cd.bodies[b], body_ctx);
-        check_body_placement(*cd.bodies[b], body_ctx);
-        (void)check_in(*cd.bodies[b], body_ctx, &here, usage);
-      }
-      check_while_progress(g, i, ctx);
-    }
+    const RuleOps& ops = rule_ops(g.nodes[i].kind);
+    check_node_by(ops, g, i, ctx);
+    if (ops.check_scoped != nullptr) ops.check_scoped(rule::ScopedNode{g, i, ctx, here, usage});
   }
   std::vector<std::uint32_t> order = creation_order(g, ctx);
   check_memory(g, ctx, order);
@@ -573,6 +464,27 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
 }
 
 }  // namespace
+
+void rule::check_nested_plan(const GraphImpl& inner, const std::string& ctx, const ScopedNode& node) {
+  (void)check_in(inner, ctx, &node.here, node.usage);
+}
+
+void rule::check_body_kinds(const GraphImpl& body, const std::string& ctx) {
+  for (std::uint32_t i = 0; i < body.nodes.size(); ++i) {
+    const NodeData& n = body.nodes[i];
+    const RuleOps& ops = rule_ops(n.kind);
+    if (!ops.in_body) {
+      fail(body, i, ctx,
+           fmt::format("{} nodes are not allowed in a conditional body (bodies may hold kernel, "
+                       "empty, child, memset, memcpy and conditional nodes)",
+                       to_string(n.kind)));
+    }
+    if (!ops.nested_in_plan) continue;
+    for (const auto& inner : nested_slots(body, i)) {
+      check_body_kinds(*inner, fmt::format("{}in {} of graph {}: ", ctx, body.info(i).describe(), quoted(body.name)));
+    }
+  }
+}
 
 std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl& outer, bool by_position) {
   Usage usage;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "plan/diff.hpp"
+#include "plan/kind_compare.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
 
@@ -33,14 +34,8 @@ bool needs_exec_update(const GraphImpl& a, const GraphImpl& t, const std::vector
                        bool conditions_changed) {
   if (conditions_changed) return true;
   for (std::uint32_t i : changed) {
-    const NodeKind k = a.nodes[i].kind;
-    const std::uint32_t pa = a.nodes[i].payload, pt = t.nodes[i].payload;
-    if (k == NodeKind::conditional || k == NodeKind::captured) return true;
-    if (k == NodeKind::kernel && !same_attributes(launch_of(a, pa), launch_of(t, pt))) return true;
-    if (k != NodeKind::memcpy) continue;
-    for (const cudaMemcpy3DParms* p : {&a.memcpys[pa], &t.memcpys[pt]}) {
-      if (p->extent.height > 1 || p->extent.depth > 1 || p->srcArray != nullptr || p->dstArray != nullptr) return true;
-    }
+    const auto needs = compare_ops(a.nodes[i].kind).needs_whole_update;
+    if (needs != nullptr && needs(a, a.nodes[i].payload, t, t.nodes[i].payload)) return true;
   }
   return false;
 }

@@ -6,12 +6,29 @@
 // this one, which visits each distinct plan once, iteratively.
 #pragma once
 
+#include <memory>
 #include <unordered_set>
 #include <vector>
 
 #include "plan/graph_impl.hpp"
 
 namespace graphdsl::detail {
+
+/// Whether plan `g` embeds a plan (a child plan, a conditional body; GraphImpl::depth): a walk over
+/// the nested plans of a plan that embeds none is skipped in O(1).
+inline bool embeds_plans(const GraphImpl& g) noexcept { return g.depth != 0; }
+
+/// Calls f(slot) for each nested plan slot of plan `g` (const or not), a std::shared_ptr<const
+/// GraphImpl>: the child plans, then the conditional bodies, in store order; f may replace the plan
+/// when g is not const. The one place that knows which stores hold nested plans (nested_slots finds
+/// one node's).
+template <class G, class F>
+void each_nested_slot(G& g, F&& f) {
+  for (auto& c : g.children) f(c);
+  for (auto& c : g.conditionals) {
+    for (auto& b : c.bodies) f(b);
+  }
+}
 
 /// Calls `visit(plan)` for `root` and for each distinct plan nested in it, at any depth, until
 /// `visit` returns true; returns whether one did.
@@ -23,13 +40,9 @@ bool any_nested_plan(const GraphImpl& root, F&& visit) {
     const GraphImpl& g = *stack.back();
     stack.pop_back();
     if (visit(g)) return true;
-    auto push = [&](const GraphImpl* p) {
-      if (seen.insert(p).second) stack.push_back(p);
-    };
-    for (const auto& c : g.children) push(c.get());
-    for (const auto& c : g.conditionals) {
-      for (const auto& b : c.bodies) push(b.get());
-    }
+    each_nested_slot(g, [&](const std::shared_ptr<const GraphImpl>& p) {
+      if (seen.insert(p.get()).second) stack.push_back(p.get());
+    });
   }
   return false;
 }

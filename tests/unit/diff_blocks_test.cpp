@@ -1,4 +1,4 @@
-// Plans large enough for the diff's wholesale compare (blocks of kernel nodes, plan/diff_blocks.cpp):
+// Plans large enough for the diff's wholesale compare (blocks of kernel nodes, src/kinds/kernel_diff.cpp):
 // what it reports is what the node-by-node compare reports, for changes in the first, a middle
 // and the last block, renamed nodes, edges added in another order, nested plans and plans the
 // wholesale compare does not cover (launch attributes, other node kinds in a block); and with the

@@ -76,7 +76,7 @@ TEST_CASE("reserve() keeps the node count and only changes capacity", "[storage]
 }
 
 TEST_CASE("plans built the same way hold the same bytes in their node records", "[storage][diff]") {
-  // The diff compares blocks of node records with memcmp first (plan/diff_blocks.cpp): that finds
+  // The diff compares blocks of node records with memcmp first (src/kinds/kernel_diff.cpp): that finds
   // them equal only if records built the same way hold the same bytes, padding and unused inline
   // predecessor slots included.
   unit::Buffers b;

@@ -33,16 +33,6 @@ bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept {
   return a != nullptr && a->device_updatable;
 }
 
-std::uint32_t first_device_updatable(const GraphImpl& g) noexcept {
-  for (const KernelAttributes& a : g.kernel_attributes) {
-    if (!a.device_updatable) continue;
-    for (std::uint32_t i = 0; i < g.nodes.size(); ++i) {
-      if (g.nodes[i].kind == NodeKind::kernel && g.nodes[i].payload == a.kernel) return i;
-    }
-  }
-  return ConditionRef::unresolved;
-}
-
 void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l) {
   LaunchShape& shape = g.kernels[kernel].launch;  // in place (see add_kernel_node)
   shape.grid = l.grid;

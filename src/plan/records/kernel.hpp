@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -27,7 +28,7 @@ struct LaunchShape {
 };
 
 /// A kernel node's record (48 bytes): what the diff of Executable::update compares for every kernel
-/// of both plans, with one memcmp per block of nodes (plan/diff_blocks.cpp): the function, the launch
+/// of both plans, with one memcmp per block of nodes (src/kinds/kernel_diff.cpp): the function, the launch
 /// shape and where its arguments are. The rest of a kernel is in its KernelLinks.
 struct KernelData {
   const void* func = nullptr;
@@ -68,6 +69,15 @@ struct KernelPlaceholder {
   std::uint64_t uid = 0;  ///< Condition::id() or GraphBuffer::id() (to resolve it in another plan)
   /// A GraphBuffer's bytes (a slice's own; its byte offset is the argument block's value there)
   std::uint64_t bytes = 0;
+};
+
+/// A kernel node's parameters as SavedParams (plan/diff.hpp) keeps them, to move them between plans
+/// or roll a change back (CompareOps::save / restore of the kernel kind).
+struct SavedKernel {
+  KernelData kernel;
+  const ArgLayout* layout = nullptr;  ///< the kernel's (KernelLinks::layout; its placeholders stay the plan's own)
+  Launch launch;                      ///< the kernel's whole launch (its attributes are not in the record)
+  std::vector<unsigned char> args;    ///< its argument block
 };
 
 }  // namespace graphdsl::detail

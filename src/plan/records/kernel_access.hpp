@@ -15,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "graphdsl/detail/function_ref.hpp"
 #include "graphdsl/launch.hpp"
 #include "plan/graph_impl.hpp"
 #include "plan/records/kernel.hpp"
@@ -39,6 +40,12 @@ inline const KernelLinks& kernel_links_of(const GraphImpl& g, std::uint32_t kern
 /// its function's signature.
 inline const ArgLayout& kernel_layout(const GraphImpl& g, std::uint32_t kernel) noexcept {
   return *g.kernel_links[kernel].layout;
+}
+/// The parameters of kernel node i that a declared range may name (RaceOps::declared_params of the
+/// kernel kind): its layout's count.
+inline std::uint32_t kernel_parameter_count(const GraphImpl& g, std::uint32_t i) noexcept {
+  const ArgLayout* layout = g.kernel_links[kernel_index(g, i)].layout;
+  return layout != nullptr ? layout->count : 0;
 }
 /// The packed argument block of kernel `k` (a record of g): its layout's `total` bytes.
 inline const unsigned char* argument_block(const GraphImpl& g, const KernelData& k) noexcept {
@@ -73,7 +80,8 @@ void store_launch(GraphImpl& g, std::uint32_t kernel, const Launch& l);
 /// Whether kernel `kernel` (an index into g.kernels) is device-updatable.
 bool device_updatable(const GraphImpl& g, std::uint32_t kernel) noexcept;
 /// The first node of `g` (top level only) that is a device-updatable kernel node, or
-/// ConditionRef::unresolved when there is none (O(1) for a plan without launch attributes).
+/// ConditionRef::unresolved when there is none (O(1) for a plan without launch attributes). In
+/// src/kinds/kernel_plan.cpp.
 std::uint32_t first_device_updatable(const GraphImpl& g) noexcept;
 
 /// The argument pointers of a block packed at `block` by `layout`, written to `argv` (room for the
@@ -126,14 +134,12 @@ std::string kernel_change(const GraphImpl& a, const GraphImpl& t, std::uint32_t 
 std::vector<unsigned char> arguments_with(const GraphImpl& g, std::uint32_t i, unsigned int index, const void* value,
                                           std::size_t bytes, const ArgLayout*& layout);
 
-/// Calls f(bytes) with the slice length (by reference) of each Condition or GraphBuffer argument of
-/// node i of g, when it is a kernel (recorded_update.cpp: the lengths an update carries over).
-template <class G, class F>
-void each_placeholder_bytes(G& g, std::uint32_t i, F&& f) {
-  if (g.nodes[i].kind != NodeKind::kernel) return;
-  const KernelLinks& l = g.kernel_links[g.nodes[i].payload];
-  for (std::uint32_t c = 0; c < l.ph_count; ++c) f(g.placeholders[l.ph_first + c].bytes);
-}
+/// Calls f(bytes) with the slice length of each Condition or GraphBuffer argument of node i of g,
+/// when it is a kernel (recorded_update.cpp: the lengths an update carries over). In
+/// src/kinds/kernel_plan.cpp.
+void each_placeholder_bytes(const GraphImpl& g, std::uint32_t i, FunctionRef<void(const std::uint64_t&)> f);
+/// The same, each length by reference, to set.
+void each_placeholder_bytes(GraphImpl& g, std::uint32_t i, FunctionRef<void(std::uint64_t&)> f);
 
 /// What swap_kernel changed in a plan, for undo_kernel_swap: kernel node i's record and layout,
 /// its argument block, and the plan's argument arena as they were.
@@ -182,20 +188,34 @@ void each_buffer_argument(G& g, F&& f) {
   }
 }
 
-/// Calls f(ref, uid, position, offset, bytes) for each GraphBuffer argument of node i of g, when
-/// it is a kernel: its reference, id, argument position (from 0), byte offset in its allocation
-/// and length (a slice's).
+/// Calls f(ref) with the reference of every Condition argument of the kernels of g.
 template <class F>
-void each_buffer_argument_of(const GraphImpl& g, std::uint32_t i, F&& f) {
-  if (g.nodes[i].kind != NodeKind::kernel) return;
-  const KernelData& k = kernel_of(g, i);
-  const KernelLinks& l = g.kernel_links[g.nodes[i].payload];
-  for (std::uint32_t c = 0; c < l.ph_count; ++c) {
-    const KernelPlaceholder& ph = g.placeholders[l.ph_first + c];
-    if (ph.kind != PlaceholderKind::buffer) continue;
-    f(ph.ref, ph.uid, argument_at(*l.layout, ph.offset), placeholder_offset(g, k, ph), ph.bytes);
+void each_condition_argument(const GraphImpl& g, F&& f) {
+  for (const KernelPlaceholder& ph : g.placeholders) {
+    if (ph.kind == PlaceholderKind::condition) f(ph.ref);
   }
 }
+
+/// Calls f(node, ref, uid, position, offset, bytes) for each GraphBuffer argument of each kernel node
+/// of g, in node order: the node, the argument's reference, id, position (from 0), byte offset in
+/// its allocation and length (a slice's). In src/kinds/kernel_plan.cpp.
+void each_kernel_buffer_argument(
+    const GraphImpl& g,
+    FunctionRef<void(std::uint32_t, ConditionRef, std::uint64_t, std::uint32_t, std::uint64_t, std::uint64_t)> f);
+
+/// Whether node k of plan `p` is a kernel with graph buffer `uid` as an argument (Graph::remove_node
+/// of its mem_alloc node). In src/kinds/kernel_plan.cpp.
+bool kernel_uses_buffer(const GraphImpl& p, std::uint32_t k, std::uint64_t uid);
+
+namespace rule {
+struct ScopedNode;  // plan/rule_kit.hpp
+/// The kernel kind's RuleOps::check_scoped: a device-updatable kernel only in a top-level plan, its
+/// Condition arguments declared where they point. In src/kinds/kernel_plan.cpp.
+void check_kernel_scoped(const ScopedNode& node);
+/// The kernel kind's RuleOps::check_replacement: the setter's argument layout is the node's, and its
+/// Condition and GraphBuffer arguments stand where and for what the node's do.
+void check_kernel_replacement(const GraphImpl& a, std::uint32_t i, const GraphImpl& s);
+}  // namespace rule
 
 /// Copies the slice lengths of t's kernel placeholder arguments into img, a plan of t's shape
 /// (kernel k of one is kernel k of the other). In plan/records/kernel_changes.cpp.

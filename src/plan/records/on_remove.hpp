@@ -23,8 +23,8 @@ namespace graphdsl::detail::on_remove {
 struct Removal {
   std::uint32_t node = 0;     ///< its index
   std::uint32_t payload = 0;  ///< its index in the stores of its kind
-  /// For a child node: an empty plan made beforehand (remove_node allocates nothing once it changes
-  /// the plan), which takes the place of the child plan in GraphImpl::children.
+  /// For a child node: an empty plan, made beforehand by empty_child::prepare (remove_node allocates
+  /// nothing once it changes the plan), which takes the place of the child plan in GraphImpl::children.
   std::shared_ptr<const GraphImpl> empty_plan;
 };
 
@@ -40,18 +40,26 @@ constexpr bool event(NodeKind k) noexcept { return k == NodeKind::event_record |
 constexpr bool plan(NodeKind) noexcept { return false; }
 }  // namespace owned_by
 
-// Each policy has apply(store, r, owned): what removing node r.node does to the store; `owned`:
-// the node's payload is an index into it. None allocates or throws.
+// Each policy has prepare(store, r, owned), called for every store before the plan changes: what
+// the removal needs allocated beforehand, kept in `r` (it may throw); and apply(store, r, owned):
+// what removing node r.node does to the store, which neither allocates nor throws. `owned`: the
+// node's payload is an index into the store.
+
+/// Nothing to prepare (every policy but empty_child).
+struct no_prepare {
+  template <class Store>
+  static void prepare(Store& /*store*/, Removal& /*r*/, bool /*owned*/) noexcept {}
+};
 
 /// Nothing: the plan's own tables (nodes, names: a removed node's name stays for the messages about
 /// its handle; edge kinds go with the edges; declared conditions), and plain records of a kind,
 /// left unreferenced.
-struct keep {
+struct keep : no_prepare {
   template <class T>
   static void apply(std::vector<T>& /*store*/, const Removal& /*r*/, bool /*owned*/) noexcept {}
 };
 /// The node's entry is reset, releasing what it owns (a host callable, an event, a captured function).
-struct reset {
+struct reset : no_prepare {
   template <class T>
   static void apply(std::vector<T>& store, const Removal& r, bool owned) noexcept {
     if (owned) store[r.payload] = T{};
@@ -59,7 +67,7 @@ struct reset {
 };
 /// The entries naming the node go, from a table in node order (binary search; none when the node's
 /// entries are the last, as when nodes are removed last first).
-struct erase_sorted {
+struct erase_sorted : no_prepare {
   template <class T>
   static void apply(std::vector<T>& store, const Removal& r, bool /*owned*/) noexcept {
     auto first = store.end();
@@ -76,43 +84,38 @@ struct erase_sorted {
 };
 /// The entries naming the node go, from a table in the order it was filled (declared accesses may
 /// be added to any node at any time): one pass.
-struct erase_node {
+struct erase_node : no_prepare {
   template <class T>
   static void apply(std::vector<T>& store, const Removal& r, bool /*owned*/) noexcept {
     store.erase(std::remove_if(store.begin(), store.end(), [&](const T& e) { return e.node == r.node; }), store.end());
   }
 };
-/// The kernel's launch attributes go (GraphImpl::kernel_attributes, sorted by kernel).
-struct erase_kernel {
-  template <class T>
-  static void apply(std::vector<T>& store, const Removal& r, bool owned) noexcept {
-    if (!owned) return;
-    const auto it = std::lower_bound(store.begin(), store.end(), r.payload,
-                                     [](const T& a, std::uint32_t k) { return a.kernel < k; });
-    if (it != store.end() && it->kernel == r.payload) store.erase(it);
-  }
-};
 /// A conditional node's bodies go (its Condition stays declared: another conditional node may use it).
-struct drop_bodies {
+struct drop_bodies : no_prepare {
   static void apply(std::vector<ConditionalData>& store, const Removal& r, bool owned) noexcept {
     if (owned) store[r.payload].bodies.clear();
   }
 };
-/// A child node's plan is replaced by an empty one (walks over the children's store stay valid).
+/// A child node's plan is replaced by an empty one (walks over the children's store stay valid),
+/// made by prepare, named as the plan it replaces.
 struct empty_child {
+  template <class Store>
+  static void prepare(Store& store, Removal& r, bool owned) {
+    if (owned) r.empty_plan = std::make_shared<const GraphImpl>(store[r.payload]->name);
+  }
   static void apply(std::vector<std::shared_ptr<const GraphImpl>>& store, const Removal& r, bool owned) noexcept {
     if (owned) store[r.payload] = r.empty_plan;
   }
 };
 /// A mem_free node frees nothing any more.
-struct unfree {
+struct unfree : no_prepare {
   static void apply(std::vector<std::uint32_t>& store, const Removal& r, bool owned) noexcept {
     if (owned) store[r.payload] = ConditionRef::unresolved;
   }
 };
 /// The parameters' uses of the node, and their nested uses through it, go (both in node order);
 /// the parameters stay.
-struct drop_param_uses {
+struct drop_param_uses : no_prepare {
   static void apply(std::vector<ParamData>& store, const Removal& r, bool /*owned*/) noexcept {
     for (ParamData& p : store) {
       erase_sorted::apply(p.uses, r, false);
@@ -122,3 +125,5 @@ struct drop_param_uses {
 };
 
 }  // namespace graphdsl::detail::on_remove
+
+#include "plan/records/kernel_remove.hpp"  // the kernel's store policies

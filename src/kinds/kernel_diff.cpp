@@ -1,5 +1,5 @@
-// src/plan/diff_blocks.cpp — the wholesale part of the diff (plan/diff.cpp): a block of nodes of
-// two plans compared in a few tight passes (node records, then the kernel records and the argument
+// src/kinds/kernel_diff.cpp — the kernel kind's part of the diff (plan/diff.cpp): a block of kernel
+// nodes of two plans compared in a few tight passes (node records, then the kernel records and the argument
 // bytes of the whole block with one memcmp each) instead of node by node through
 // the kind table. A block this cannot show to be identical is compared node by node. No CUDA call.
 #include <algorithm>
