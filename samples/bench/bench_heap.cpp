@@ -95,12 +95,26 @@ bool csv_close() {
   return ok;
 }
 
+namespace {
+
+/// A text field as CSV writes it (RFC 4180): quoted, with inner quotes doubled, when it holds a comma
+/// or a quote ("child, prepared"), else as it is.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
 void csv_row(const Row& r) {
   if (g_csv == nullptr) return;
   auto num = [](double v, const char* spec) { return v < 0 ? std::string() : fmt::format(spec, v); };
   const std::string line =
-      fmt::format("{},{},{},{},{},{},{},{},{},{}\n", r.section, r.workload, r.n, r.k < 0 ? std::string() : std::to_string(r.k),
-                  r.variant, num(r.median_us, "{:.4f}"), num(r.noise, "{:.4f}"), num(r.ratio, "{:.4f}"),
+      fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.section), csv_field(r.workload), r.n,
+                  r.k < 0 ? std::string() : std::to_string(r.k), csv_field(r.variant), num(r.median_us, "{:.4f}"),
+                  num(r.noise, "{:.4f}"), num(r.ratio, "{:.4f}"),
                   num(r.allocs, "{:.3f}"), num(r.bytes, "{:.1f}"));
   if (std::fputs(line.c_str(), g_csv) < 0) g_csv_ok = false;
 }
