@@ -149,9 +149,11 @@ bool has_open_buffers(const GraphImpl& g) {
 void resolve_embedded_buffers(GraphImpl& inner, const GraphImpl& parent) { Resolver(parent).resolve(inner, 0); }
 
 std::shared_ptr<const GraphImpl> embedded_child(const GraphImpl& parent, const GraphImpl& child) {
-  auto c = std::make_shared<GraphImpl>(child);
+  // A deep copy first (nested plans of its own: the executable's plan writes parameter values into
+  // them), resolved in place: made with make_shared<GraphImpl>, so writable through the cast.
+  auto c = std::const_pointer_cast<GraphImpl>(own_copy(child));
   Resolver(parent).resolve(*c, 0);
-  return own_copy(*c);  // nested plans of its own (the executable's plan writes parameter values into them)
+  return c;
 }
 
 void add_nested_buffer_users(const GraphImpl& g, std::vector<std::vector<std::uint32_t>>& users) {
