@@ -299,11 +299,16 @@ class Executable {
   template <class T, class V>
   ParameterSet set(const Parameter<T>& param, const V& value);
   /// A new host callable. No CUDA call and no plan built: the executable's slot for the node takes
-  /// the callable (the callable's own allocation is the only one).
+  /// the callable, whose storage comes from blocks recycled on the calling thread (no allocation
+  /// once a callable of its size has been released there).
   template <class F>
   void set_host(const HostNode& node, F&& fn);
   /// A new child plan of the same shape (checked, copied into the recorded plan, materialized and
-  /// set with one cudaGraphExecChildGraphNodeSetParams). @throws UsageError for another shape.
+  /// set with one cudaGraphExecChildGraphNodeSetParams). The executable keeps the graphs of the last
+  /// 16 plans set this way (65,536 nodes at most together): a plan equal to one of them (shape,
+  /// parameters and names) is set from its kept graph, one CUDA call and no allocation. Plans with
+  /// parameters, with graph buffers of an enclosing plan or with captured nodes are built every
+  /// time. @throws UsageError for another shape.
   void set_child(const ChildNode& node, const Graph& child);
   /// Prepares `child`, a plan of the shape of `node`'s child plan, for set_child(node, prepared): the
   /// shape check, the plan's validation and its materialization, once (prepared_update.hpp). Changes
