@@ -94,8 +94,14 @@ bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::
 }  // namespace compare_fns
 
 using Stored = StoredParams<&GraphImpl::captures, &SavedParams::capture>;
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, Stored::save, Stored::restore, false,
-                         &always_whole_update};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/nullptr,
+                         /*fingerprint=*/nullptr,
+                         /*after_edges=*/false,
+                         /*save=*/Stored::save,
+                         /*restore=*/Stored::restore,
+                         /*nested=*/false,
+                         /*needs_whole_update=*/&always_whole_update};
 }  // namespace graphdsl::detail::kinds::captured
 
 // ==== end compare ====

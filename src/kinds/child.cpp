@@ -102,15 +102,12 @@ void check_child_replacement(const GraphImpl& a, std::uint32_t i, const GraphImp
 
 namespace graphdsl::detail::kinds::child {
 // No rule of its own on the node: the child plan is checked by check_plan, with its scope.
-const RuleOps rules{nullptr,
-                    "a child plan places its own nodes (call on_device on them)",
-                    true,
-                    &rule::check_child_scoped,
-                    false,
-                    &rule::check_child_replacement,
-                    /*nested_in_plan=*/true,
-                    false,
-                    /*recount_on_remove=*/true};
+const RuleOps rules{
+    /*check=*/nullptr,         /*not_placeable=*/"a child plan places its own nodes (call on_device on them)",
+    /*in_body=*/true,          /*check_scoped=*/&rule::check_child_scoped,
+    /*kinded_edges=*/false,    /*check_replacement=*/&rule::check_child_replacement,
+    /*nested_in_plan=*/true,   /*inert=*/false,
+    /*recount_on_remove=*/true};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end rules ====
@@ -202,16 +199,16 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& m
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params,
-                         compare_fns::compare_shape,
-                         compare_fns::fingerprint,
-                         true,
-                         compare_fns::save,
-                         compare_fns::restore,
-                         true,
-                         nullptr,
-                         compare_fns::nested_slots,
-                         compare_fns::change_refusal};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/compare_fns::compare_shape,
+                         /*fingerprint=*/compare_fns::fingerprint,
+                         /*after_edges=*/true,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/true,
+                         /*needs_whole_update=*/nullptr,
+                         /*nested_slots=*/compare_fns::nested_slots,
+                         /*change_refusal=*/compare_fns::change_refusal};
 }  // namespace graphdsl::detail::kinds::child
 
 // ==== end compare ====

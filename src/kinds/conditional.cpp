@@ -190,14 +190,14 @@ std::optional<ConditionalType> conditional_type(const GraphImpl& g, std::uint32_
 }  // namespace graphdsl::detail
 
 namespace graphdsl::detail::kinds::conditional {
-const RuleOps rules{&rule::check_conditional_shape,
-                    "a conditional node runs on the device its plan is compiled on",
-                    true,
-                    &rule::check_conditional_scoped,
-                    false,
-                    nullptr,
-                    false,
-                    false,
+const RuleOps rules{/*check=*/&rule::check_conditional_shape,
+                    /*not_placeable=*/"a conditional node runs on the device its plan is compiled on",
+                    /*in_body=*/true,
+                    /*check_scoped=*/&rule::check_conditional_scoped,
+                    /*kinded_edges=*/false,
+                    /*check_replacement=*/nullptr,
+                    /*nested_in_plan=*/false,
+                    /*inert=*/false,
                     /*recount_on_remove=*/true};
 }  // namespace graphdsl::detail::kinds::conditional
 
@@ -328,15 +328,15 @@ NestedSlots nested_slots(GraphImpl& g, std::uint32_t payload) {
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params,
-                         compare_fns::compare_shape,
-                         compare_fns::fingerprint,
-                         false,
-                         compare_fns::save,
-                         compare_fns::restore,
-                         true,
-                         &always_whole_update,
-                         compare_fns::nested_slots};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/compare_fns::compare_shape,
+                         /*fingerprint=*/compare_fns::fingerprint,
+                         /*after_edges=*/false,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/true,
+                         /*needs_whole_update=*/&always_whole_update,
+                         /*nested_slots=*/compare_fns::nested_slots};
 }  // namespace graphdsl::detail::kinds::conditional
 
 // ==== end compare ====

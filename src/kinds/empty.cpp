@@ -17,7 +17,10 @@ EmptyNode Graph::add_empty() { return EmptyNode(impl().push(NodeKind::empty, 0))
 // ==== rules (plan/kind_rules.hpp) ====
 
 namespace graphdsl::detail::kinds::empty {
-const RuleOps rules{nullptr, nullptr, true, nullptr, false, nullptr, false, /*inert=*/true};
+const RuleOps rules{/*check=*/nullptr,        /*not_placeable=*/nullptr,
+                    /*in_body=*/true,         /*check_scoped=*/nullptr,
+                    /*kinded_edges=*/false,   /*check_replacement=*/nullptr,
+                    /*nested_in_plan=*/false, /*inert=*/true};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end rules ====
@@ -36,7 +39,13 @@ const RaceOps races{nullptr};
 #include "plan/diff.hpp"
 
 namespace graphdsl::detail::kinds::empty {
-const CompareOps compare{NoParams::same_params, nullptr, nullptr, false, NoParams::save, NoParams::restore, false};
+const CompareOps compare{/*same_params=*/NoParams::same_params,
+                         /*compare_shape=*/nullptr,
+                         /*fingerprint=*/nullptr,
+                         /*after_edges=*/false,
+                         /*save=*/NoParams::save,
+                         /*restore=*/NoParams::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::empty
 
 // ==== end compare ====

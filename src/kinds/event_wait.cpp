@@ -50,8 +50,13 @@ const RaceOps races{nullptr};
 // ==== compare (plan/kind_compare.hpp) ====
 
 namespace graphdsl::detail::kinds::event_wait {
-const CompareOps compare{event_node::same_params,     nullptr, nullptr, false, event_node::Stored::save,
-                         event_node::Stored::restore, false};
+const CompareOps compare{/*same_params=*/event_node::same_params,
+                         /*compare_shape=*/nullptr,
+                         /*fingerprint=*/nullptr,
+                         /*after_edges=*/false,
+                         /*save=*/event_node::Stored::save,
+                         /*restore=*/event_node::Stored::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::event_wait
 
 // ==== end compare ====

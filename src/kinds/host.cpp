@@ -101,7 +101,13 @@ bool same_params(const GraphImpl& a, std::uint32_t pa, const GraphImpl& b, std::
 }  // namespace compare_fns
 
 using Stored = StoredParams<&GraphImpl::hosts, &SavedParams::host>;
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, Stored::save, Stored::restore, false};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/nullptr,
+                         /*fingerprint=*/nullptr,
+                         /*after_edges=*/false,
+                         /*save=*/Stored::save,
+                         /*restore=*/Stored::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::host
 
 // ==== end compare ====

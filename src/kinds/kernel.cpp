@@ -203,8 +203,12 @@ void check_kernel(const GraphImpl& g, std::uint32_t i, const std::string& ctx) {
 
 namespace graphdsl::detail::kinds::kernel {
 // In order: check, not_placeable, in_body, check_scoped, kinded_edges, check_replacement.
-const RuleOps rules{&rule::check_kernel,        nullptr, true,
-                    &rule::check_kernel_scoped, true,    &rule::check_kernel_replacement};
+const RuleOps rules{/*check=*/&rule::check_kernel,
+                    /*not_placeable=*/nullptr,
+                    /*in_body=*/true,
+                    /*check_scoped=*/&rule::check_kernel_scoped,
+                    /*kinded_edges=*/true,
+                    /*check_replacement=*/&rule::check_kernel_replacement};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end rules ====
@@ -402,14 +406,14 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /
 
 }  // namespace compare_fns
 
-const CompareOps compare{detail::same_kernel,
-                         compare_fns::compare_shape,
-                         compare_fns::fingerprint,
-                         false,
-                         compare_fns::save,
-                         compare_fns::restore,
-                         false,
-                         &kernel_needs_whole_update};
+const CompareOps compare{/*same_params=*/detail::same_kernel,
+                         /*compare_shape=*/compare_fns::compare_shape,
+                         /*fingerprint=*/compare_fns::fingerprint,
+                         /*after_edges=*/false,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/false,
+                         /*needs_whole_update=*/&kernel_needs_whole_update};
 }  // namespace graphdsl::detail::kinds::kernel
 
 // ==== end compare ====

@@ -157,18 +157,18 @@ void check_unused_buffer(const GraphImpl& g, std::uint32_t a) {
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::mem_alloc {
-const RuleOps rules{&rule::check_mem_alloc,
-                    nullptr,
-                    false,
-                    nullptr,
-                    false,
-                    nullptr,
-                    false,
-                    false,
+const RuleOps rules{/*check=*/&rule::check_mem_alloc,
+                    /*not_placeable=*/nullptr,
+                    /*in_body=*/false,
+                    /*check_scoped=*/nullptr,
+                    /*kinded_edges=*/false,
+                    /*check_replacement=*/nullptr,
+                    /*nested_in_plan=*/false,
+                    /*inert=*/false,
                     /*recount_on_remove=*/true,
-                    &rule::check_unused_buffer,
-                    &rule::check_mem_alloc_placement,
-                    &rule::mem_alloc_device};
+                    /*check_removal=*/&rule::check_unused_buffer,
+                    /*check_placement=*/&rule::check_mem_alloc_placement,
+                    /*unplaced_device=*/&rule::mem_alloc_device};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end rules ====
@@ -245,13 +245,13 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params,
-                         compare_fns::compare_shape,
-                         compare_fns::fingerprint,
-                         false,
-                         compare_fns::save,
-                         compare_fns::restore,
-                         false};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/compare_fns::compare_shape,
+                         /*fingerprint=*/compare_fns::fingerprint,
+                         /*after_edges=*/false,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::mem_alloc
 
 // ==== end compare ====

@@ -102,18 +102,18 @@ bool frees_allocation(const GraphImpl& g, std::uint32_t k, std::uint32_t alloc) 
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::mem_free {
-const RuleOps rules{&rule::check_mem_free,
-                    nullptr,
-                    false,
-                    nullptr,
-                    false,
-                    nullptr,
-                    false,
-                    false,
+const RuleOps rules{/*check=*/&rule::check_mem_free,
+                    /*not_placeable=*/nullptr,
+                    /*in_body=*/false,
+                    /*check_scoped=*/nullptr,
+                    /*kinded_edges=*/false,
+                    /*check_replacement=*/nullptr,
+                    /*nested_in_plan=*/false,
+                    /*inert=*/false,
                     /*recount_on_remove=*/true,
-                    nullptr,
-                    &rule::check_mem_free_placement,
-                    &rule::mem_free_device};
+                    /*check_removal=*/nullptr,
+                    /*check_placement=*/&rule::check_mem_free_placement,
+                    /*unplaced_device=*/&rule::mem_free_device};
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end rules ====
@@ -184,13 +184,13 @@ void fingerprint(Fnv& f, const GraphImpl& g, std::uint32_t i, FingerprintMemo& /
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params,
-                         compare_fns::compare_shape,
-                         compare_fns::fingerprint,
-                         false,
-                         compare_fns::save,
-                         compare_fns::restore,
-                         false};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/compare_fns::compare_shape,
+                         /*fingerprint=*/compare_fns::fingerprint,
+                         /*after_edges=*/false,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::mem_free
 
 // ==== end compare ====

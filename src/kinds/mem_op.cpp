@@ -232,13 +232,13 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {  // sa
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params,
-                         compare_fns::compare_shape,
-                         compare_fns::fingerprint,
-                         false,
-                         compare_fns::save,
-                         compare_fns::restore,
-                         false};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/compare_fns::compare_shape,
+                         /*fingerprint=*/compare_fns::fingerprint,
+                         /*after_edges=*/false,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::mem_op
 
 // ==== end compare ====

@@ -197,7 +197,12 @@ void check_memcpy_replacement(const GraphImpl& a, std::uint32_t i, const GraphIm
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::memcpy {
-const RuleOps rules{&rule::check_memcpy, nullptr, true, nullptr, false, &rule::check_memcpy_replacement};
+const RuleOps rules{/*check=*/&rule::check_memcpy,
+                    /*not_placeable=*/nullptr,
+                    /*in_body=*/true,
+                    /*check_scoped=*/nullptr,
+                    /*kinded_edges=*/false,
+                    /*check_replacement=*/&rule::check_memcpy_replacement};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end rules ====
@@ -336,14 +341,14 @@ bool needs_whole_update(const GraphImpl& a, std::uint32_t pa, const GraphImpl& t
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params,
-                         compare_fns::compare_shape,
-                         compare_fns::fingerprint,
-                         false,
-                         compare_fns::save,
-                         compare_fns::restore,
-                         false,
-                         compare_fns::needs_whole_update};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/compare_fns::compare_shape,
+                         /*fingerprint=*/compare_fns::fingerprint,
+                         /*after_edges=*/false,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/false,
+                         /*needs_whole_update=*/compare_fns::needs_whole_update};
 }  // namespace graphdsl::detail::kinds::memcpy
 
 // ==== end compare ====

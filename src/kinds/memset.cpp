@@ -96,7 +96,12 @@ void check_memset_replacement(const GraphImpl& a, std::uint32_t i, const GraphIm
 }  // namespace graphdsl::detail::rule
 
 namespace graphdsl::detail::kinds::memset {
-const RuleOps rules{&rule::check_memset, nullptr, true, nullptr, false, &rule::check_memset_replacement};
+const RuleOps rules{/*check=*/&rule::check_memset,
+                    /*not_placeable=*/nullptr,
+                    /*in_body=*/true,
+                    /*check_scoped=*/nullptr,
+                    /*kinded_edges=*/false,
+                    /*check_replacement=*/&rule::check_memset_replacement};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end rules ====
@@ -162,8 +167,13 @@ void restore(const SavedParams& s, GraphImpl& g, std::uint32_t payload) {
 
 }  // namespace compare_fns
 
-const CompareOps compare{compare_fns::same_params, nullptr, nullptr, false, compare_fns::save,
-                         compare_fns::restore,     false};
+const CompareOps compare{/*same_params=*/compare_fns::same_params,
+                         /*compare_shape=*/nullptr,
+                         /*fingerprint=*/nullptr,
+                         /*after_edges=*/false,
+                         /*save=*/compare_fns::save,
+                         /*restore=*/compare_fns::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::memset
 
 // ==== end compare ====

@@ -70,13 +70,13 @@ const RaceOps races{nullptr};
 // ==== compare (plan/kind_compare.hpp) ====
 
 namespace graphdsl::detail::kinds::semaphore_signal {
-const CompareOps compare{semaphore_node::same_params<Traits>,
-                         semaphore_node::compare_shape,
-                         semaphore_node::fingerprint,
-                         false,
-                         semaphore_node::save<SemaphoreSignal>,
-                         semaphore_node::restore,
-                         false};
+const CompareOps compare{/*same_params=*/semaphore_node::same_params<Traits>,
+                         /*compare_shape=*/semaphore_node::compare_shape,
+                         /*fingerprint=*/semaphore_node::fingerprint,
+                         /*after_edges=*/false,
+                         /*save=*/semaphore_node::save<SemaphoreSignal>,
+                         /*restore=*/semaphore_node::restore,
+                         /*nested=*/false};
 }  // namespace graphdsl::detail::kinds::semaphore_signal
 
 // ==== end compare ====
