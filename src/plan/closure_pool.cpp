@@ -52,6 +52,8 @@ std::size_t class_of(std::size_t bytes) noexcept { return bytes == 0 ? 0 : (byte
 
 }  // namespace
 
+bool pool_recycles() noexcept { return pooled; }
+
 void* pool_take(std::size_t bytes) {
   const std::size_t c = class_of(bytes);
   if (!pooled || c >= classes || blocks_gone) return ::operator new(bytes);

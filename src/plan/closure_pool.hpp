@@ -17,6 +17,9 @@ void* pool_take(std::size_t bytes);
 /// reuse, up to 64 per size class, or returned to the heap.
 void pool_give(void* p, std::size_t bytes) noexcept;
 
+/// Whether blocks are recycled (false under AddressSanitizer, where every block is the heap's).
+bool pool_recycles() noexcept;
+
 /// A standard allocator over pool_take/pool_give (the control block of a closure's shared_ptr).
 template <class T>
 struct PoolAllocator {
