@@ -544,6 +544,8 @@ class Graph {
                                   std::size_t count = 0);
   /// Takes ownership of `closure` (made with `new`) at once, also when it throws.
   HostNode add_host_node(detail::HostClosure* closure);
+  /// add_child of a copy of `child`; `open_buffers`: whether it refers to buffers of enclosing plans.
+  ChildNode add_child_copy(const Graph& child, bool open_buffers);
   /// add_conditional without the template: `body(i, g)` builds body i.
   ConditionalNode add_conditional_node(ConditionalType type, const Condition& cond, unsigned int size,
                                        detail::FunctionRef<void(unsigned int, Graph&)> body);

@@ -14,12 +14,14 @@
 
 namespace graphdsl {
 
-ChildNode Graph::add_child(const Graph& child) {
+ChildNode Graph::add_child(const Graph& child) { return add_child_copy(child, detail::has_open_buffers(child.impl())); }
+
+ChildNode Graph::add_child_copy(const Graph& child, bool open_buffers) {
   const auto& c = child.impl();
   auto copy = std::make_shared<detail::GraphImpl>(c);  // before embed: `child` may be this plan
   auto& g = impl();
   // Buffers of this plan (or of the plan a body is built in) used by the child: resolved in the copy.
-  if (detail::has_open_buffers(*copy)) detail::resolve_embedded_buffers(*copy, g);
+  if (open_buffers) detail::resolve_embedded_buffers(*copy, g);
   Change change(*this);
   g.embed({copy.get()}, true, "add_child");
   const detail::GraphImpl& inner = *copy;
@@ -34,8 +36,8 @@ ChildNode Graph::add_child(Graph&& child) {
   detail::GraphImpl& c = child.impl();
   auto& g = impl();
   // A child that uses buffers of an enclosing plan is resolved in a copy (all or none).
-  if (&c == &g || c.parent != nullptr || detail::has_open_buffers(c))
-    return add_child(static_cast<const Graph&>(child));
+  const bool open_buffers = detail::has_open_buffers(c);
+  if (&c == &g || c.parent != nullptr || open_buffers) return add_child_copy(child, open_buffers);
   detail::own_parameter_plans(c);  // as a copy does: Executable::set writes into nested plans that use parameters
   Change change(*this);
   g.embed({&c}, true, "add_child");
