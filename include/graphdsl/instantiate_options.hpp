@@ -27,7 +27,8 @@ class InstantiateOptions {
   /// update). CUDA accepts that change and the next launch faults with cudaErrorIllegalAddress,
   /// which ends the context (docs/reliability.md). Off by default because it costs one
   /// cudaPointerGetAttributes per changed copy end (and one per memcpy node end when compiling);
-  /// the environment variable GRAPHDSL_CHECK_COPIES=1 turns it on for every executable.
+  /// the environment variable GRAPHDSL_CHECK_COPIES=1 turns it on for every executable (read once,
+  /// at the first compile of the process).
   InstantiateOptions& check_copies(bool on = true) {
     check_copies_ = on;
     return *this;

@@ -80,8 +80,14 @@ std::vector<std::vector<double>> rotate(int reps, const std::vector<M>& measure)
 /// Command-line options every section sees.
 struct Options {
   bool quick = false;  ///< --quick: fewer repetitions (noisier figures, same checks)
+  /// --max-nodes N: the build sections (hbuild, peers) skip graphs of more nodes. A fork-join of
+  /// 10,000 nodes takes the driver 2-4 s to instantiate, most of those sections' time: runs of
+  /// many processes measure the smaller sizes and leave that one to fewer processes.
+  int max_nodes = 1 << 30;
   /// `full` repetitions normally, about half (at least `least`) with --quick.
   int reps(int full, int least = 3) const { return quick ? std::max(least, (full + 1) / 2) : full; }
+  /// Whether a build section measures a graph of `n` nodes (--max-nodes).
+  bool builds(int n) const { return n <= max_nodes; }
 };
 Options& options();
 

@@ -999,7 +999,11 @@ HeapUse gd_heap(Bench& bench, Shape shape, int n) {
 }
 
 /// Interleaved pairs of hbuild at `n` nodes (before --quick halves them).
-int build_reps(int n) { return n >= 10000 ? 5 : n >= 1000 ? 21 : 61; }
+int build_reps(int n) { return n >= 10000 ? 5 : n >= 1000 ? 21 : n >= 100 ? 61 : 501; }
+
+/// hbuild's sizes: one node shows the fixed cost of a build + instantiate (what serving code that
+/// compiles many small graphs pays), the others the cost per node.
+const int build_sizes[] = {1, 100, 1000, 10000};
 
 HeapUse raw_heap(Bench& bench, Shape shape, int n) {
   HeapUse u;
@@ -1025,17 +1029,19 @@ void hot_build_bench(Bench& bench) {
   sample::Stopwatch section;
   fmt::print(
       "\nhbuild: plan + instantiate() vs cudaGraphCreate + cudaGraphAddKernelNode x N + instantiate (host "
-      "wall time; median of {} reps at N=100, {} at N=1000, {} at N=10000, interleaved); destruction timed "
-      "apart\n"
+      "wall time; median of {} reps at N=1, {} at N=100, {} at N=1000, {} at N=10000, interleaved); destruction "
+      "timed apart\n"
       "  heap: bytes per node that destroying the executable (raw: and its graph) gives back to malloc (glibc "
       "mallinfo2 uordblks + hblkhd before - after; sees the driver's malloc too); new: operator-new "
       "allocations per node while building + instantiating (calling thread)\n",
-      options().reps(build_reps(100)), options().reps(build_reps(1000)), options().reps(build_reps(10000)));
+      options().reps(build_reps(1)), options().reps(build_reps(100)), options().reps(build_reps(1000)),
+      options().reps(build_reps(10000)));
   fmt::print("  {:<20} {:>12} {:>12} {:>7} {:>6} {:>10} {:>10} | {:>9} {:>9} {:>6} {:>7} {:>7}\n", "case",
              "graphdsl us", "raw us", "ratio", "noise", "gd destr", "raw destr", "gd B/nd", "raw B/nd", "ratio",
              "gd new", "raw new");
   for (Shape shape : {Shape::chain, Shape::fork_join}) {
-    for (int n : sizes) {
+    for (int n : build_sizes) {
+      if ((n == 1 && shape != Shape::chain) || !options().builds(n)) continue;  // one node has no fork-join
       const HeapUse gh = gd_heap(bench, shape, n);  // also the warm-up of each side
       const HeapUse rh = raw_heap(bench, shape, n);
       std::vector<double> gd_destroy, raw_destroy;

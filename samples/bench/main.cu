@@ -38,7 +38,7 @@
 //   params     one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
-// Usage: bench [--quick] [--csv FILE] [section...]   (bench --help lists the sections)
+// Usage: bench [--quick] [--csv FILE] [--max-nodes N] [section...]   (bench --help lists the sections)
 //
 // Without a GPU it prints "skipped: no CUDA device" and exits 0. It exits 1 when a result check or
 // a CUDA call fails; a missed goal is reported in the table, not in the exit status.
@@ -46,6 +46,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -923,7 +924,7 @@ const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "u
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: bench [--quick] [--csv FILE] [section...]\n"
+               "usage: bench [--quick] [--csv FILE] [--max-nodes N] [section...]\n"
                "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
                "            setters hupdate hbuild hreplay launch (the hot paths; 'hot' = all five)\n"
                "            pdl (programmatic edges vs full edges, graphdsl and raw)\n"
@@ -939,6 +940,8 @@ void usage(std::FILE* to) {
                "  --csv FILE  also write one row per figure to FILE (section,workload,N,k,variant,median_us,\n"
                "              noise,ratio_vs_raw,allocs_per_call,bytes_per_call); scripts/plot-bench.sh draws it\n"
                "  --quick     about half the repetitions (noisier; the same result checks)\n"
+               "  --max-nodes N  hbuild and peers skip graphs of more than N nodes (the fork-join of 10,000\n"
+               "              takes seconds per build)\n"
                "Without a CUDA device it prints 'skipped: no CUDA device' and exits 0. Exit status 1: a result\n"
                "check or a CUDA call failed (a missed goal is shown in the tables, not in the status).\n");
 }
@@ -955,6 +958,8 @@ int run(int argc, char** argv) {
       bench::options().quick = true;
     } else if (w == "--csv" && i + 1 < argc) {
       csv = argv[++i];
+    } else if (w == "--max-nodes" && i + 1 < argc) {
+      bench::options().max_nodes = std::max(1, std::atoi(argv[++i]));
     } else if (w == "hot") {
       wanted.insert(wanted.end(), {"setters", "hupdate", "hbuild", "hreplay", "launch"});
     } else if (std::find_if(std::begin(all_sections), std::end(all_sections),

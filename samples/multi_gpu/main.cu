@@ -37,7 +37,10 @@
 //                          without NCCL; two plans, one per GPU, each launched on its GPU's stream, vs
 //                          the same streams, and the single plan vs the two: whether one graph over two
 //                          devices costs more than two single-device graphs.
-//        all-reduce alone  a plan holding only the all_reduce node vs the host-called all-reduce alone.
+//        all-reduce alone  a plan holding only the all_reduce node vs the host-called all-reduce alone;
+//                          the host calls stream-captured into a raw CUDA graph vs the host calls (what
+//                          NCCL costs inside any CUDA graph), and the plan vs that raw graph (what
+//                          graphdsl adds to it).
 // Exit status: 0 when the checks pass, and when the sample is skipped (fewer than two GPUs, or NCCL
 // cannot be loaded); 1 otherwise.
 #include <dlfcn.h>
@@ -402,6 +405,7 @@ enum Variant : int {
   plans_per_gpu,          // two plans, GPU D's scatter, square and gather each, on stream D
   plan_all_reduce,        // a plan holding only the all_reduce node
   host_all_reduce,        // the host-called all-reduce alone
+  raw_graph_all_reduce,   // host_all_reduce stream-captured into one CUDA graph, launched on stream 0
   variant_count
 };
 
@@ -413,7 +417,7 @@ struct VariantInfo {
 constexpr VariantInfo variant_info[variant_count] = {
     {"graphdsl plan", whole},           {"streams + host NCCL", whole}, {"raw CUDA graph", whole},
     {"graphdsl plan", no_collective},   {"streams", no_collective},     {"one plan per GPU", no_collective},
-    {"graphdsl plan", collective_only}, {"host NCCL", collective_only},
+    {"graphdsl plan", collective_only}, {"host NCCL", collective_only},     {"raw CUDA graph", collective_only},
 };
 
 /// The breakdown's name for the work of `parts`.
@@ -434,6 +438,8 @@ constexpr Pair breakdown_pairs[] = {
     {plans_per_gpu, streams_no_collective},
     {plan_no_collective, plans_per_gpu},
     {plan_all_reduce, host_all_reduce},
+    {raw_graph_all_reduce, host_all_reduce},
+    {plan_all_reduce, raw_graph_all_reduce},
 };
 
 struct Figures {
@@ -442,7 +448,7 @@ struct Figures {
   std::array<std::vector<double>, variant_count> us;  ///< per launch, one entry per round (empty: not measured)
   std::array<double, variant_count> worst{};          ///< over every checked round of the variant
   double worst_after_update = 0.0;
-  std::string raw_graph_error;  ///< why the raw CUDA graph was not measured (empty: it was)
+  std::string raw_graph_error;  ///< why a raw CUDA graph was not measured (empty: both were)
 
   /// The worst error over every variant.
   double worst_of_all() const { return *std::max_element(worst.begin(), worst.end()); }
@@ -478,7 +484,8 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
     return [&, parts] { issue_on_streams(s, count, streams, comms, nccl, parts); };
   };
   const RawGraph raw(streams, on_streams(whole));
-  f.raw_graph_error = raw.error();
+  const RawGraph raw_all_reduce(streams, on_streams(collective_only));
+  f.raw_graph_error = raw.error().empty() ? raw_all_reduce.error() : raw.error();
 
   std::array<std::function<void()>, variant_count> issue;  // one launch of each variant
   issue[plan_whole] = [&] { exec.launch(streams[0]); };
@@ -495,6 +502,7 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
   };
   issue[plan_all_reduce] = [&] { exec_all_reduce.launch(streams[0]); };
   issue[host_all_reduce] = on_streams(collective_only);
+  issue[raw_graph_all_reduce] = [&] { raw_all_reduce.launch(streams[0]); };
 
   const Reference ref = reference(s, count, weights);
   auto timed = [&](Variant v) {
@@ -516,7 +524,9 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
   // The variants use the same buffers and communicators: one never runs while another does.
   std::vector<Variant> order;
   for (int v = 0; v < variant_count; ++v) {
-    if (v != raw_graph_whole || raw) order.push_back(static_cast<Variant>(v));
+    if ((v != raw_graph_whole || raw) && (v != raw_graph_all_reduce || raw_all_reduce)) {
+      order.push_back(static_cast<Variant>(v));
+    }
   }
   for (Variant v : order) {
     for (int i = 0; i < warmup; ++i) issue[v]();
@@ -576,7 +586,8 @@ void report_breakdown(const std::vector<Figures>& all) {
              "    one per GPU, each launched on its own GPU's stream.\n"
              "  all-reduce alone: the in-place all-reduce of both GPUs' y, nothing else (a graphdsl plan of the "
              "all_reduce node\n"
-             "    vs ncclGroupStart, ncclAllReduce per rank, ncclGroupEnd from the host).\n");
+             "    vs ncclGroupStart, ncclAllReduce per rank, ncclGroupEnd from the host; raw CUDA graph: those host calls\n"
+             "    stream-captured into one CUDA graph, no graphdsl: what NCCL costs inside any CUDA graph).\n");
 }
 
 bool report(const std::vector<Figures>& all) {

@@ -51,8 +51,12 @@ std::uint8_t device_ends(const cudaMemcpy3DParms& p) noexcept {
 }  // namespace
 
 bool copies_checked_by_environment() noexcept {
-  const char* env = std::getenv("GRAPHDSL_CHECK_COPIES");
-  return env != nullptr && env[0] != '\0' && std::strcmp(env, "0") != 0;
+  // Read once per process: getenv scans the whole environment, a cost every instantiate() paid.
+  static const bool checked = [] {
+    const char* env = std::getenv("GRAPHDSL_CHECK_COPIES");
+    return env != nullptr && env[0] != '\0' && std::strcmp(env, "0") != 0;
+  }();
+  return checked;
 }
 
 void record_copy_ends(ExecImpl& x) {

@@ -11,6 +11,7 @@ namespace graphdsl::detail {
 
 void ExecImplDelete::destroy(ExecImpl* x) noexcept {
   if (!on_callback_thread()) {
+    const RelaxedCaptureCalls relaxed;  // one exchange for the executable's and its graph's destruction
     delete x;
     return;
   }
@@ -22,6 +23,7 @@ void ExecImplDelete::destroy(ExecImpl* x) noexcept {
     release_later(std::shared_ptr<const void>(x, [](const void* p) {
       auto* e = static_cast<ExecImpl*>(const_cast<void*>(p));
       while (e->launching.load(std::memory_order_acquire)) std::this_thread::yield();
+      const RelaxedCaptureCalls relaxed;
       delete e;
     }));
   } catch (...) {

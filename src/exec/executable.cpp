@@ -334,8 +334,7 @@ Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::ui
   check_versions(g);
   const bool device_updatable = detail::check_device_updatable(g);
 
-  auto x = std::make_unique<detail::ExecImpl>();
-  x->plan = std::move(plan);
+  auto x = std::make_unique<detail::ExecImpl>(std::move(plan));
   x->sink = std::make_shared<detail::HostErrorSink>();
   x->flags = options.flags();
   x->origin_id = origin;

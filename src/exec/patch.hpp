@@ -48,7 +48,8 @@ cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
 Applied set_memcpy_node(ExecImpl& x, cudaGraphNode_t node, const cudaMemcpy3DParms& p);
 /// Turns checked copies on for `x` (just compiled) and records which copy ends are device memory.
 void record_copy_ends(ExecImpl& x);
-/// Whether GRAPHDSL_CHECK_COPIES asks for checked copies (set, not empty, not "0").
+/// Whether GRAPHDSL_CHECK_COPIES asks for checked copies (set, not empty, not "0"), as it was at the
+/// first compile of the process.
 bool copies_checked_by_environment() noexcept;
 /// cudaGraphExecChildGraphNodeSetParams of child node `node` with `child` (a materialized child
 /// plan) for set_child and per-node updates: the driver's entry point first, then the runtime.

@@ -29,13 +29,21 @@ namespace graphdsl::detail {
 
 // ---- native owners -----------------------------------------------------------------------------
 
+namespace {
+/// How many RelaxedCaptureCalls guards are alive on this thread: only the outermost exchanges the
+/// mode (the executable's destruction holds one over its graph's and executable's destruction).
+thread_local int relaxed_guards = 0;
+}  // namespace
+
 RelaxedCaptureCalls::RelaxedCaptureCalls() noexcept {
+  if (relaxed_guards++ > 0) return;
   cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
   exchanged_ = cuda_try(cudaThreadExchangeStreamCaptureMode, &mode) == cudaSuccess;
   previous_ = mode;
 }
 
 RelaxedCaptureCalls::~RelaxedCaptureCalls() {
+  --relaxed_guards;
   if (exchanged_) (void)cuda_try(cudaThreadExchangeStreamCaptureMode, &previous_);
 }
 
@@ -421,8 +429,8 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   Materialized m;
   m.graph = create_native_graph();
   m.host_slots.assign(host_count(g), nullptr);
-  auto keep = std::make_shared<KeepAlive>();
-  Builder b(*keep, sink, &m.host_slots, placed ? &devices : nullptr);
+  KeepAlive keep;  // moved into shared ownership below only if the graph keeps something
+  Builder b(keep, sink, &m.host_slots, placed ? &devices : nullptr);
   if (enclosing != nullptr) {  // a child plan: its graph buffers are the enclosing plan's
     b.dptrs_ = *enclosing;
     b.enclosed_ = true;
@@ -433,9 +441,10 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   // to keep (an event, a child plan's closures): executables cannot retain user objects later.
   bool may_keep = false;
   for (std::uint32_t i = 0; i < node_count(g) && !may_keep; ++i) may_keep = build_ops(node_kind(g, i)).may_keep;
-  if (may_keep || !keep->items.empty()) {
-    m.keep = keep;
-    retain_on_graph(m.graph.get(), std::move(keep), std::nullopt);
+  if (may_keep || !keep.items.empty()) {
+    auto shared = std::make_shared<KeepAlive>(std::move(keep));
+    m.keep = shared;
+    retain_on_graph(m.graph.get(), std::move(shared), std::nullopt);
   }
   return m;  // on an exception, m.graph (half-built) is destroyed on the way out
 }

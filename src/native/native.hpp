@@ -50,7 +50,7 @@ using NativeExec = UniqueHandle<cudaGraphExec_t, ExecTraits>;
 /// (cudaThreadExchangeStreamCaptureMode to relaxed). Destroying or instantiating a graph is an
 /// "unsafe" call that would otherwise invalidate a global-mode capture running anywhere in the
 /// process (CUDA's rule for global-mode captures, cudaStreamCaptureModeGlobal); graphdsl's own such calls are made
-/// under this guard.
+/// under this guard. Guards nest: only the outermost on a thread exchanges the mode.
 class RelaxedCaptureCalls {
  public:
   RelaxedCaptureCalls() noexcept;
@@ -195,6 +195,10 @@ struct CachedChild {
 };
 
 struct ExecImpl {
+  /// Takes the plan it is compiled from (no default: an empty Graph would allocate a plan only to
+  /// drop it, a cost every instantiate() of a small graph paid).
+  explicit ExecImpl(Graph&& compiled_from) : plan(std::move(compiled_from)) {}
+
   Graph plan;  ///< the plan the executable was compiled from (a copy)
   Materialized native;
   NativeExec exec;

@@ -108,6 +108,7 @@ inline std::size_t allocated_bytes(const GraphImpl& g) noexcept {
 }
 /// The first mem_alloc node of `g` that no mem_free node of `g` frees, or ConditionRef::unresolved.
 inline std::uint32_t first_unfreed_alloc(const GraphImpl& g) {
+  if (g.allocs.empty()) return ConditionRef::unresolved;
   std::vector<bool> freed(g.nodes.size());
   for (const std::uint32_t a : g.frees) {
     if (a < freed.size()) freed[a] = true;

@@ -333,6 +333,51 @@ TEST_CASE("reset_graph_memory_high_marks allocates nothing", "[gpu][faults][memo
   CHECK(launches(exec, c, 2.0f, 1.0f, 3.0f));
 }
 
+TEST_CASE("compiling a one-kernel plan makes at most 16 allocations; a failure in any of them throws and leaves "
+          "nothing alive",
+          "[gpu][faults][instantiate]") {
+  Cells c;
+  auto plan = [&c] {
+    gd::Graph g("one");
+    g.add_kernel(axpb, gd::cover(N), c.top.get(), c.x.get(), 1.5f, 0.5f, N).name("k");
+    return g;
+  };
+  auto run = [&c](gd::Executable& e) {
+    e.launch();
+    e.synchronize();
+    const std::vector<float> got = c.top.download();
+    const std::vector<float> hx = c.x.download();
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += got[i] != 1.5f * hx[i] + 0.5f;
+    return bad == 0;
+  };
+  {
+    gd::Graph g = plan();
+    (void)gd::Graph(plan()).instantiate();  // the first compile sets up what a process keeps (its caches)
+    faults::arm(std::uint64_t{1} << 40);    // counts this thread's allocations, fails none
+    gd::Executable e = std::move(g).instantiate();
+    const std::uint64_t made = faults::allocations();
+    faults::disarm();
+    // The plan is moved in (no copy); what is left: the executable's state, its error sink and
+    // liveness token, the plan's order, the native node list and the builder's scratch lists. An
+    // executable used to build and drop an empty plan of its own first (20 allocations).
+    INFO("instantiate() && made " << made << " allocations");
+    CHECK(made <= 16);
+    CHECK(run(e));
+  }
+  const gd::debug::LiveCounts before = gd::debug::live_counts();
+  const std::uint64_t failed = sweep(
+      "instantiate", [&] { (void)plan().instantiate(); },
+      [&](bool) {
+        const gd::debug::LiveCounts now = gd::debug::live_counts();
+        return now.plans == before.plans && now.native_graphs == before.native_graphs &&
+               now.executables == before.executables;
+      });
+  CHECK(failed > 0);
+  gd::Executable e = plan().instantiate();
+  CHECK(run(e));
+}
+
 TEST_CASE("set_host allocates nothing once a callable of its size has been released, set_child nothing for a plan "
           "it has set before",
           "[gpu][faults][setters][host][child]") {
