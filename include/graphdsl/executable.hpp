@@ -305,7 +305,8 @@ class Executable {
   void set_host(const HostNode& node, F&& fn);
   /// A new child plan of the same shape (checked, copied into the recorded plan, materialized and
   /// set with one cudaGraphExecChildGraphNodeSetParams). The executable keeps the graphs of the last
-  /// 16 plans set this way (65,536 nodes at most together): a plan equal to one of them (shape,
+  /// plans set this way on each node: 16, or two per child node of its plan where that is more
+  /// (65,536 nodes at most together). A plan equal to one that was set on the same node (shape,
   /// parameters and names) is set from its kept graph, one CUDA call and no allocation. Plans with
   /// parameters, with graph buffers of an enclosing plan or with captured nodes are built every
   /// time. @throws UsageError for another shape.

@@ -2,7 +2,9 @@
 // (exec/child_cache.hpp).
 #include "exec/child_cache.hpp"
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "plan/diff.hpp"
@@ -31,6 +33,15 @@ bool same_plan(const GraphImpl& a, const GraphImpl& b) {
 
 std::size_t kept_nodes(const CachedChild& c) noexcept { return c.native.nodes.size(); }
 
+// keep_cached_child moves entries within reserved storage in a noexcept function.
+static_assert(std::is_nothrow_move_constructible_v<CachedChild> && std::is_nothrow_move_assignable_v<CachedChild>);
+
+/// The first entry of node i or after it (the cache is sorted by node).
+std::vector<CachedChild>::iterator first_of_node(std::vector<CachedChild>& cache, std::uint32_t i) {
+  return std::lower_bound(cache.begin(), cache.end(), i,
+                          [](const CachedChild& c, std::uint32_t n) { return c.node < n; });
+}
+
 }  // namespace
 
 bool cacheable_child(const GraphImpl& child) {
@@ -39,23 +50,35 @@ bool cacheable_child(const GraphImpl& child) {
 }
 
 CachedChild* find_cached_child(ExecImpl& x, std::uint32_t i, const GraphImpl& child) {
-  for (CachedChild& c : x.child_cache) {
-    if (c.node == i && same_plan(*c.plan, child)) {
-      c.used = ++x.child_uses;
-      return &c;
+  std::vector<CachedChild>& cache = x.child_cache;
+  for (auto it = first_of_node(cache, i); it != cache.end() && it->node == i; ++it) {
+    if (same_plan(*it->plan, child)) {
+      it->used = ++x.child_uses;
+      return &*it;
     }
   }
   return nullptr;
 }
 
-void reserve_cached_child(ExecImpl& x) { x.child_cache.reserve(x.child_cache.size() + 1); }
+void reserve_cached_child(ExecImpl& x) {
+  if (x.child_cache_limit == 0) {  // once: the plan's child nodes do not change
+    std::size_t children = 0;
+    const GraphImpl& a = x.plan.impl();
+    for (std::uint32_t i = 0; i < node_count(a); ++i) children += node_kind(a, i) == NodeKind::child ? 1 : 0;
+    x.child_cache_limit = static_cast<std::uint32_t>(
+        std::min<std::size_t>(std::max(child_cache_entries, child_cache_per_node * children), child_cache_nodes));
+  }
+  x.child_cache.reserve(x.child_cache.size() + 1);
+}
 
 void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const GraphImpl> plan, Materialized&& m) noexcept {
   std::vector<CachedChild>& cache = x.child_cache;
-  cache.push_back(CachedChild{i, ++x.child_uses, std::move(plan), std::move(m)});  // reserved: no allocation
+  auto at = first_of_node(cache, i);
+  while (at != cache.end() && at->node == i) ++at;                                  // after node i's older entries
+  cache.insert(at, CachedChild{i, ++x.child_uses, std::move(plan), std::move(m)});  // reserved: no allocation
   std::size_t nodes = 0;
   for (const CachedChild& c : cache) nodes += kept_nodes(c);
-  while (cache.size() > 1 && (cache.size() > child_cache_entries || nodes > child_cache_nodes)) {
+  while (cache.size() > 1 && (cache.size() > x.child_cache_limit || nodes > child_cache_nodes)) {
     auto oldest = cache.begin();
     for (auto it = cache.begin(); it != cache.end(); ++it) {
       if (it->used < oldest->used) oldest = it;

@@ -11,9 +11,12 @@
 
 namespace graphdsl::detail {
 
-/// At most this many child graphs kept per executable, holding at most child_cache_nodes nodes
-/// together: the least recently set goes first.
+/// At most child_cache_entries child graphs kept per executable, or two per child node of its plan
+/// where that is more (a pipeline that sets each of its child nodes to one of two plans in turn
+/// sets them all from kept graphs), holding at most child_cache_nodes nodes together: the least
+/// recently set goes first.
 inline constexpr std::size_t child_cache_entries = 16;
+inline constexpr std::size_t child_cache_per_node = 2;
 inline constexpr std::size_t child_cache_nodes = std::size_t{1} << 16;
 
 /// Whether set_child may keep the graph of `child` (a plan as given): no parameter entries (the

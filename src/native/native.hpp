@@ -264,8 +264,9 @@ struct ExecImpl {
   bool check_copies = false;
   /// set_child(node, plan)'s last child plans with their graphs, least recently set evicted first
   /// (bounded: exec/child_cache.hpp), and the count of sets that ordered them.
-  std::vector<CachedChild> child_cache;
+  std::vector<CachedChild> child_cache;  ///< sorted by node
   std::uint64_t child_uses = 0;
+  std::uint32_t child_cache_limit = 0;  ///< the entry bound, set at the first keep (0: not yet)
 };
 
 /// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,

@@ -494,6 +494,45 @@ TEST_CASE("set_child keeps the graphs of the plans it was given: an equal plan a
   c.check(exec2, s, -3.0f, "captured child set twice");
 }
 
+TEST_CASE("set_child keeps two graphs per child node: 24 child nodes set in turn to one of two plans each are set "
+          "from kept graphs after the first round",
+          "[gpu][update][child][setters]") {
+  constexpr int nodes = 24;  // more than 16: the bound grows with the child nodes
+  DeviceBuffer<unsigned> slots(nodes);
+  auto child = [&slots](int j, int gen) {
+    gd::Graph c("fill");
+    c.add_memset(slots.get() + j, static_cast<unsigned>(1000 * gen + j), 1).name("fill");
+    return c;
+  };
+  gd::Graph g("children");
+  std::vector<gd::ChildNode> h;
+  for (int j = 0; j < nodes; ++j) {
+    h.push_back(g.add_child(child(j, 0)));
+    if (j > 0) h.back().after(h[j - 1]);
+  }
+  gd::Executable exec = g.instantiate();
+  Stream s;
+  auto check = [&](int gen, const char* what) {
+    INFO(what << ", plans of generation " << gen);
+    exec.launch(s);
+    exec.synchronize(s);
+    const std::vector<unsigned> got = slots.download();
+    int bad = 0;
+    for (int j = 0; j < nodes; ++j) bad += got[j] != static_cast<unsigned>(1000 * gen + j);
+    CHECK(bad == 0);
+  };
+  for (int round = 0; round < 4; ++round) {
+    const int gen = 1 + round % 2;
+    const auto calls = gd::debug::cuda_calls();
+    for (int j = 0; j < nodes; ++j) exec.set_child(h[j], child(j, gen));
+    const auto made = gd::debug::cuda_calls() - calls;
+    INFO("round " << round << ": " << made << " CUDA calls");
+    if (round >= 2) CHECK(made == static_cast<std::uint64_t>(nodes));  // one per node: every plan seen before
+    if (round < 2) CHECK(made > static_cast<std::uint64_t>(nodes));    // each built the first time
+    check(gen, "after a round of set_child");
+  }
+}
+
 TEST_CASE("prepared child plans: one CUDA call per set_child, refusals before any CUDA call, parameters not shared",
           "[gpu][update][child][setters][prepared]") {
   ChildAxpb c(rng(109));
