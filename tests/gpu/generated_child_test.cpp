@@ -32,17 +32,6 @@ struct World : GeneratedWorld {
   World() : GeneratedWorld(91) {}
 };
 
-plan_gen::Options device_options() {
-  plan_gen::Options o;
-  o.events = false;        // an event recorded and waited on in one graph orders nothing useful here
-  o.driver_kinds = false;  // captured (identity only), memory-operation and semaphore nodes: not here
-  o.while_loops = false;   // a generated while body never clears its condition
-  o.clusters = false;
-  o.programmatic = false;
-  o.chain = true;  // deterministic launches: results can be compared with ==
-  o.max_nodes = 6;
-  return o;
-}
 
 /// The top-level child nodes of `s`.
 std::vector<std::uint32_t> child_nodes(const plan_gen::Spec& s) {
@@ -59,7 +48,7 @@ TEST_CASE("generated child plans: set_child(node, plan) accepts as diff() does a
           "that child, a plan given before included; a refusal leaves the executable as it was",
           "[gpu][update][generated][child]") {
   World w;
-  const plan_gen::Options options = device_options();
+  const plan_gen::Options options = launched_plan_options();
   int accepted = 0, refused = 0, seen_before = 0;
   for (std::uint32_t seed = 1; seed <= seeds; ++seed) {
     plan_gen::Generator gen(seed, options);

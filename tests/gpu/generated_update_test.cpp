@@ -37,17 +37,7 @@ struct World : GeneratedWorld {
   World() : GeneratedWorld(77) {}
 };
 
-plan_gen::Options device_options() {
-  plan_gen::Options o;
-  o.events = false;        // an event recorded and waited on in one graph orders nothing useful here
-  o.driver_kinds = false;  // captured (identity only), memory-operation and semaphore nodes: not here
-  o.while_loops = false;   // a generated while body never clears its condition
-  o.clusters = false;      // cluster edits are refused on the host (the unit suite checks diff() for them)
-  o.programmatic = false;  // edge kinds are refused on the host too
-  o.chain = true;          // deterministic launches: results can be compared with ==
-  o.max_nodes = 6;
-  return o;
-}
+plan_gen::Options device_options() { return launched_plan_options(); }
 
 /// Whether update() under per_node must refuse a change diff() accepts: a condition default or a
 /// conditional node's body (docs/updating.md, "Every UpdateStatus", not_supported).

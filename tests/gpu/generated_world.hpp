@@ -13,6 +13,20 @@
 
 namespace gpu_test {
 
+/// The generator's options for plans that are compiled and launched and whose results are compared
+/// with == (generated_update_test.cpp, generated_child_test.cpp).
+inline plan_gen::Options launched_plan_options() {
+  plan_gen::Options o;
+  o.events = false;        // an event recorded and waited on in one graph orders nothing useful here
+  o.driver_kinds = false;  // captured (identity only), memory-operation and semaphore nodes: not here
+  o.while_loops = false;   // a generated while body never clears its condition
+  o.clusters = false;      // cluster edits are refused on the host (the unit suite checks diff() for them)
+  o.programmatic = false;  // edge kinds are refused on the host too
+  o.chain = true;          // deterministic launches: results can be compared with ==
+  o.max_nodes = 6;
+  return o;
+}
+
 class GeneratedWorld {
  public:
   static constexpr int capacity = 64;  ///< floats per buffer
