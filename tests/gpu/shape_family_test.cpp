@@ -143,13 +143,32 @@ TEST_CASE("a shape family prepares a variant on its first prepared switch, once"
     }
     CHECK(family.memory().prepared == 3);
   }
-  // An automatic family whose switches never need the prepared update prepares nothing.
-  gd::ShapeFamily<int> lean;
+  // A family whose switches go per node prepares nothing.
+  gd::FamilyOptions by_node;
+  by_node.policy = gd::SwitchPolicy::per_node;
+  gd::ShapeFamily<int> lean(by_node);
   for (int b : sizes) lean.add(b, step(w, b));
   lean.compile(w.stream);
   for (int b : sizes) run_and_check(w, b, 3, [&] { lean.launch(b, w.stream); });
   CHECK(lean.stats().prepared == 0);
   CHECK(lean.memory().prepared == 0);
+  // An automatic family prepares a variant only for a switch its cost model sends the prepared way
+  // (the model's estimates come from timings: on a loaded machine the prepared update may win).
+  gd::ShapeFamily<int> automatic;
+  for (int b : sizes) automatic.add(b, step(w, b));
+  automatic.compile(w.stream);
+  std::size_t chose_prepared = 0;
+  for (int b : sizes) {
+    run_and_check(w, b, 3, [&] { automatic.launch(b, w.stream); });
+    const gd::SwitchReport& r = automatic.last_switch();
+    INFO(r.to_string());
+    if (r.chosen == gd::SwitchStrategy::prepared) {
+      CHECK(r.prepared_us < r.per_node_us);
+      ++chose_prepared;
+    }
+  }
+  CHECK(automatic.stats().prepared == chose_prepared);
+  CHECK(automatic.memory().prepared == chose_prepared);
 }
 
 TEST_CASE("a shape family gives a variant of another topology its own executable", "[gpu][shape_family]") {
