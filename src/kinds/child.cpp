@@ -313,7 +313,7 @@ void check_devices(const GraphImpl& g, std::uint32_t i, int count, int current) 
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, /*may_keep=*/true, &building::check_devices, /*keeps_device=*/false,
+const BuildOps build{&building::add, /*may_keep=*/true, &building::check_devices,
                      /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::child

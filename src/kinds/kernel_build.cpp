@@ -5,6 +5,7 @@
 #include "graphdsl/detail/config.hpp"
 #include "kinds/kernel_native.hpp"
 
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,23 +21,67 @@
 
 namespace graphdsl::detail {
 
+namespace {
+
+/// The calling thread's last kernels looked up, with the context each was looked up in.
+struct ContextFunctions {
+  struct Entry {
+    unsigned long long context = 0;  ///< the context's unique id (cuCtxGetId); 0: empty
+    const void* func = nullptr;
+    cudaFunction_t function = nullptr;
+  };
+  std::array<Entry, 8> entries{};
+  std::size_t next = 0;  ///< the entry the next lookup replaces
+};
+
+ContextFunctions& context_functions() noexcept {
+  thread_local ContextFunctions cache;
+  return cache;
+}
+
+/// The CUfunction of kernel `func` in the current context: from the calling thread's last 8
+/// lookups, else cudaGetFuncBySymbol. Entries are keyed by the context's unique id, not by its
+/// handle or device: a context destroyed and created again (cudaDeviceReset) may get the old
+/// handle back, never the old id, so a function of a destroyed context is never handed to the
+/// driver. Null without a current context or the entry points, or when the lookup fails.
+cudaFunction_t function_in_context(const void* func) noexcept {
+  using GetId = CUresult (*)(CUcontext, unsigned long long*);
+  static const auto get_id = reinterpret_cast<GetId>(driver_entry("cuCtxGetId", 12000));
+  const CUcontext ctx = current_context();
+  unsigned long long id = 0;
+  if (ctx == nullptr || get_id == nullptr || get_id(ctx, &id) != CUDA_SUCCESS || id == 0) return nullptr;
+  ContextFunctions& cache = context_functions();
+  for (const ContextFunctions::Entry& e : cache.entries) {
+    if (e.func == func && e.context == id) return e.function;
+  }
+  cudaFunction_t function = nullptr;
+  if (cuda_try(cudaGetFuncBySymbol, &function, func) != cudaSuccess) return nullptr;
+  cache.entries[cache.next++ % cache.entries.size()] = ContextFunctions::Entry{id, func, function};
+  return function;
+}
+
+/// Forgets `func`'s entries (the driver refused a node with its function).
+void forget_function(const void* func) noexcept {
+  for (ContextFunctions::Entry& e : context_functions().entries) {
+    if (e.func == func) e = ContextFunctions::Entry{};
+  }
+}
+
+}  // namespace
+
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
-                            const cudaKernelNodeParams& p, KernelLookup& cache, int device) noexcept {
+                            const cudaKernelNodeParams& p) noexcept {
 #if GRAPHDSL_HAS_DRIVER_ENTRY  // driver_entry needs cudaGetDriverEntryPointByVersion
   using Add = CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<Add>(driver_entry("cuGraphAddKernelNode", 12000));
-  if (driver != nullptr && p.extra == nullptr && device >= 0) {
-    const cudaFunction_t function = cached_function(cache, p.func, device);
-    if (function != nullptr) {
+  if (driver != nullptr && p.extra == nullptr) {
+    if (const cudaFunction_t function = function_in_context(p.func)) {
       const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, function);
       count_cuda_call();
       if (driver(node, graph, deps, count, &d) == CUDA_SUCCESS) return cudaSuccess;
-      cache = KernelLookup{};
+      forget_function(p.func);
     }
   }
-#else
-  (void)cache;
-  (void)device;
 #endif
   return cuda_try(cudaGraphAddKernelNode, node, graph, deps, count, &p);
 }
@@ -217,7 +262,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
   if (attributes != nullptr) check_attributes_on_device(g, i, builder.where_, k, launch_of(g, n.payload));
   AddedNode out;
   out.api = "cudaGraphAddKernelNode";
-  out.rc = add_kernel_node(&out.node, graph, deps.data(), deps.size(), p, builder.kernels_, builder.kernel_device());
+  out.rc = add_kernel_node(&out.node, graph, deps.data(), deps.size(), p);
   if (out.rc == cudaSuccess) out.rc = set_attributes(out.node, k.launch.priority, attributes, out.api);
   if (out.rc != cudaSuccess) out.hint = kernel_hint(out.rc, k);
   return out;
@@ -226,7 +271,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr, /*keeps_device=*/true,
+const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr,
                      /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::kernel

@@ -27,13 +27,11 @@ void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::
                                 const Launch& l);
 
 /// cudaGraphAddKernelNode with `p`, first through the driver's cuGraphAddKernelNode (its entry
-/// point, the function from `cache`): measured 0.56-0.69 of the runtime call's time
-/// on an H200. On any failure of that attempt the runtime call is
-/// made, so the error reported and its translation stay the runtime's (native/cuda_call.hpp).
-/// `device` is the current device (the function is looked up for it); -1 (unknown) takes the
-/// runtime call.
+/// point, the kernel's CUfunction from function_in_context): measured 0.56-0.69 of the runtime
+/// call's time on an H200. On any failure of that attempt the runtime call is made, so the error
+/// reported and its translation stay the runtime's (native/cuda_call.hpp).
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
-                            const cudaKernelNodeParams& p, KernelLookup& cache, int device) noexcept;
+                            const cudaKernelNodeParams& p) noexcept;
 
 /// Sets the node's priority and launch attributes (those not at their defaults); `api` receives
 /// the name of the last call made. With `rewrite`, the node already has attributes that may differ:

@@ -256,7 +256,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
 }  // namespace
 }  // namespace building
 
-const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr, /*keeps_device=*/false,
+const BuildOps build{&building::add, /*may_keep=*/false, /*check_devices=*/nullptr,
                      /*device_launch=*/true};
 
 }  // namespace graphdsl::detail::kinds::memset

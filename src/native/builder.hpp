@@ -64,13 +64,6 @@ class Builder {
   bool enclosed_ = false;     ///< dptrs_ came from the plan enclosing a child plan built on its own
   std::vector<unsigned char> block_;
   std::vector<void*> argv_;
-  KernelLookup kernels_;  ///< the last kernel function's handle (add_kernel_node)
-
-  /// The current device, for add_kernel_node: asked of CUDA once, then remembered while only
-  /// kernel nodes are added (add() forgets it after any other kind, whose add may run user code, a
-  /// captured node's function, that changes the device, and whenever it switches devices); -1 when
-  /// the query fails.
-  int kernel_device();
 
  private:
   /// Adds node i of `g` through its kind's BuildOps. @throws CudaError naming the node.
@@ -89,8 +82,6 @@ class Builder {
   std::vector<NestedLayout> layouts_;                     ///< Materialized::layouts
   std::uint32_t layout_at_ = ConditionRef::unresolved;    ///< the layouts_ entry of the nested plan being built
   bool record_handles_ = false;                           ///< build() gives its handles to nested_[nested_at_]
-  int kernel_device_ = -1;                                ///< kernel_device(), when known
-  bool kernel_device_known_ = false;
 };
 
 }  // namespace graphdsl::detail

@@ -43,9 +43,6 @@ struct BuildOps {
   /// check_devices): `count` devices exist, `current` is the current one. Null: nothing of the
   /// kind's own to check.
   void (*check_devices)(const GraphImpl& g, std::uint32_t i, int count, int current) = nullptr;
-  /// Whether add leaves the current device as it found it, so that the Builder's remembered device
-  /// (Builder::kernel_device) stays valid after a node of the kind.
-  bool keeps_device = false;
   /// Whether a device-launchable executable may hold a node of the kind (CUDA allows kernel,
   /// memcpy, memset and child nodes; a child's own plan is checked the same way).
   bool device_launch = false;

@@ -353,23 +353,11 @@ std::uint32_t find_nested(const Materialized& m, std::uint32_t parent, std::uint
 
 cudaGraphNode_t Builder::add(const GraphImpl& g, std::uint32_t i, cudaGraph_t graph,
                              const std::vector<cudaGraphNode_t>& deps) {
-  if (devices_ != nullptr) {
-    devices_->use(node_device(g, i, -1));  // -1: the device current at compile time
-    kernel_device_known_ = false;
-  }
+  if (devices_ != nullptr) devices_->use(node_device(g, i, -1));  // -1: the device current at compile time
   const BuildOps& ops = build_ops(node_kind(g, i));
   AddedNode added = ops.add(*this, g, i, graph, deps);
-  if (!ops.keeps_device) kernel_device_known_ = false;  // see kernel_device()
   if (added.rc != cudaSuccess) throw_cuda(added.rc, added.api, info(g, i), std::move(added.hint));
   return added.node;
-}
-
-int Builder::kernel_device() {
-  if (!kernel_device_known_) {
-    kernel_device_known_ = cuda_try(cudaGetDevice, &kernel_device_) == cudaSuccess;
-    if (!kernel_device_known_) kernel_device_ = -1;
-  }
-  return kernel_device_;
 }
 
 cudaEvent_t Builder::node_event(const GraphImpl& g, std::uint32_t i, AddedNode& out) {
