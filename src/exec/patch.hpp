@@ -54,6 +54,11 @@ bool copies_checked_by_environment() noexcept;
 /// cudaGraphExecChildGraphNodeSetParams of child node `node` with `child` (a materialized child
 /// plan) for set_child and per-node updates: the driver's entry point first, then the runtime.
 cudaError_t exec_child_set_params(ExecImpl& x, cudaGraphNode_t node, cudaGraph_t child);
+/// Sets child node i of the executable to `child` with exec_child_set_params, as an Applied: what
+/// set_child (a kept or prepared graph) and the child kind's patch (a graph just built) call.
+inline Applied set_child_node(ExecImpl& x, std::uint32_t i, cudaGraph_t child) {
+  return {exec_child_set_params(x, x.native.nodes[i], child), "cudaGraphExecChildGraphNodeSetParams"};
+}
 /// Materializes the child plan that child node i of x's recorded plan holds into `m` and sets the
 /// node's graph to it (the child kind's per-node patch; set_child keeps `m`).
 Applied apply_child_plan(ExecImpl& x, std::uint32_t i, Materialized& m);

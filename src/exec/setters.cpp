@@ -188,9 +188,7 @@ auto kind_apply(ExecImpl& x, std::uint32_t i) {
 /// Setting child node i's graph to `m` (a materialized child plan: prepared or kept) as
 /// patch_recorded's `apply`.
 auto set_child_graph(ExecImpl& x, std::uint32_t i, const Materialized& m) {
-  return [&x, i, &m] {
-    return Applied{exec_child_set_params(x, x.native.nodes[i], m.graph.get()), "cudaGraphExecChildGraphNodeSetParams"};
-  };
+  return [&x, i, &m] { return set_child_node(x, i, m.graph.get()); };
 }
 
 }  // namespace

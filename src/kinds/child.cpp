@@ -339,7 +339,7 @@ Applied apply_child_plan(ExecImpl& x, std::uint32_t i, Materialized& m) {
   } catch (const CudaError& e) {
     return {e.code(), "cudaGraphAdd*Node (child plan)"};
   }
-  return {exec_child_set_params(x, x.native.nodes[i], m.graph.get()), "cudaGraphExecChildGraphNodeSetParams"};
+  return set_child_node(x, i, m.graph.get());
 }
 
 namespace kinds::child {
