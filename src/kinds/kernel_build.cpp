@@ -21,6 +21,7 @@
 
 namespace graphdsl::detail {
 
+#if GRAPHDSL_HAS_DRIVER_ENTRY  // the driver's entry points: the functions are looked up for them only
 namespace {
 
 /// The calling thread's last kernels looked up, with the context each was looked up in.
@@ -68,6 +69,7 @@ void forget_function(const void* func) noexcept {
 }
 
 }  // namespace
+#endif
 
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
                             const cudaKernelNodeParams& p) noexcept {
