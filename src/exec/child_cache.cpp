@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "plan/diff.hpp"
@@ -36,10 +37,14 @@ std::size_t kept_nodes(const CachedChild& c) noexcept { return c.native.nodes.si
 // keep_cached_child moves entries within reserved storage in a noexcept function.
 static_assert(std::is_nothrow_move_constructible_v<CachedChild> && std::is_nothrow_move_assignable_v<CachedChild>);
 
-/// The first entry of node i or after it (the cache is sorted by node).
-std::vector<CachedChild>::iterator first_of_node(std::vector<CachedChild>& cache, std::uint32_t i) {
-  return std::lower_bound(cache.begin(), cache.end(), i,
-                          [](const CachedChild& c, std::uint32_t n) { return c.node < n; });
+/// Node i's entries, oldest first (the cache is sorted by node; a node's entries in the order kept).
+std::pair<std::vector<CachedChild>::iterator, std::vector<CachedChild>::iterator> node_entries(
+    std::vector<CachedChild>& cache, std::uint32_t i) {
+  struct ByNode {
+    bool operator()(const CachedChild& c, std::uint32_t n) const { return c.node < n; }
+    bool operator()(std::uint32_t n, const CachedChild& c) const { return n < c.node; }
+  };
+  return std::equal_range(cache.begin(), cache.end(), i, ByNode{});
 }
 
 }  // namespace
@@ -50,8 +55,8 @@ bool cacheable_child(const GraphImpl& child) {
 }
 
 CachedChild* find_cached_child(ExecImpl& x, std::uint32_t i, const GraphImpl& child) {
-  std::vector<CachedChild>& cache = x.child_cache;
-  for (auto it = first_of_node(cache, i); it != cache.end() && it->node == i; ++it) {
+  const auto [first, last] = node_entries(x.child_cache, i);
+  for (auto it = first; it != last; ++it) {
     if (same_plan(*it->plan, child)) {
       it->used = ++x.child_uses;
       return &*it;
@@ -73,8 +78,7 @@ void reserve_cached_child(ExecImpl& x) {
 
 void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const GraphImpl> plan, Materialized&& m) noexcept {
   std::vector<CachedChild>& cache = x.child_cache;
-  auto at = first_of_node(cache, i);
-  while (at != cache.end() && at->node == i) ++at;                                  // after node i's older entries
+  const auto at = node_entries(cache, i).second;                                    // after node i's older entries
   cache.insert(at, CachedChild{i, ++x.child_uses, std::move(plan), std::move(m)});  // reserved: no allocation
   std::size_t nodes = 0;
   for (const CachedChild& c : cache) nodes += kept_nodes(c);

@@ -353,7 +353,7 @@ TEST_CASE("compiling a one-kernel plan makes at most 16 allocations; a failure i
   };
   {
     gd::Graph g = plan();
-    (void)gd::Graph(plan()).instantiate();  // the first compile sets up what a process keeps (its caches)
+    (void)plan().instantiate();           // the first compile sets up what a process keeps (its caches)
     faults::arm(std::uint64_t{1} << 40);    // counts this thread's allocations, fails none
     gd::Executable e = std::move(g).instantiate();
     const std::uint64_t made = faults::allocations();
