@@ -34,17 +34,41 @@ bool same_plan(const GraphImpl& a, const GraphImpl& b) {
 
 std::size_t kept_nodes(const CachedChild& c) noexcept { return c.native.nodes.size(); }
 
-// keep_cached_child moves entries within reserved storage in a noexcept function.
-static_assert(std::is_nothrow_move_constructible_v<CachedChild> && std::is_nothrow_move_assignable_v<CachedChild>);
+// keep_cached_child moves a plan and a graph into a slot in a noexcept function.
+static_assert(std::is_nothrow_move_assignable_v<Materialized>);
 
-/// Node i's entries, oldest first (the cache is sorted by node; a node's entries in the order kept).
-std::pair<std::vector<CachedChild>::iterator, std::vector<CachedChild>::iterator> node_entries(
-    std::vector<CachedChild>& cache, std::uint32_t i) {
-  struct ByNode {
-    bool operator()(const CachedChild& c, std::uint32_t n) const { return c.node < n; }
-    bool operator()(std::uint32_t n, const CachedChild& c) const { return n < c.node; }
-  };
-  return std::equal_range(cache.begin(), cache.end(), i, ByNode{});
+constexpr std::uint32_t none = CachedChild::none;
+
+/// Takes slot e out of the list of all entries (least to most recently set).
+void unlink_use(ChildCache& c, std::uint32_t e) noexcept {
+  CachedChild& s = c.slots[e];
+  (s.older != none ? c.slots[s.older].newer : c.oldest) = s.newer;
+  (s.newer != none ? c.slots[s.newer].older : c.newest) = s.older;
+  s.older = s.newer = none;
+}
+
+/// Puts slot e at the most recently set end of that list.
+void link_newest(ChildCache& c, std::uint32_t e) noexcept {
+  CachedChild& s = c.slots[e];
+  s.older = c.newest;
+  s.newer = none;
+  (c.newest != none ? c.slots[c.newest].newer : c.oldest) = e;
+  c.newest = e;
+}
+
+/// Frees slot e: out of both lists, its plan and graph released (the graph destroyed).
+void evict(ChildCache& c, std::uint32_t e) noexcept {
+  unlink_use(c, e);
+  CachedChild& s = c.slots[e];
+  (s.node_prev != none ? c.slots[s.node_prev].node_next : c.node_first[s.node]) = s.node_next;
+  if (s.node_next != none) c.slots[s.node_next].node_prev = s.node_prev;
+  c.nodes -= kept_nodes(s);
+  --c.entries;
+  s.node_prev = s.node_next = none;
+  s.plan.reset();
+  s.native = Materialized{};
+  s.newer = c.free;
+  c.free = e;
 }
 
 }  // namespace
@@ -55,41 +79,54 @@ bool cacheable_child(const GraphImpl& child) {
 }
 
 CachedChild* find_cached_child(ExecImpl& x, std::uint32_t i, const GraphImpl& child) {
-  const auto [first, last] = node_entries(x.child_cache, i);
-  for (auto it = first; it != last; ++it) {
-    if (same_plan(*it->plan, child)) {
-      it->used = ++x.child_uses;
-      return &*it;
+  ChildCache& c = x.child_cache;
+  if (i >= c.node_first.size()) return nullptr;  // nothing kept yet
+  for (std::uint32_t e = c.node_first[i]; e != none; e = c.slots[e].node_next) {
+    if (same_plan(*c.slots[e].plan, child)) {
+      unlink_use(c, e);
+      link_newest(c, e);
+      return &c.slots[e];
     }
   }
   return nullptr;
 }
 
 void reserve_cached_child(ExecImpl& x) {
-  if (x.child_cache_limit == 0) {  // once: the plan's child nodes do not change
+  ChildCache& c = x.child_cache;
+  if (c.limit == 0) {  // once: the plan's child nodes do not change
     std::size_t children = 0;
     const GraphImpl& a = x.plan.impl();
     for (std::uint32_t i = 0; i < node_count(a); ++i) children += node_kind(a, i) == NodeKind::child ? 1 : 0;
-    x.child_cache_limit = static_cast<std::uint32_t>(
+    c.node_first.assign(node_count(a), none);
+    c.limit = static_cast<std::uint32_t>(
         std::min<std::size_t>(std::max(child_cache_entries, child_cache_per_node * children), child_cache_nodes));
   }
-  x.child_cache.reserve(x.child_cache.size() + 1);
+  if (c.free == none && c.slots.size() == c.slots.capacity()) {
+    c.slots.reserve(std::max<std::size_t>(4, 2 * c.slots.size()));
+  }
 }
 
 void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const GraphImpl> plan, Materialized&& m) noexcept {
-  std::vector<CachedChild>& cache = x.child_cache;
-  const auto at = node_entries(cache, i).second;                                    // after node i's older entries
-  cache.insert(at, CachedChild{i, ++x.child_uses, std::move(plan), std::move(m)});  // reserved: no allocation
-  std::size_t nodes = 0;
-  for (const CachedChild& c : cache) nodes += kept_nodes(c);
-  while (cache.size() > 1 && (cache.size() > x.child_cache_limit || nodes > child_cache_nodes)) {
-    auto oldest = cache.begin();
-    for (auto it = cache.begin(); it != cache.end(); ++it) {
-      if (it->used < oldest->used) oldest = it;
-    }
-    nodes -= kept_nodes(*oldest);
-    cache.erase(oldest);  // move-assigns the later entries down: no allocation
+  ChildCache& c = x.child_cache;
+  std::uint32_t e = c.free;
+  if (e != none) {
+    c.free = c.slots[e].newer;
+  } else {
+    e = static_cast<std::uint32_t>(c.slots.size());
+    c.slots.emplace_back();  // reserved: no allocation
   }
+  CachedChild& s = c.slots[e];
+  s.node = i;
+  s.plan = std::move(plan);
+  s.native = std::move(m);
+  s.node_prev = none;  // first among its node's entries
+  s.node_next = c.node_first[i];
+  if (s.node_next != none) c.slots[s.node_next].node_prev = e;
+  c.node_first[i] = e;
+  link_newest(c, e);
+  ++c.entries;
+  c.nodes += kept_nodes(s);
+  while (c.entries > 1 && (c.entries > c.limit || c.nodes > child_cache_nodes)) evict(c, c.oldest);
 }
 
 }  // namespace graphdsl::detail

@@ -186,12 +186,31 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
                          const std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing = nullptr);
 
 /// A child plan given to Executable::set_child(node, plan) and its materialized graph, kept so that
-/// setting an equal plan on that node again is one driver call (exec/child_cache.cpp).
+/// setting an equal plan on that node again is one driver call (exec/child_cache.cpp). A slot of
+/// ChildCache: in two lists of slot indices, all entries from least to most recently set, and the
+/// entries of its node.
 struct CachedChild {
+  static constexpr std::uint32_t none = ~std::uint32_t{0};
   std::uint32_t node = 0;                 ///< the child node's index in the executable's plan
-  std::uint64_t used = 0;                 ///< ExecImpl::child_uses when it was last set
-  std::shared_ptr<const GraphImpl> plan;  ///< its copy, shared with the recorded plan (no parameters)
+  std::uint32_t older = none;             ///< the entry set just before this one (none: the oldest)
+  std::uint32_t newer = none;             ///< the entry set just after it; the next free slot in the free list
+  std::uint32_t node_prev = none;         ///< the previous entry of the same node
+  std::uint32_t node_next = none;         ///< the next entry of the same node
+  std::shared_ptr<const GraphImpl> plan;  ///< its copy, shared with the recorded plan (null: a free slot)
   Materialized native;
+};
+
+/// set_child(node, plan)'s kept child graphs (exec/child_cache.cpp): finding, keeping, marking set
+/// and evicting an entry cost the same whatever the number of entries and of child nodes.
+struct ChildCache {
+  std::vector<CachedChild> slots;          ///< entries and free slots; indices stay valid
+  std::vector<std::uint32_t> node_first;   ///< per plan node: its first entry (sized at the first keep)
+  std::uint32_t oldest = CachedChild::none;  ///< least recently set: evicted first
+  std::uint32_t newest = CachedChild::none;
+  std::uint32_t free = CachedChild::none;    ///< free slots, linked through `newer`
+  std::size_t entries = 0;                   ///< slots in use
+  std::size_t nodes = 0;                     ///< nodes of the kept graphs together
+  std::uint32_t limit = 0;                   ///< the entry bound, set at the first keep (0: not yet)
 };
 
 struct ExecImpl {
@@ -263,10 +282,8 @@ struct ExecImpl {
   std::vector<std::pair<cudaGraphNode_t, std::uint8_t>> device_copy_ends;
   bool check_copies = false;
   /// set_child(node, plan)'s last child plans with their graphs, least recently set evicted first
-  /// (bounded: exec/child_cache.hpp), and the count of sets that ordered them.
-  std::vector<CachedChild> child_cache;  ///< sorted by node
-  std::uint64_t child_uses = 0;
-  std::uint32_t child_cache_limit = 0;  ///< the entry bound, set at the first keep (0: not yet)
+  /// (bounded: exec/child_cache.hpp).
+  ChildCache child_cache;
 };
 
 /// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,

@@ -1,6 +1,7 @@
-// The child graphs set_child(node, plan) keeps (src/exec/child_cache.cpp), on the host: entries stay
-// sorted by node whatever the order they are kept in, a plan is found only on the node it was set
-// on, the bound is 16 or two per child node, and the least recently set entry goes first. The
+// The child graphs set_child(node, plan) keeps (src/exec/child_cache.cpp), on the host: every entry
+// is in the list of all entries and in its node's list whatever the order they are kept in, a plan
+// is found only on the node it was set on, the bound is 16 or two per child node, the least recently
+// set entry goes first and its slot is used again. The
 // kept graphs here are empty (no CUDA call); the GPU suite sets real ones (tests/gpu/update_test.cpp).
 #include <cstdint>
 #include <memory>
@@ -40,16 +41,26 @@ void keep(gd::detail::ExecImpl& x, std::uint32_t node, const gd::Graph& plan) {
                                 gd::detail::Materialized{});
 }
 
-bool sorted_by_node(const gd::detail::ExecImpl& x) {
-  for (std::size_t k = 1; k < x.child_cache.size(); ++k) {
-    if (x.child_cache[k - 1].node > x.child_cache[k].node) return false;
+/// Whether the cache's lists hold its entries: the list of all entries (oldest to newest, linked
+/// both ways) has `entries` slots, each in use and found in its own node's list.
+bool consistent(const gd::detail::ExecImpl& x) {
+  const gd::detail::ChildCache& c = x.child_cache;
+  constexpr std::uint32_t none = gd::detail::CachedChild::none;
+  std::size_t seen = 0;
+  std::uint32_t before = none;
+  for (std::uint32_t e = c.oldest; e != none; before = e, e = c.slots[e].newer) {
+    const gd::detail::CachedChild& s = c.slots[e];
+    if (s.plan == nullptr || s.older != before || ++seen > c.entries) return false;
+    bool on_node = false;
+    for (std::uint32_t k = c.node_first[s.node]; k != none; k = c.slots[k].node_next) on_node |= k == e;
+    if (!on_node) return false;
   }
-  return true;
+  return seen == c.entries && before == c.newest;
 }
 
 }  // namespace
 
-TEST_CASE("kept child graphs: found on their own node, sorted by node, bounded, least recently set evicted",
+TEST_CASE("kept child graphs: found on their own node, listed whatever the order kept, bounded, least recently set evicted",
           "[child][setters][cache]") {
   gd::detail::ExecImpl x = exec_of(3);
   std::vector<gd::Graph> plans;
@@ -57,28 +68,37 @@ TEST_CASE("kept child graphs: found on their own node, sorted by node, bounded, 
   const std::pair<std::uint32_t, int> kept[] = {{2, 0}, {0, 1}, {1, 2}, {1, 3}, {0, 4}, {2, 5}};
   for (const auto& [node, p] : kept) {
     keep(x, node, plans[p]);
-    CHECK(sorted_by_node(x));
+    CHECK(consistent(x));
   }
   for (const auto& [node, p] : kept) CHECK(gd::detail::find_cached_child(x, node, plans[p].impl()) != nullptr);
   CHECK(gd::detail::find_cached_child(x, 0, plans[0].impl()) == nullptr);  // kept on node 2 only
   CHECK(gd::detail::find_cached_child(x, 1, fill(3).impl()) != nullptr);   // an equal plan built again
   for (int p = 6; p < 40; ++p) keep(x, 1, plans[p]);
-  CHECK(sorted_by_node(x));
-  CHECK(x.child_cache.size() == 16);  // three child nodes: two each is fewer than 16
+  CHECK(consistent(x));
+  CHECK(x.child_cache.entries == 16);  // three child nodes: two each is fewer than 16
   CHECK(gd::detail::find_cached_child(x, 1, plans[39].impl()) != nullptr);
   CHECK(gd::detail::find_cached_child(x, 2, plans[0].impl()) == nullptr);  // the least recently set
+  CHECK(x.child_cache.slots.size() == 17);  // evicted slots are used again: the bound and one more at most
 
   gd::detail::ExecImpl wide = exec_of(12);  // two per child node: 24
   for (std::uint32_t node = 0; node < 12; ++node) {
     keep(wide, node, plans[node]);
     keep(wide, node, plans[20 + node]);
   }
-  CHECK(wide.child_cache.size() == 24);
-  CHECK(sorted_by_node(wide));
+  CHECK(wide.child_cache.entries == 24);
+  CHECK(consistent(wide));
   for (std::uint32_t node = 0; node < 12; ++node) {
     CHECK(gd::detail::find_cached_child(wide, node, plans[node].impl()) != nullptr);
     CHECK(gd::detail::find_cached_child(wide, node, plans[20 + node].impl()) != nullptr);
   }
+  // Found again, node 0's first plan is the most recently set: the next keep evicts node 0's second.
+  CHECK(gd::detail::find_cached_child(wide, 0, plans[0].impl()) != nullptr);
+  keep(wide, 5, plans[39]);
+  CHECK(consistent(wide));
+  CHECK(wide.child_cache.entries == 24);
+  CHECK(gd::detail::find_cached_child(wide, 0, plans[0].impl()) != nullptr);
+  CHECK(gd::detail::find_cached_child(wide, 0, plans[20].impl()) == nullptr);
+  CHECK(gd::detail::find_cached_child(wide, 5, plans[39].impl()) != nullptr);
 }
 
 }  // namespace child_cache_test
