@@ -214,7 +214,14 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
   // order, so the order is a deterministic function of the plan. One buffer holds the in-degrees
   // (n), the successor ranges (n + 2: node p's successors are succ[first[p]] .. succ[first[p + 1]])
   // and the successors (one per edge).
-  std::vector<std::uint32_t> work(2 * std::size_t{n} + 2 + g.edge_count, 0);
+  // Small plans (instantiating one of a few nodes is a hot path) use the thread's buffer, kept
+  // between calls; large ones a buffer of their own, so that no thread keeps a large one.
+  const std::size_t words = 2 * std::size_t{n} + 2 + g.edge_count;
+  constexpr std::size_t kept_words = 4096;
+  thread_local std::vector<std::uint32_t> kept;
+  std::vector<std::uint32_t> own;
+  std::vector<std::uint32_t>& work = words <= kept_words ? kept : own;
+  work.assign(words, 0);
   std::uint32_t* const indegree = work.data();
   std::uint32_t* const first = indegree + n;
   std::uint32_t* const succ = first + n + 2;

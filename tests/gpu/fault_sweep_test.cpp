@@ -333,7 +333,7 @@ TEST_CASE("reset_graph_memory_high_marks allocates nothing", "[gpu][faults][memo
   CHECK(launches(exec, c, 2.0f, 1.0f, 3.0f));
 }
 
-TEST_CASE("compiling a one-kernel plan makes at most 16 allocations; a failure in any of them throws and leaves "
+TEST_CASE("compiling a one-kernel plan makes at most 9 allocations; a failure in any of them throws and leaves "
           "nothing alive",
           "[gpu][faults][instantiate]") {
   Cells c;
@@ -360,9 +360,10 @@ TEST_CASE("compiling a one-kernel plan makes at most 16 allocations; a failure i
     faults::disarm();
     // The plan is moved in (no copy); what is left: the executable's state, its error sink and
     // liveness token, the plan's order, the native node list and the builder's scratch lists. An
-    // executable used to build and drop an empty plan of its own first (20 allocations).
+    // executable used to build and drop an empty plan of its own first (20 allocations), and to walk
+    // the plan's nested plans with a stack and a hash set twice to learn that it had none (16).
     INFO("instantiate() && made " << made << " allocations");
-    CHECK(made <= 16);
+    CHECK(made <= 9);
     CHECK(run(e));
   }
   const gd::debug::LiveCounts before = gd::debug::live_counts();
