@@ -62,7 +62,7 @@ void evict(ChildCache& c, std::uint32_t e) noexcept {
   CachedChild& s = c.slots[e];
   (s.node_prev != none ? c.slots[s.node_prev].node_next : c.node_first[s.node]) = s.node_next;
   if (s.node_next != none) c.slots[s.node_next].node_prev = s.node_prev;
-  c.nodes -= kept_nodes(s);
+  c.graph_nodes -= kept_nodes(s);
   --c.entries;
   s.node_prev = s.node_next = none;
   s.plan.reset();
@@ -125,8 +125,8 @@ void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const Graph
   c.node_first[i] = e;
   link_newest(c, e);
   ++c.entries;
-  c.nodes += kept_nodes(s);
-  while (c.entries > 1 && (c.entries > c.limit || c.nodes > child_cache_nodes)) evict(c, c.oldest);
+  c.graph_nodes += kept_nodes(s);
+  while (c.entries > 1 && (c.entries > c.limit || c.graph_nodes > child_cache_nodes)) evict(c, c.oldest);
 }
 
 }  // namespace graphdsl::detail

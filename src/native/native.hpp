@@ -203,14 +203,14 @@ struct CachedChild {
 /// set_child(node, plan)'s kept child graphs (exec/child_cache.cpp): finding, keeping, marking set
 /// and evicting an entry cost the same whatever the number of entries and of child nodes.
 struct ChildCache {
-  std::vector<CachedChild> slots;          ///< entries and free slots; indices stay valid
-  std::vector<std::uint32_t> node_first;   ///< per plan node: its first entry (sized at the first keep)
+  std::vector<CachedChild> slots;            ///< entries and free slots; indices stay valid
+  std::vector<std::uint32_t> node_first;     ///< per plan node: its first entry (sized at the first keep)
   std::uint32_t oldest = CachedChild::none;  ///< least recently set: evicted first
   std::uint32_t newest = CachedChild::none;
-  std::uint32_t free = CachedChild::none;    ///< free slots, linked through `newer`
-  std::size_t entries = 0;                   ///< slots in use
-  std::size_t nodes = 0;                     ///< nodes of the kept graphs together
-  std::uint32_t limit = 0;                   ///< the entry bound, set at the first keep (0: not yet)
+  std::uint32_t free = CachedChild::none;  ///< free slots, linked through `newer`
+  std::size_t entries = 0;                 ///< slots in use
+  std::size_t graph_nodes = 0;             ///< nodes of the kept graphs together
+  std::uint32_t limit = 0;                 ///< the entry bound, set at the first keep (0: not yet)
 };
 
 struct ExecImpl {
