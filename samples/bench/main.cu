@@ -38,7 +38,9 @@
 //   params     one Parameter used by k = 1, 100, 1000 of 10000 chain nodes: Executable::set vs
 //              update(plan) vs per-node setters vs raw cudaGraphExecKernelNodeSetParams (bench_param.cu)
 //
-// Usage: bench [--quick] [--csv FILE] [--max-nodes N] [section...]   (bench --help lists the sections)
+// Usage: bench [--quick] [--csv FILE] [--max-nodes N] [--processes P] [section...]   (bench --help lists
+// the sections). --processes P runs the sections in P processes one after the other and prints each
+// figure's median over them, its range and every process's value (bench_combine.hpp).
 //
 // Without a GPU it prints "skipped: no CUDA device" and exits 0. It exits 1 when a result check or
 // a CUDA call fails; a missed goal is reported in the table, not in the exit status.
@@ -58,6 +60,7 @@
 #include <graphdsl/graphdsl.hpp>
 #include <graphdsl/format.hpp>
 
+#include "bench_combine.hpp"
 #include "bench_common.hpp"
 #include "bench_conditional.hpp"
 #include "bench_device_launch.hpp"
@@ -924,7 +927,7 @@ const char* const all_sections[] = {"replay", "build", "b2", "b6", "storage", "u
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: bench [--quick] [--csv FILE] [--max-nodes N] [section...]\n"
+               "usage: bench [--quick] [--csv FILE] [--max-nodes N] [--processes P] [section...]\n"
                "  sections: replay build b2 b6 storage update conditional (existing figures)\n"
                "            setters hupdate hbuild hreplay launch (the hot paths; 'hot' = all five)\n"
                "            pdl (programmatic edges vs full edges, graphdsl and raw)\n"
@@ -942,6 +945,10 @@ void usage(std::FILE* to) {
                "  --quick     about half the repetitions (noisier; the same result checks)\n"
                "  --max-nodes N  hbuild and peers skip graphs of more than N nodes (the fork-join of 10,000\n"
                "              takes seconds per build)\n"
+               "  --processes P  run the sections in P processes one after the other (their output and CSVs\n"
+               "              in a new folder under $TMPDIR), then print each figure's median over them, its\n"
+               "              range and each process's value (with --csv FILE: the combined figures); a goal\n"
+               "              counts when the median of several processes meets it\n"
                "Without a CUDA device it prints 'skipped: no CUDA device' and exits 0. Exit status 1: a result\n"
                "check or a CUDA call failed (a missed goal is shown in the tables, not in the status).\n");
 }
@@ -949,6 +956,7 @@ void usage(std::FILE* to) {
 int run(int argc, char** argv) {
   std::vector<std::string> wanted;
   std::string csv;
+  int processes = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string w = argv[i];
     if (w == "--help" || w == "-h") {
@@ -960,6 +968,12 @@ int run(int argc, char** argv) {
       csv = argv[++i];
     } else if (w == "--max-nodes" && i + 1 < argc) {
       bench::options().max_nodes = std::max(1, std::atoi(argv[++i]));
+    } else if (w == "--processes" && i + 1 < argc) {
+      processes = std::atoi(argv[++i]);
+      if (processes < 1 || processes > 100) {
+        std::fprintf(stderr, "bench: --processes takes 1 to 100\n");
+        return 2;
+      }
     } else if (w == "hot") {
       wanted.insert(wanted.end(), {"setters", "hupdate", "hbuild", "hreplay", "launch"});
     } else if (std::find_if(std::begin(all_sections), std::end(all_sections),
@@ -975,6 +989,7 @@ int run(int argc, char** argv) {
     fmt::print("skipped: no CUDA device\n");
     return 0;
   }
+  if (processes > 1) return bench::run_processes(argc, argv, processes, csv);
   if (!csv.empty() && !bench::csv_open(csv)) {
     std::fprintf(stderr, "bench: cannot write %s\n", csv.c_str());
     return 2;
