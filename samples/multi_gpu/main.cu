@@ -403,6 +403,7 @@ enum Variant : int {
   plan_no_collective,     // the plan without the all_reduce node
   streams_no_collective,  // streams_whole without the NCCL call
   plans_per_gpu,          // two plans, GPU D's scatter, square and gather each, on stream D
+  raw_graph_no_collective,  // streams_no_collective stream-captured into one CUDA graph, launched on stream 0
   plan_all_reduce,        // a plan holding only the all_reduce node
   host_all_reduce,        // the host-called all-reduce alone
   raw_graph_all_reduce,   // host_all_reduce stream-captured into one CUDA graph, launched on stream 0
@@ -417,6 +418,7 @@ struct VariantInfo {
 constexpr VariantInfo variant_info[variant_count] = {
     {"graphdsl plan", whole},           {"streams + host NCCL", whole}, {"raw CUDA graph", whole},
     {"graphdsl plan", no_collective},   {"streams", no_collective},     {"one plan per GPU", no_collective},
+    {"raw CUDA graph", no_collective},
     {"graphdsl plan", collective_only}, {"host NCCL", collective_only},     {"raw CUDA graph", collective_only},
 };
 
@@ -437,6 +439,8 @@ constexpr Pair breakdown_pairs[] = {
     {plan_no_collective, streams_no_collective},
     {plans_per_gpu, streams_no_collective},
     {plan_no_collective, plans_per_gpu},
+    {raw_graph_no_collective, streams_no_collective},
+    {plan_no_collective, raw_graph_no_collective},
     {plan_all_reduce, host_all_reduce},
     {raw_graph_all_reduce, host_all_reduce},
     {plan_all_reduce, raw_graph_all_reduce},
@@ -484,8 +488,11 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
     return [&, parts] { issue_on_streams(s, count, streams, comms, nccl, parts); };
   };
   const RawGraph raw(streams, on_streams(whole));
+  const RawGraph raw_no_collective(streams, on_streams(no_collective));
   const RawGraph raw_all_reduce(streams, on_streams(collective_only));
-  f.raw_graph_error = raw.error().empty() ? raw_all_reduce.error() : raw.error();
+  for (const RawGraph* g : {&raw, &raw_no_collective, &raw_all_reduce}) {
+    if (f.raw_graph_error.empty()) f.raw_graph_error = g->error();
+  }
 
   std::array<std::function<void()>, variant_count> issue;  // one launch of each variant
   issue[plan_whole] = [&] { exec.launch(streams[0]); };
@@ -500,6 +507,7 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
     }
     CUDA_CHECK(cudaSetDevice(0));
   };
+  issue[raw_graph_no_collective] = [&] { raw_no_collective.launch(streams[0]); };
   issue[plan_all_reduce] = [&] { exec_all_reduce.launch(streams[0]); };
   issue[host_all_reduce] = on_streams(collective_only);
   issue[raw_graph_all_reduce] = [&] { raw_all_reduce.launch(streams[0]); };
@@ -524,7 +532,8 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
   // The variants use the same buffers and communicators: one never runs while another does.
   std::vector<Variant> order;
   for (int v = 0; v < variant_count; ++v) {
-    if ((v != raw_graph_whole || raw) && (v != raw_graph_all_reduce || raw_all_reduce)) {
+    if ((v != raw_graph_whole || raw) && (v != raw_graph_no_collective || raw_no_collective) &&
+        (v != raw_graph_all_reduce || raw_all_reduce)) {
       order.push_back(static_cast<Variant>(v));
     }
   }
@@ -583,7 +592,8 @@ void report_breakdown(const std::vector<Figures>& all) {
              "    (NCCL's included) stream-captured into one CUDA graph and launched on stream 0, no graphdsl.\n"
              "  no collective: scatter, kernel and gather on both GPUs, no all-reduce. one plan per GPU: two graphdsl "
              "plans,\n"
-             "    one per GPU, each launched on its own GPU's stream.\n"
+             "    one per GPU, each launched on its own GPU's stream; raw CUDA graph: the streams' calls stream-captured\n"
+             "    into one CUDA graph (both GPUs' nodes in one graph, as in the plan).\n"
              "  all-reduce alone: the in-place all-reduce of both GPUs' y, nothing else (a graphdsl plan of the "
              "all_reduce node\n"
              "    vs ncclGroupStart, ncclAllReduce per rank, ncclGroupEnd from the host; raw CUDA graph: those host calls\n"
