@@ -187,6 +187,16 @@ class Streams {
 
   cudaStream_t operator[](int d) const { return streams_[d]; }
 
+  /// Every stream waits for what every other stream has enqueued so far: a barrier across the GPUs.
+  void barrier() const {
+    for (int d = 0; d < gpus; ++d) CUDA_CHECK(cudaEventRecord(marks_[d], streams_[d]));
+    for (int d = 0; d < gpus; ++d) {
+      for (int e = 0; e < gpus; ++e) {
+        if (e != d) CUDA_CHECK(cudaStreamWaitEvent(streams_[d], marks_[e], 0));
+      }
+    }
+  }
+
   /// Waits for the work on every GPU's stream.
   void synchronize() const {
     for (cudaStream_t s : streams_) CUDA_CHECK(cudaStreamSynchronize(s));
@@ -257,7 +267,7 @@ class Streams {
 /// scatter copy and the kernel, then the all-reduce called from the host over the same
 /// communicators, then the gather copies.
 void issue_on_streams(const Shards& s, std::size_t count, const Streams& streams, const gd::nccl::Communicators& comms,
-                      const sample::HostNccl& nccl, const Parts& parts = whole) {
+                      const sample::HostNccl& nccl, const Parts& parts = whole, bool barrier_first = false) {
   const gd::Launch grid = gd::cover(count);
   const std::size_t bytes = count * sizeof(float);
   for (int d = parts.first; d < parts.last; ++d) {
@@ -267,6 +277,7 @@ void issue_on_streams(const Shards& s, std::size_t count, const Streams& streams
     CUDA_CHECK(cudaGetLastError());
   }
   if (parts.all_reduce) {
+    if (barrier_first) streams.barrier();  // every rank's all-reduce after both GPUs' kernels, as the plan's edges say
     nccl.check(nccl.group_start(), "ncclGroupStart");
     for (int d = 0; d < gpus; ++d) {
       const auto comm = static_cast<ncclComm_t>(comms.native_handle(static_cast<std::size_t>(d)));
@@ -400,6 +411,7 @@ enum Variant : int {
   plan_whole,             // the sample's plan, launched on stream 0
   streams_whole,          // its work on the streams, the all-reduce called from the host
   raw_graph_whole,        // streams_whole stream-captured into one CUDA graph, launched on stream 0
+  raw_graph_barrier,      // the same with a barrier across the streams before the NCCL calls
   plan_no_collective,     // the plan without the all_reduce node
   streams_no_collective,  // streams_whole without the NCCL call
   plans_per_gpu,          // two plans, GPU D's scatter, square and gather each, on stream D
@@ -417,6 +429,7 @@ struct VariantInfo {
 };
 constexpr VariantInfo variant_info[variant_count] = {
     {"graphdsl plan", whole},           {"streams + host NCCL", whole}, {"raw CUDA graph", whole},
+    {"raw graph, barrier", whole},
     {"graphdsl plan", no_collective},   {"streams", no_collective},     {"one plan per GPU", no_collective},
     {"raw CUDA graph", no_collective},
     {"graphdsl plan", collective_only}, {"host NCCL", collective_only},     {"raw CUDA graph", collective_only},
@@ -436,6 +449,8 @@ constexpr Pair breakdown_pairs[] = {
     {plan_whole, streams_whole},
     {raw_graph_whole, streams_whole},
     {plan_whole, raw_graph_whole},
+    {raw_graph_barrier, raw_graph_whole},
+    {plan_whole, raw_graph_barrier},
     {plan_no_collective, streams_no_collective},
     {plans_per_gpu, streams_no_collective},
     {plan_no_collective, plans_per_gpu},
@@ -488,9 +503,10 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
     return [&, parts] { issue_on_streams(s, count, streams, comms, nccl, parts); };
   };
   const RawGraph raw(streams, on_streams(whole));
+  const RawGraph raw_barrier(streams, [&] { issue_on_streams(s, count, streams, comms, nccl, whole, true); });
   const RawGraph raw_no_collective(streams, on_streams(no_collective));
   const RawGraph raw_all_reduce(streams, on_streams(collective_only));
-  for (const RawGraph* g : {&raw, &raw_no_collective, &raw_all_reduce}) {
+  for (const RawGraph* g : {&raw, &raw_barrier, &raw_no_collective, &raw_all_reduce}) {
     if (f.raw_graph_error.empty()) f.raw_graph_error = g->error();
   }
 
@@ -498,6 +514,7 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
   issue[plan_whole] = [&] { exec.launch(streams[0]); };
   issue[streams_whole] = on_streams(whole);
   issue[raw_graph_whole] = [&] { raw.launch(streams[0]); };
+  issue[raw_graph_barrier] = [&] { raw_barrier.launch(streams[0]); };
   issue[plan_no_collective] = [&] { exec_no_collective.launch(streams[0]); };
   issue[streams_no_collective] = on_streams(no_collective);
   issue[plans_per_gpu] = [&] {
@@ -532,7 +549,8 @@ Figures measure(const Size& size, Memory& mem, const gd::nccl::Communicators& co
   // The variants use the same buffers and communicators: one never runs while another does.
   std::vector<Variant> order;
   for (int v = 0; v < variant_count; ++v) {
-    if ((v != raw_graph_whole || raw) && (v != raw_graph_no_collective || raw_no_collective) &&
+    if ((v != raw_graph_whole || raw) && (v != raw_graph_barrier || raw_barrier) &&
+        (v != raw_graph_no_collective || raw_no_collective) &&
         (v != raw_graph_all_reduce || raw_all_reduce)) {
       order.push_back(static_cast<Variant>(v));
     }
@@ -589,7 +607,8 @@ void report_breakdown(const std::vector<Figures>& all) {
   }
   fmt::print("  whole launch: scatter to both GPUs, a kernel on each, all-reduce, gather from both. raw CUDA graph: "
              "the streams' calls\n"
-             "    (NCCL's included) stream-captured into one CUDA graph and launched on stream 0, no graphdsl.\n"
+             "    (NCCL's included) stream-captured into one CUDA graph and launched on stream 0, no graphdsl; raw graph,\n"
+             "    barrier: the same with every rank's all-reduce after both GPUs' kernels (the plan's edges).\n"
              "  no collective: scatter, kernel and gather on both GPUs, no all-reduce. one plan per GPU: two graphdsl "
              "plans,\n"
              "    one per GPU, each launched on its own GPU's stream; raw CUDA graph: the streams' calls stream-captured\n"
