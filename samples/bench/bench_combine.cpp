@@ -8,8 +8,11 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
+
+#include "sample_util.hpp"
 
 namespace bench {
 
@@ -68,12 +71,7 @@ double median_present(const std::vector<double>& values) {
 
 }  // namespace
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
+double median_of(std::vector<double> v) { return v.empty() ? -1 : sample::median(std::move(v)); }
 
 std::vector<CsvRow> read_bench_csv(const std::string& path) {
   std::ifstream in(path);

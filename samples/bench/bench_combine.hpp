@@ -44,7 +44,8 @@ std::vector<Combined> combine(const std::vector<std::vector<CsvRow>>& runs);
 /// out. `processes`: how many processes ran.
 std::string combined_table(const std::vector<Combined>& figures, std::size_t processes);
 
-/// The median of `v` (the mean of the two middle values for an even count; -1 when empty).
+/// sample::median of `v` (the mean of the two middle values for an even count), or -1 when `v` is
+/// empty: the CSV's "no value".
 double median_of(std::vector<double> v);
 
 }  // namespace bench
