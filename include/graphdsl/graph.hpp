@@ -523,8 +523,11 @@ class Graph {
   /// instantiation throws.
   Executable instantiate(const InstantiateOptions& options = {}) &&;
 
-  /// Internal: the plan storage. @throws UsageError on a moved-from Graph.
-  detail::GraphImpl& impl() const;
+  /// Internal: the plan storage, to change: clears its content stamp (src/plan/graph_impl.hpp,
+  /// which Executable::set_child compares instead of whole plans). @throws UsageError if moved-from.
+  detail::GraphImpl& impl();
+  /// Internal: the plan storage, to read. @throws UsageError on a moved-from Graph.
+  const detail::GraphImpl& impl() const;
   /// Internal: takes over a plan storage made with `new`.
   explicit Graph(detail::GraphImpl* impl) noexcept;
   /// Internal: adds a captured node around a prepared closure (add_captured and the NCCL

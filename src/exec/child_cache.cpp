@@ -66,6 +66,7 @@ void evict(ChildCache& c, std::uint32_t e) noexcept {
   --c.entries;
   s.node_prev = s.node_next = none;
   s.plan.reset();
+  s.stamp = 0;
   s.native = Materialized{};
   s.newer = c.free;
   c.free = e;
@@ -78,15 +79,23 @@ bool cacheable_child(const GraphImpl& child) {
          !any_nested(child, [](const GraphImpl& p) { return has_param_entries(p) || p.holds(NodeKind::captured); });
 }
 
-CachedChild* find_cached_child(ExecImpl& x, std::uint32_t i, const GraphImpl& child) {
+CachedChild* find_cached_child(ExecImpl& x, std::uint32_t i, const GraphImpl& child, std::uint64_t stamp) {
   ChildCache& c = x.child_cache;
   if (i >= c.node_first.size()) return nullptr;  // nothing kept yet
-  for (std::uint32_t e = c.node_first[i]; e != none; e = c.slots[e].node_next) {
-    if (same_plan(*c.slots[e].plan, child)) {
-      unlink_use(c, e);
-      link_newest(c, e);
-      return &c.slots[e];
+  auto found = [&](std::uint32_t e) {
+    c.slots[e].stamp = stamp;
+    unlink_use(c, e);
+    link_newest(c, e);
+    return &c.slots[e];
+  };
+  // The plan unchanged since it was set: its stamp, without reading the plan.
+  if (stamp != 0) {
+    for (std::uint32_t e = c.node_first[i]; e != none; e = c.slots[e].node_next) {
+      if (c.slots[e].stamp == stamp) return found(e);
     }
+  }
+  for (std::uint32_t e = c.node_first[i]; e != none; e = c.slots[e].node_next) {
+    if (same_plan(*c.slots[e].plan, child)) return found(e);
   }
   return nullptr;
 }
@@ -106,7 +115,8 @@ void reserve_cached_child(ExecImpl& x) {
   }
 }
 
-void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const GraphImpl> plan, Materialized&& m) noexcept {
+void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const GraphImpl> plan, Materialized&& m,
+                       std::uint64_t stamp) noexcept {
   ChildCache& c = x.child_cache;
   std::uint32_t e = c.free;
   if (e != none) {
@@ -118,6 +128,7 @@ void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const Graph
   CachedChild& s = c.slots[e];
   s.node = i;
   s.plan = std::move(plan);
+  s.stamp = stamp;
   s.native = std::move(m);
   s.node_prev = none;  // first among its node's entries
   s.node_next = c.node_first[i];

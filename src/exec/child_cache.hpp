@@ -26,7 +26,10 @@ inline constexpr std::size_t child_cache_nodes = std::size_t{1} << 16;
 bool cacheable_child(const GraphImpl& child);
 
 /// The kept entry of node i whose plan equals `child`, marked as just set; null when there is none.
-CachedChild* find_cached_child(ExecImpl& x, std::uint32_t i, const GraphImpl& child);
+/// `stamp`: child's content stamp (GraphImpl::content_stamp), read before anything could change
+/// `child`; 0 for none. An entry last set from a plan with that stamp is found without comparing
+/// plans; one found by comparing takes the stamp.
+CachedChild* find_cached_child(ExecImpl& x, std::uint32_t i, const GraphImpl& child, std::uint64_t stamp = 0);
 
 /// Makes room for one more entry, so that keep_cached_child cannot fail (std::bad_alloc here, before
 /// the executable changes).
@@ -34,6 +37,8 @@ void reserve_cached_child(ExecImpl& x);
 
 /// Keeps `plan` (set on node i) with its graph `m`, evicting the least recently set entries beyond
 /// the bounds. After reserve_cached_child: no allocation.
-void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const GraphImpl> plan, Materialized&& m) noexcept;
+/// `stamp`: the content stamp of the plan `plan` was copied from (0: none).
+void keep_cached_child(ExecImpl& x, std::uint32_t i, std::shared_ptr<const GraphImpl> plan, Materialized&& m,
+                       std::uint64_t stamp = 0) noexcept;
 
 }  // namespace graphdsl::detail

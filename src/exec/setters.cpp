@@ -240,10 +240,13 @@ void Executable::set_memcpy_bytes(const Node& node, void* dst, const void* src, 
 
 void Executable::set_child(const ChildNode& node, const Graph& child) {
   detail::ExecImpl& x = impl();
+  // Read before the recorded plan is touched: were `child` that plan, the change below clears its
+  // stamp again, so the entry kept under this stamp is never found for the changed plan.
+  const std::uint64_t stamp = child.impl().content_stamp();
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
   // A plan set on this node before: its kept graph, and the recorded plan shares its kept copy.
-  if (const detail::CachedChild* kept = detail::find_cached_child(x, i, child.impl())) {
+  if (const detail::CachedChild* kept = detail::find_cached_child(x, i, child.impl(), stamp)) {
     detail::patch_recorded(x, i, detail::child_slot(a, i), kept->plan, detail::set_child_graph(x, i, kept->native),
                            [] {});
     return;
@@ -261,7 +264,7 @@ void Executable::set_child(const ChildNode& node, const Graph& child) {
   detail::Materialized m;
   detail::patch_recorded(
       x, i, detail::child_slot(a, i), copy, [&] { return detail::apply_child_plan(x, i, m); }, [] {});
-  detail::keep_cached_child(x, i, std::move(copy), std::move(m));
+  detail::keep_cached_child(x, i, std::move(copy), std::move(m), stamp);
 }
 
 namespace detail {

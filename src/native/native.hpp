@@ -197,6 +197,9 @@ struct CachedChild {
   std::uint32_t node_prev = none;         ///< the previous entry of the same node
   std::uint32_t node_next = none;         ///< the next entry of the same node
   std::shared_ptr<const GraphImpl> plan;  ///< its copy, shared with the recorded plan (null: a free slot)
+  /// The content stamp (GraphImpl::stamp) of the plan last set from it: that plan, unchanged since,
+  /// is found without comparing it (0: none).
+  std::uint64_t stamp = 0;
   Materialized native;
 };
 

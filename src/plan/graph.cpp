@@ -71,16 +71,6 @@ GraphImpl& changeable(const Node& n, const char* what) {
   return g;
 }
 
-void throw_unusable_handle(const Node& n) {
-  const NodeRef r = n.ref();
-  if (r.plan == 0) throw UsageError("empty node handle (a default-constructed Node was used)");
-  throw UsageError(
-      fmt::format("node #{} of {} was used after its plan was destroyed (its Graph was destroyed or "
-                  "assigned over, or moved into an instantiate() that threw); a node handle is usable "
-                  "only while its plan is alive",
-                  r.index, plan_ref_of(r)));
-}
-
 void throw_inexact_value(const char* api, const std::string& value, const char* role, const std::string& type) {
   throw UsageError(fmt::format("{}: {} does not convert exactly to {} ({})", api, value, role, type));
 }
@@ -390,7 +380,13 @@ Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
 Graph::~Graph() = default;
 
-detail::GraphImpl& Graph::impl() const {
+detail::GraphImpl& Graph::impl() {
+  if (!impl_) throw UsageError("use of a moved-from Graph");
+  impl_.get()->stamp.store(0, std::memory_order_relaxed);
+  return *impl_.get();
+}
+
+const detail::GraphImpl& Graph::impl() const {
   if (!impl_) throw UsageError("use of a moved-from Graph");
   return *impl_.get();
 }

@@ -164,6 +164,16 @@ struct GraphImpl : PlanStores {
   /// An executable's recorded plan (Sealed::recorded): the id of the plan it was compiled from, whose
   /// node handles its getters accept as its own (own_index; the setters do too); 0 otherwise. Not copied.
   std::uint64_t recorded_from = 0;
+  /// What this plan holds, as a number no other content of any plan had (content_stamp,
+  /// plan/graph.cpp), or 0: not yet stamped, or possibly changed since. Every way to change a plan
+  /// clears it: Graph::impl() (the non-const one: every mutating member of Graph), live_plan (node
+  /// handles, savepoints) and parameter_of (Parameter handles); a const Graph yields only a const
+  /// GraphImpl. Not copied: a copy starts at 0. Atomic because set_child stamps a plan it only
+  /// reads, which other threads may read at the same time. Executable::set_child(node, plan) finds
+  /// the graph it kept for a plan by this stamp without comparing the plans (exec/child_cache.cpp).
+  mutable std::atomic<std::uint64_t> stamp{0};
+  /// The content stamp, stamping the plan first when it has none (thread-safe for readers).
+  std::uint64_t content_stamp() const noexcept;
   /// Whether this plan (or a child plan it embeds, at any depth; not bodies) holds a node of `kind`.
   bool holds(NodeKind kind) const noexcept { return (held_kinds >> static_cast<unsigned>(kind)) & 1u; }
 

@@ -38,7 +38,8 @@ std::uint32_t take_plan_slot(GraphImpl* plan, std::uint64_t id);
 /// messages until the slot is reused.
 void give_back_plan_slot(std::uint32_t slot, std::uint64_t id, std::string name) noexcept;
 
-/// The plan of `ref` while it is alive; null for an empty handle or a destroyed plan.
+/// The plan of `ref` while it is alive; null for an empty handle or a destroyed plan. Clears the
+/// plan's content stamp (GraphImpl::stamp): the caller may change it.
 GraphImpl* live_plan(const NodeRef& ref) noexcept;
 
 /// The index in `g`, an executable's recorded plan, of `n`, a handle of the plan it was compiled

@@ -62,6 +62,7 @@ std::pair<GraphImpl*, std::uint32_t> parameter_of(const SharedRef<PlanToken>& pl
                     uid, quoted(plan->name), plan->id));
   }
   GraphImpl& g = *plan->plan;
+  g.stamp.store(0, std::memory_order_relaxed);  // a Parameter handle may change its plan
   const std::uint32_t k = g.param_index(uid);
   if (k == ConditionRef::unresolved) {
     throw UsageError(fmt::format("parameter id {} is not declared by graph {}", uid, quoted(g.name)));

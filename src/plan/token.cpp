@@ -2,7 +2,7 @@
 // defines: a plan's storage deleted where GraphImpl is complete (GraphImplDelete, for Graph's
 // UniqueHandle), the reference count of a plan's liveness token (SharedRef<PlanToken>, held by
 // Parameters and conditional bodies' builders), and the plan table that node handles check instead
-// of holding a count (plan/handles.hpp). No CUDA call.
+// of holding a count (plan/handles.hpp), with the content stamps those handles clear. No CUDA call.
 #include <atomic>
 #include <mutex>
 
@@ -12,6 +12,7 @@
 #include "graphdsl/graph.hpp"
 #include "plan/graph_impl.hpp"
 #include "plan/handles.hpp"
+#include "plan/rules.hpp"
 
 namespace graphdsl::detail {
 
@@ -116,11 +117,32 @@ bool plan_alive(std::uint32_t slot, std::uint64_t plan) noexcept {
   return plan_slot(slot).live.load(std::memory_order_acquire) == plan;
 }
 
+void throw_unusable_handle(const Node& n) {
+  const NodeRef r = n.ref();
+  if (r.plan == 0) throw UsageError("empty node handle (a default-constructed Node was used)");
+  throw UsageError(
+      fmt::format("node #{} of {} was used after its plan was destroyed (its Graph was destroyed or "
+                  "assigned over, or moved into an instantiate() that threw); a node handle is usable "
+                  "only while its plan is alive",
+                  r.index, plan_ref_of(r)));
+}
+
+std::uint64_t GraphImpl::content_stamp() const noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  std::uint64_t s = stamp.load(std::memory_order_relaxed);
+  if (s != 0) return s;
+  const std::uint64_t fresh = next.fetch_add(1, std::memory_order_relaxed);
+  // A reader on another thread may stamp the plan first: then both use its stamp.
+  return stamp.compare_exchange_strong(s, fresh, std::memory_order_relaxed) ? fresh : s;
+}
+
 GraphImpl* live_plan(const NodeRef& ref) noexcept {
   if (ref.plan == 0) return nullptr;
   const PlanSlot& x = plan_slot(ref.slot);
   if (x.live.load(std::memory_order_acquire) != ref.plan) return nullptr;
-  return x.plan.load(std::memory_order_relaxed);
+  GraphImpl* g = x.plan.load(std::memory_order_relaxed);
+  g->stamp.store(0, std::memory_order_relaxed);  // a handle may change its plan
+  return g;
 }
 
 std::string plan_ref_of(const NodeRef& ref) {

@@ -494,6 +494,46 @@ TEST_CASE("set_child keeps the graphs of the plans it was given: an equal plan a
   c.check(exec2, s, -3.0f, "captured child set twice");
 }
 
+TEST_CASE("set_child sets a plan changed since it was given as it is now, not from the graph kept for it; an "
+          "unchanged plan given again is one CUDA call",
+          "[gpu][update][child][setters]") {
+  ChildAxpb c(rng(112));
+  Stream s;
+  gd::Graph g("outer");
+  auto sub = g.add_child(c.inner(2.0f)).name("sub");
+  gd::Executable exec = g.instantiate();
+  gd::Graph mine = c.inner(-3.0f);
+  exec.set_child(sub, mine);
+  c.check(exec, s, -3.0f, "-3");
+  auto calls = gd::debug::cuda_calls();
+  exec.set_child(sub, mine);
+  CHECK(gd::debug::cuda_calls() - calls == 1);
+  c.check(exec, s, -3.0f, "-3 again, unchanged");
+
+  // Changed through the plan's setter: set as it is now.
+  using Axpb = gd::KernelNode<float*, const float*, float, float, int>;
+  const Axpb k = gd::node_cast<Axpb>(*mine.find("inner_axpb"));
+  mine.set_kernel_args(k, c.y.get(), c.x.get(), 4.0f, 1.0f, N);
+  exec.set_child(sub, mine);
+  c.check(exec, s, 4.0f, "4, the same plan changed by set_kernel_args");
+  calls = gd::debug::cuda_calls();
+  exec.set_child(sub, mine);
+  CHECK(gd::debug::cuda_calls() - calls == 1);
+  c.check(exec, s, 4.0f, "4 again, unchanged");
+
+  // Changed through its node handle: the recorded plan shows the new name.
+  k.name("renamed_axpb");
+  exec.set_child(sub, mine);
+  CHECK_THAT(exec.plan().dump(), has_substr("renamed_axpb"));
+  c.check(exec, s, 4.0f, "renamed");
+
+  // Assigned another plan: set as that plan.
+  mine = c.inner(6.0f);
+  exec.set_child(sub, mine);
+  c.check(exec, s, 6.0f, "6, another plan assigned to the same Graph");
+  CHECK_THAT(exec.plan().dump(), has_substr("inner_axpb"));
+}
+
 TEST_CASE("set_child keeps two graphs per child node: 24 child nodes set in turn to one of two plans each are set "
           "from kept graphs after the first round",
           "[gpu][update][child][setters]") {

@@ -35,11 +35,14 @@ gd::detail::ExecImpl exec_of(int children) {
   return gd::detail::ExecImpl(std::move(outer));
 }
 
-void keep(gd::detail::ExecImpl& x, std::uint32_t node, const gd::Graph& plan) {
+void keep(gd::detail::ExecImpl& x, std::uint32_t node, const gd::Graph& plan, std::uint64_t stamp = 0) {
   gd::detail::reserve_cached_child(x);
   gd::detail::keep_cached_child(x, node, std::make_shared<gd::detail::GraphImpl>(plan.impl()),
-                                gd::detail::Materialized{});
+                                gd::detail::Materialized{}, stamp);
 }
+
+/// The content stamp of `g` (stamping it first): what set_child passes to find and keep.
+std::uint64_t stamp_of(const gd::Graph& g) { return g.impl().content_stamp(); }
 
 /// Whether the cache's lists hold its entries: the list of all entries (oldest to newest, linked
 /// both ways) has `entries` slots, each in use and found in its own node's list.
@@ -99,6 +102,67 @@ TEST_CASE("kept child graphs: found on their own node, listed whatever the order
   CHECK(gd::detail::find_cached_child(wide, 0, plans[0].impl()) != nullptr);
   CHECK(gd::detail::find_cached_child(wide, 0, plans[20].impl()) == nullptr);
   CHECK(gd::detail::find_cached_child(wide, 5, plans[39].impl()) != nullptr);
+}
+
+TEST_CASE("kept child graphs: a plan unchanged since it was set is found by its content stamp, a changed one only "
+          "by comparing",
+          "[child][setters][cache]") {
+  gd::detail::ExecImpl x = exec_of(2);
+  gd::Graph p = fill(7);
+  const std::uint64_t s = stamp_of(p);
+  CHECK(s != 0);
+  CHECK(stamp_of(p) == s);  // reading keeps it
+  keep(x, 0, p, s);
+  // The stamp alone finds the entry: a plan of other content presented with it is not read.
+  CHECK(gd::detail::find_cached_child(x, 0, fill(8).impl(), s) != nullptr);
+  CHECK(gd::detail::find_cached_child(x, 1, p.impl(), s) == nullptr);  // kept on node 0 only
+
+  // Changed through its node handle: the stamp is cleared, a new one is another number, and the
+  // changed plan (value 9, kept 7) is not found.
+  p.set_memset(gd::node_cast<gd::MemsetNode>(p.node(0)), slots + 3, 9u, 1);
+  CHECK(std::as_const(p).impl().stamp.load() == 0);
+  const std::uint64_t changed = stamp_of(p);
+  CHECK(changed != s);
+  CHECK(gd::detail::find_cached_child(x, 0, std::as_const(p).impl(), changed) == nullptr);
+
+  // An equal plan built again is found by comparing, and the entry takes its stamp.
+  const gd::Graph q = fill(7);
+  const std::uint64_t t = stamp_of(q);
+  CHECK(t != s);
+  gd::detail::CachedChild* e = gd::detail::find_cached_child(x, 0, q.impl(), t);
+  REQUIRE(e != nullptr);
+  CHECK(e->stamp == t);
+  const gd::Graph copy = q;  // a copy is a plan of its own: another stamp
+  CHECK(stamp_of(copy) != t);
+}
+
+TEST_CASE("a plan's content stamp is cleared by each way to change the plan and kept by reading it",
+          "[child][setters][cache]") {
+  gd::Graph p("p");
+  const gd::MemsetNode fill_node = p.add_memset(slots + 3, 7u, 1);
+  const gd::Parameter<float> scale = p.parameter(1.0f);
+  const std::uint64_t first = stamp_of(p);
+  // Reading keeps the stamp (const Graph methods see only a const GraphImpl).
+  (void)p.dump();
+  (void)p.to_dot();
+  (void)p.fingerprint();
+  (void)p.node_count();
+  p.validate();
+  const gd::Graph copy = p;
+  CHECK(stamp_of(p) == first);
+  CHECK(stamp_of(copy) != first);
+
+  auto cleared_by = [&](const char* what, auto&& change) {
+    INFO(what);
+    const std::uint64_t before = stamp_of(p);
+    change();
+    CHECK(std::as_const(p).impl().stamp.load() == 0);
+    CHECK(stamp_of(p) != before);
+  };
+  cleared_by("a Graph member", [&] { p.add_empty(); });
+  cleared_by("a node handle", [&] { fill_node.name("renamed"); });
+  cleared_by("a node handle placing its node", [&] { fill_node.on_device(0); });
+  cleared_by("a Parameter handle", [&] { scale.name("scale"); });
 }
 
 }  // namespace child_cache_test

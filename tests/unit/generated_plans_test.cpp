@@ -64,6 +64,10 @@ struct Trail {
 
 std::string text(const gd::UpdateResult& r) { return r.to_string(); }
 
+/// The content stamp of `g`, stamping it first (plan/graph_impl.hpp): Executable::set_child sets the
+/// graph it kept for a plan with this stamp without comparing plans, so every change must clear it.
+std::uint64_t stamp_of(const gd::Graph& g) { return g.impl().content_stamp(); }
+
 
 bool all_names_in(const std::string& out, const plan_gen::Spec& s, bool quoted) {
   std::vector<std::string> names;
@@ -120,6 +124,8 @@ TEST_CASE("generated plans: edges removed and predecessors replaced in place giv
     gd::Graph edited = plan_gen::build(spec, w.r);
     std::string edits;
     for (int step = 0; step < edits_per_seed; ++step) {
+      const std::uint64_t stamp = stamp_of(edited);
+      const std::size_t edits_before = edits.size();
       const auto n = static_cast<std::uint32_t>(spec.nodes.size());
       if (!spec.edges.empty() && gen.chance(2)) {  // remove one edge
         const std::uint32_t e = gen.below(static_cast<std::uint32_t>(spec.edges.size()));
@@ -151,6 +157,7 @@ TEST_CASE("generated plans: edges removed and predecessors replaced in place giv
         edited.set_predecessors(edited.node(to), preds);
       }
       INFO("seed " << seed << ", edits:" << edits);
+      if (edits.size() != edits_before) CHECK(stamp_of(edited) != stamp);
       const gd::Graph built = plan_gen::build(spec, w.r);
       CHECK(edited.edge_count() == spec.edges.size());
       CHECK(edited.dump() == built.dump());
@@ -197,8 +204,11 @@ TEST_CASE("generated plans: parameters set in place through the plan's setters g
                 [&](const plan_gen::Spec& a, const gd::Graph& A, const plan_gen::Spec& b, const gd::Graph& B) {
                   const std::string before = A.dump();
                   gd::Graph edited = A;
+                  const std::uint64_t stamp = stamp_of(edited);
                   if (!plan_gen::set_all_params(edited, a, b, w.r)) return;  // not an edit the setters make
                   ++applied;
+                  if (!plan_gen::changed_nodes(a, b).empty()) CHECK(stamp_of(edited) != stamp);
+                  const std::uint64_t edited_stamp = stamp_of(edited);
                   CHECK(edited.dump() == B.dump());
                   CHECK(edited.to_dot() == B.to_dot());
                   CHECK(edited.fingerprint() == B.fingerprint());
@@ -211,6 +221,10 @@ TEST_CASE("generated plans: parameters set in place through the plan's setters g
                   CHECK(r.changed == rebuilt.changed);
                   CHECK(gd::diff(A, edited).status == gd::diff(A, B).status);  // against the plan before: as B
                   CHECK(A.dump() == before);
+                  // Reading a plan and copying it keep its stamp; the copy is a plan of its own.
+                  const gd::Graph copy = edited;
+                  CHECK(stamp_of(edited) == edited_stamp);
+                  CHECK(stamp_of(copy) != edited_stamp);
                 });
   CHECK(applied > seeds / 2);  // a good share of the edits are parameter edits the setters make
 }
@@ -230,7 +244,9 @@ TEST_CASE("generated plans: a node removed in place leaves the plan built withou
     for (std::uint32_t k = 0; k < s.nodes.size(); ++k) {
       INFO("remove_node #" << k << " (" << s.nodes[k].name << ")");
       gd::Graph edited = A;
+      const std::uint64_t stamp = stamp_of(edited);
       plan_gen::remove_node(edited, s, k);
+      CHECK(stamp_of(edited) != stamp);
       const plan_gen::Spec model = plan_gen::without_node(s, k);
       const gd::Graph built = plan_gen::build(model, w.r);
       CHECK(edited.node_count() == built.node_count());
