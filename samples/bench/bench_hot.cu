@@ -1031,6 +1031,7 @@ void hot_build_bench(Bench& bench) {
       "\nhbuild: plan + instantiate() vs cudaGraphCreate + cudaGraphAddKernelNode x N + instantiate (host "
       "wall time; median of {} reps at N=1, {} at N=100, {} at N=1000, {} at N=10000, interleaved); destruction "
       "timed apart\n"
+      "  instantiate(): the same graphdsl samples without the plan's build, against the whole raw build\n"
       "  heap: bytes per node that destroying the executable (raw: and its graph) gives back to malloc (glibc "
       "mallinfo2 uordblks + hblkhd before - after; sees the driver's malloc too); new: operator-new "
       "allocations per node while building + instantiating (calling thread)\n",
@@ -1044,7 +1045,7 @@ void hot_build_bench(Bench& bench) {
       if ((n == 1 && shape != Shape::chain) || !options().builds(n)) continue;  // one node has no fork-join
       const HeapUse gh = gd_heap(bench, shape, n);  // also the warm-up of each side
       const HeapUse rh = raw_heap(bench, shape, n);
-      std::vector<double> gd_destroy, raw_destroy;
+      std::vector<double> gd_destroy, raw_destroy, gd_instantiate;
       // More repetitions where a build is short: at N = 100 one build + instantiate is ~0.1-0.3 ms and
       // the host's speed drifts between neighbouring samples, so 6 pairs left the median 10-70 % noisy.
       const Pair p = interleave(
@@ -1052,6 +1053,7 @@ void hot_build_bench(Bench& bench) {
           [&] {
             const Phases t = graphdsl_build(shape, n, bench.data);
             gd_destroy.push_back(t.destroy);
+            gd_instantiate.push_back(t.instantiate);
             return t.build + t.instantiate;
           },
           [&] {
@@ -1071,6 +1073,12 @@ void hot_build_bench(Bench& bench) {
       csv_pair("hbuild", workload, n, -1, "graphdsl build+instantiate", "raw build+instantiate", p);
       const Pair d{gd_destroy, raw_destroy};
       csv_pair("hbuild", workload, n, -1, "graphdsl destroy", "raw destroy", d);
+      // instantiate() of the built plan against everything raw code does: the plan is the caller's
+      // description of the graph, as raw code's node parameters are (which cost it nothing to time).
+      const Pair inst{gd_instantiate, p.b};
+      fmt::print("  {:<20} {:>12.1f} {:>12.1f} {:>7.3f} {:>5.1f}%   instantiate() alone: {:+.2f} us over raw\n",
+                 "  instantiate()", inst.ma(), inst.mb(), inst.ratio(), 100.0 * inst.noise(), inst.ma() - inst.mb());
+      csv_pair("hbuild", workload, n, -1, "graphdsl instantiate() of the built plan", "raw build+instantiate", inst);
       csv_row({"heap", workload, n, -1, "graphdsl executable held (mallinfo2, freed by destroy)", -1, -1,
                rb > 0 ? gb / rb : -1, static_cast<double>(gh.made.allocs) / n, gb});
       csv_row({"heap", workload, n, -1, "raw executable held (mallinfo2, freed by destroy)", -1, -1, 1.0,

@@ -104,7 +104,7 @@ void reserve_cached_child(ExecImpl& x) {
   ChildCache& c = x.child_cache;
   if (c.limit == 0) {  // once: the plan's child nodes do not change
     std::size_t children = 0;
-    const GraphImpl& a = x.plan.impl();
+    const GraphImpl& a = recorded_plan(x);
     for (std::uint32_t i = 0; i < node_count(a); ++i) children += node_kind(a, i) == NodeKind::child ? 1 : 0;
     c.node_first.assign(node_count(a), none);
     c.limit = static_cast<std::uint32_t>(

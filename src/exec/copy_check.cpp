@@ -61,7 +61,7 @@ bool copies_checked_by_environment() noexcept {
 
 void record_copy_ends(ExecImpl& x) {
   x.check_copies = true;
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   for (std::uint32_t i = 0; i < node_count(g); ++i) {
     const auto copy = patch_ops(node_kind(g, i)).compiled_copy;  // null: the kind copies nothing
     cudaMemcpy3DParms p{};

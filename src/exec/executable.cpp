@@ -194,7 +194,7 @@ struct Owner {
 /// plan has only one.
 std::optional<Owner> owner_of(const detail::ExecImpl& x, cudaGraphNode_t node) {
   const std::vector<cudaGraphNode_t>& mapped = x.native.nodes;
-  const detail::GraphImpl& plan = x.plan.impl();
+  const detail::GraphImpl& plan = detail::recorded_plan(x);
   auto mapped_index = [&](cudaGraphNode_t n) -> std::optional<std::uint32_t> {
     const auto it = std::find(mapped.begin(), mapped.end(), n);
     if (it == mapped.end()) return std::nullopt;
@@ -294,7 +294,7 @@ std::optional<Owner> unfreed_captured_allocation(const detail::ExecImpl& x) {
 
 namespace detail {
 std::uint32_t exec_index_checked(const ExecImpl& x, const Node& node, NodeKind kind) {
-  const GraphImpl& plan = x.plan.impl();
+  const GraphImpl& plan = recorded_plan(x);
   const NodeRef ref = node.ref();
   if (ref.plan == 0) throw UsageError("empty node handle (a default-constructed Node was used)");
   // The handle's plan may be gone (the origin Graph destroyed after instantiate, a template after
@@ -566,7 +566,7 @@ std::string Executable::native_dot(unsigned int flags) const {
 
 void* Executable::buffer_address(std::uint64_t uid) const {
   const detail::ExecImpl& x = impl();
-  const detail::GraphImpl& g = x.plan.impl();
+  const detail::GraphImpl& g = detail::recorded_plan(x);
   const std::uint32_t a = g.alloc_node(uid);
   if (a == detail::ConditionRef::unresolved) {
     throw UsageError(fmt::format("the GraphBuffer is not allocated by graph {}, the plan of this executable",

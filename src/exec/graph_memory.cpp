@@ -23,7 +23,7 @@ int device_or_current(int device) {
 
 GraphMemoryReport Executable::memory_report() const {
   const detail::ExecImpl& x = impl();
-  const detail::GraphImpl& g = x.plan.impl();
+  const detail::GraphImpl& g = detail::recorded_plan(x);
   GraphMemoryReport r;
   r.plan_bytes = detail::allocated_bytes(g);
   r.device = device_or_current(-1);

@@ -30,7 +30,7 @@ namespace {
 /// (compiled from its plan or a copy: same id), or one of the last update template's, by position.
 /// @throws UsageError naming the parameter and both plans.
 std::uint32_t exec_param(const ExecImpl& x, const SharedRef<PlanToken>& plan, std::uint64_t uid) {
-  const GraphImpl& a = x.plan.impl();
+  const GraphImpl& a = recorded_plan(x);
   if (!plan || uid == 0) throw UsageError("Executable::set: an empty Parameter (default-constructed) was given");
   if (const std::uint32_t k = a.param_index(uid); k != ConditionRef::unresolved) return k;
   const GraphImpl* owner = plan->plan;
@@ -82,7 +82,7 @@ bool visit_sites(const ExecImpl& x, const GraphImpl& g, const ParamData& e, std:
 /// A parameter used as a memcpy endpoint cannot be set to null (checked before any change).
 /// @throws UsageError naming the parameter and the first node that would copy to or from null.
 void check_endpoints(const ExecImpl& x, std::uint32_t k, const void* value) {
-  const GraphImpl& a = x.plan.impl();
+  const GraphImpl& a = recorded_plan(x);
   const ParamData& d = param_entry(a, k);
   void* p = nullptr;
   if (d.type->size != sizeof p) return;

@@ -44,7 +44,7 @@ namespace {
 /// The diff, the whole-graph strategy's refusals, the template's validation and materialization:
 /// a refusal, or success (with the changed nodes) and `q` holding the template.
 UpdateResult prepare(PreparedImpl& q, const ExecImpl& x, const GraphImpl& t) {
-  const GraphImpl& a = x.plan.impl();
+  const GraphImpl& a = recorded_plan(x);
   std::vector<std::uint32_t> renamed;
   bool conditions_changed = false;
   UpdateResult d = plan_diff(a, t, &renamed, &conditions_changed);

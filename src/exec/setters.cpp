@@ -120,7 +120,7 @@ cudaError_t exec_memcpy_set_params(ExecImpl& x, cudaGraphNode_t node, const cuda
 
 Applied apply_node(ExecImpl& x, std::uint32_t i) {
   mark_node_changed(x, i);
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   const DeviceScope device(node_device(g, i, -1));  // setters act in the node's context (-1: no switch)
   return patch_ops(node_kind(g, i)).apply(x, i);
 }
@@ -182,7 +182,7 @@ void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, Params now, Appl
 
 /// A node kind's own patch (PatchOps::apply) as patch_recorded's `apply`.
 auto kind_apply(ExecImpl& x, std::uint32_t i) {
-  return [&x, i] { return patch_ops(node_kind(x.plan.impl(), i)).apply(x, i); };
+  return [&x, i] { return patch_ops(node_kind(recorded_plan(x), i)).apply(x, i); };
 }
 
 /// Setting child node i's graph to `m` (a materialized child plan: prepared or kept) as

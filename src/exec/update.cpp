@@ -216,7 +216,7 @@ std::optional<GraphRefusal> write_graph_behind(ExecImpl& x, const GraphImpl& fro
 }
 
 void sync_native_graph(ExecImpl& x) {
-  const GraphImpl& a = x.plan.impl();
+  const GraphImpl& a = recorded_plan(x);
   if (!graph_patchable(x, a)) return;
   if (std::all_of(x.graph_behind.begin(), x.graph_behind.end(), [](std::uint64_t w) { return w == 0; })) return;
   if (const auto r = write_graph_behind(x, a)) {

@@ -331,7 +331,7 @@ const BuildOps build{&building::add, /*may_keep=*/true, &building::check_devices
 namespace graphdsl::detail {
 
 Applied apply_child_plan(ExecImpl& x, std::uint32_t i, Materialized& m) {
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   const GraphImpl& c = *g.children[g.nodes[i].payload];
   try {
     // From a template of the plan's shape (update()): its buffers are the executable's by position.

@@ -81,7 +81,7 @@ template <auto Set>
 Applied apply(const char* api, const char* driver_symbol, ExecImpl& x, std::uint32_t i) {
   using Driver = CUresult (*)(CUgraphExec, CUgraphNode, CUevent);
   static const auto driver = reinterpret_cast<Driver>(driver_entry(driver_symbol, 11010));
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   const Event& ev = g.events[g.nodes[i].payload];
   cudaEvent_t e = nullptr;  // created here if the template brought a new Event
   if (const cudaError_t rc = native_event(ev, e); rc != cudaSuccess) {

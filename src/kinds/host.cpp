@@ -200,7 +200,7 @@ namespace patch_fns {  // this section's functions (a namespace of their own: se
 
 /// Swaps the callable in the node's slot: no CUDA call.
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   const std::uint32_t payload = g.nodes[i].payload;
   std::atomic_store(&x.native.host_slots[payload]->fn, g.hosts[payload]);
   return {};

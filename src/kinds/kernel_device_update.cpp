@@ -76,7 +76,7 @@ detail::DeviceNodeHandle Executable::device_node_handle(const Node& node, const 
                     node.info().describe()));
   }
   const detail::ExecImpl& x = *impl_.get();
-  const detail::GraphImpl& a = x.plan.impl();
+  const detail::GraphImpl& a = detail::recorded_plan(x);
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
   const detail::ArgLayout& layout = detail::kernel_layout(a, detail::kernel_index(a, i));
   if (!detail::same_layout(*signature, layout)) {

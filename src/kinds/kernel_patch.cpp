@@ -33,7 +33,7 @@ cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cuda
   std::array<void*, max_setter_args> argv;  // not zeroed: kernel_argv fills the layout's count
   void** params = kernel_argv(layout, block, argv.data());
   const DeviceScope device(node_device(g, i, -1));
-  if (&g == &x.plan.impl()) {
+  if (&g == &recorded_plan(x)) {
     mark_node_changed(x, i);
   } else {
     mark_changed(x);  // a node of a nested plan (Executable::set)
@@ -54,13 +54,13 @@ cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cuda
 
 const void* Executable::recorded_function(const Node& node) const {
   const detail::ExecImpl& x = impl();
-  const detail::GraphImpl& a = x.plan.impl();
+  const detail::GraphImpl& a = detail::recorded_plan(x);
   return detail::kernel_of(a, detail::exec_index(x, node, NodeKind::kernel)).func;
 }
 
 Launch Executable::recorded_launch(const Node& node) const {
   const detail::ExecImpl& x = impl();
-  const detail::GraphImpl& a = x.plan.impl();
+  const detail::GraphImpl& a = detail::recorded_plan(x);
   return detail::launch_of(a, detail::kernel_index(a, detail::exec_index(x, node, NodeKind::kernel)));
 }
 
@@ -127,7 +127,7 @@ namespace detail::kinds::kernel {
 namespace patch_fns {  // the patch concern's functions
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   std::vector<void*> argv;
   std::vector<unsigned char> block;
   const cudaKernelNodeParams p = detail::kernel_params(g, g.nodes[i].payload, HandleScopes{x.native.handles},

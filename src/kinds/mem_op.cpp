@@ -424,7 +424,7 @@ namespace patch_fns {  // this section's functions (a namespace of their own: se
 Applied apply(ExecImpl& x, std::uint32_t i) {
   using SetParams = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS*);
   static const auto set_params = reinterpret_cast<SetParams>(driver_entry("cuGraphExecBatchMemOpNodeSetParams", 12000));
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   DriverOps d(g, g.nodes[i].payload);
   if (d.rc != cudaSuccess) return {d.rc, d.api};
   return {driver_try(set_params, x.exec.get(), x.native.nodes[i], &d.params), "cuGraphExecBatchMemOpNodeSetParams"};

@@ -460,7 +460,7 @@ namespace patch_fns {  // this section's functions (a namespace of their own: se
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
   cudaMemcpy3DParms p{};
-  if (const cudaError_t rc = detail::memcpy_params(x.plan.impl(), i, x.native.dptrs, p); rc != cudaSuccess) {
+  if (const cudaError_t rc = detail::memcpy_params(detail::recorded_plan(x), i, x.native.dptrs, p); rc != cudaSuccess) {
     return {rc, "cudaGetSymbolAddress"};
   }
   return set_memcpy_node(x, x.native.nodes[i], p);
@@ -475,7 +475,7 @@ Applied patch_graph(ExecImpl& x, const GraphImpl& from, std::uint32_t i) {
 }
 
 bool compiled_copy(const ExecImpl& x, std::uint32_t i, cudaMemcpy3DParms& p) {
-  return detail::memcpy_params(x.plan.impl(), i, x.native.dptrs, p) == cudaSuccess;
+  return detail::memcpy_params(detail::recorded_plan(x), i, x.native.dptrs, p) == cudaSuccess;
 }
 
 /// cudaGraphExecMemcpyNodeSetParams takes 1-D operands only.

@@ -274,7 +274,7 @@ namespace graphdsl::detail::kinds::memset {
 namespace patch_fns {  // this section's functions (a namespace of their own: sections share the file)
 
 Applied apply(ExecImpl& x, std::uint32_t i) {
-  const cudaMemsetParams p = detail::memset_params(x.plan.impl(), i, x.native.dptrs);
+  const cudaMemsetParams p = detail::memset_params(detail::recorded_plan(x), i, x.native.dptrs);
   return {exec_memset_set_params(x, x.native.nodes[i], p), "cudaGraphExecMemsetNodeSetParams"};
 }
 

@@ -156,7 +156,7 @@ template <class Traits>
 Applied apply(ExecImpl& x, std::uint32_t i) {
   cudaExternalSemaphore_t sems[max_semaphores];
   typename Traits::Params params[max_semaphores];
-  const GraphImpl& g = x.plan.impl();
+  const GraphImpl& g = recorded_plan(x);
   const auto p = node_params<Traits>(g, g.nodes[i].payload, sems, params);
   return {cuda_try(Traits::set, x.exec.get(), x.native.nodes[i], &p), Traits::set_api};
 }

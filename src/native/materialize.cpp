@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <cuda.h>
 #include <fmt/format.h>
 
 #include "graphdsl/detail/config.hpp"
@@ -33,18 +34,27 @@ namespace {
 /// How many RelaxedCaptureCalls guards are alive on this thread: only the outermost exchanges the
 /// mode (the executable's destruction holds one over its graph's and executable's destruction).
 thread_local int relaxed_guards = 0;
+
+/// cudaThreadExchangeStreamCaptureMode through the driver's entry point first: every compile and
+/// every destruction of a graph or executable exchanges the mode twice, and the runtime's call
+/// costs several times the driver's (the thread's mode is the driver's state either way).
+cudaError_t exchange_capture_mode(cudaStreamCaptureMode* mode) noexcept {
+  using Exchange = CUresult(cudaStreamCaptureMode*);  // CUstreamCaptureMode has the runtime's values
+  static Exchange* const driver = reinterpret_cast<Exchange*>(driver_entry("cuThreadExchangeStreamCaptureMode", 10010));
+  return driver_first(driver, cudaThreadExchangeStreamCaptureMode, mode);
+}
 }  // namespace
 
 RelaxedCaptureCalls::RelaxedCaptureCalls() noexcept {
   if (relaxed_guards++ > 0) return;
   cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  exchanged_ = cuda_try(cudaThreadExchangeStreamCaptureMode, &mode) == cudaSuccess;
+  exchanged_ = exchange_capture_mode(&mode) == cudaSuccess;
   previous_ = mode;
 }
 
 RelaxedCaptureCalls::~RelaxedCaptureCalls() {
   --relaxed_guards;
-  if (exchanged_) (void)cuda_try(cudaThreadExchangeStreamCaptureMode, &previous_);
+  if (exchanged_) (void)exchange_capture_mode(&previous_);
 }
 
 namespace {

@@ -309,6 +309,11 @@ inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
 }
 
+/// The executable's recorded plan, to read: unlike x.plan.impl() on a non-const ExecImpl, it
+/// leaves the plan's content stamp (plan/graph_impl.hpp) alone, which the setters' hot paths need
+/// not clear when they only read.
+inline const GraphImpl& recorded_plan(const ExecImpl& x) { return x.plan.impl(); }
+
 /// Words of ExecImpl::graph_behind for an executable of n top-level nodes.
 inline std::size_t graph_behind_words(std::size_t n) noexcept { return (n + 63) / 64; }
 
