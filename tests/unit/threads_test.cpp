@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "plan/graph_impl.hpp"  // src/, not installed: the content stamp
 #include "unit_support.hpp"
 
 // The file's names live in a namespace of its own: CI compiles the suite's files in batches (unity
@@ -127,6 +129,40 @@ TEST_CASE("threads build, copy, validate and diff their own plans while reading 
   const gd::debug::LiveCounts after = gd::debug::live_counts();
   CHECK(after.plans == live.plans);
   CHECK(after.host_closures == live.host_closures);
+}
+
+TEST_CASE("threads stamp a shared const plan at once and agree on its stamp; their own plans' changes clear theirs",
+          "[threads]") {
+  // Executable::set_child stamps the child plan it is given, which other threads may be reading or
+  // stamping (a const Graph): the stamp is taken with a compare-and-swap (plan/graph_impl.hpp).
+  constexpr int threads = 8;
+  constexpr int rounds = 200;
+  std::atomic<int> failures{0};
+  for (int round = 0; round < 20; ++round) {
+    const gd::Graph shared = [] {
+      gd::Graph g("shared");
+      g.add_empty().name("only");
+      return g;
+    }();
+    std::vector<std::uint64_t> seen(threads, 0);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        seen[t] = shared.impl().content_stamp();
+        gd::Graph own("own");
+        for (int r = 0; r < rounds; ++r) {
+          const std::uint64_t before = std::as_const(own).impl().content_stamp();
+          own.add_empty();
+          if (std::as_const(own).impl().content_stamp() == before) failures.fetch_add(1);
+          if (shared.impl().content_stamp() != seen[t]) failures.fetch_add(1);
+        }
+      });
+    }
+    for (auto& th : pool) th.join();
+    for (int t = 0; t < threads; ++t) CHECK(seen[t] == seen[0]);
+    CHECK(seen[0] != 0);
+  }
+  CHECK(failures.load() == 0);
 }
 
 TEST_CASE("threads copy, drop and check handles of shared plans while making and destroying their own", "[threads]") {
