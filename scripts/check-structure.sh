@@ -21,7 +21,9 @@
 #     storage, src/plan/graph_impl.hpp) as `.field` or `->field`, outside comments: those layers
 #     reach a plan through the plan layer's functions (src/plan/plan_access.hpp and the others it
 #     names). Members of other structs that share a field's name are allowed by the expression
-#     that names them (the list below), nothing wider.
+#     that names them (the list below), nothing wider;
+#   - a const_cast to a mutable detail::GraphImpl appears outside the four places that may have one
+#     (check 8 says which): a plan changed through it would keep its content stamp.
 # When all pass it prints one line per measure.
 #
 #   scripts/check-structure.sh [ROOT]     ROOT: the tree to check (default: this repository)
@@ -249,6 +251,24 @@ else
   fail "$stores_def is missing"
 fi
 [ "$failures" -eq "$failures_before" ] && summary+=("records: $records record types of graphdsl's own, each defined in its owner's src/plan/records/<owner>.hpp only")
+
+# 8. Content stamps: a plan is changed only through the accessors that clear its content stamp
+# (Graph::impl(), live_plan, parameter_of: docs/architecture.md). A const_cast to a mutable
+# GraphImpl bypasses them, so it is allowed only where the plan it reaches was given by one of them
+# already or is a fresh copy: writing a parameter's value into the recorded plan (exec/parameters.cpp,
+# from set_parameter's mutable plan), the read-only nested_slots overload (plan/plan_access.hpp),
+# a nested plan of a plan being changed (plan/parameter.cpp), a child plan's fresh copy
+# (plan/nested_buffers.cpp).
+failures_before=$failures
+casts_allowed='^(src/exec/parameters\.cpp|src/plan/plan_access\.hpp|src/plan/parameter\.cpp|src/plan/nested_buffers\.cpp):'
+casts="$(grep -rnE 'const_cast<(detail::)?GraphImpl ?[&*]>|const_pointer_cast<(detail::)?GraphImpl>' src include)"
+hits="$(grep -vE "$casts_allowed" <<<"$casts" | grep -v '^$')"
+if [ -n "$hits" ]; then
+  fail "a const_cast to a mutable GraphImpl outside the allowed places (it would change a plan without" \
+    "clearing its content stamp; take the plan from Graph::impl(), a node handle or a Parameter):"
+  indent <<<"$hits"
+fi
+[ "$failures" -eq "$failures_before" ] && summary+=("content stamps: $(grep -c . <<<"$casts") const_cast(s) to GraphImpl, all in the allowed places")
 
 [ ${#summary[@]} -gt 0 ] && printf 'check-structure: %s\n' "${summary[@]}"
 if [ "$failures" -ne 0 ]; then
