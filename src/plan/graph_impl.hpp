@@ -125,8 +125,8 @@ void for_each_store(Stores& s, F&& f) {
 /// The sizes of a plan's stores and its running totals when an add_* began (kept by Graph::Change):
 /// going back to them undoes an add_* that failed part way (plan/savepoint.cpp).
 struct PlanMark {
-  /// By StoreId. Not zeroed: mark_of writes every entry (zeroing them first cost an add_* a
-  /// `rep stos` of 224 bytes, 5 % of a kernel node's build).
+  /// By StoreId. Not zeroed: mark_of writes every entry (zeroing them first cost every add_* a
+  /// `rep stos` of 224 bytes, about a tenth of adding a kernel node).
   std::size_t sizes[store_count];
   std::uint32_t depth = 0;
   std::uint64_t nested_nodes = 0;
@@ -167,12 +167,13 @@ struct GraphImpl : PlanStores {
   /// node handles its getters accept as its own (own_index; the setters do too); 0 otherwise. Not copied.
   std::uint64_t recorded_from = 0;
   /// What this plan holds, as a number no other content of any plan had (content_stamp,
-  /// plan/graph.cpp), or 0: not yet stamped, or possibly changed since. Every way to change a plan
+  /// plan/token.cpp), or 0: not yet stamped, or possibly changed since. Every way to change a plan
   /// clears it: Graph::impl() (the non-const one: every mutating member of Graph), live_plan (node
-  /// handles, savepoints) and parameter_of (Parameter handles); a const Graph yields only a const
-  /// GraphImpl. Not copied: a copy starts at 0. Atomic because set_child stamps a plan it only
-  /// reads, which other threads may read at the same time. Executable::set_child(node, plan) finds
-  /// the graph it kept for a plan by this stamp without comparing the plans (exec/child_cache.cpp).
+  /// handles, the rollback of a failed add) and parameter_of (Parameter handles); a const Graph
+  /// yields only a const GraphImpl. Not copied: a copy starts at 0. Atomic because set_child stamps
+  /// a plan it only reads, which other threads may read at the same time. Executable::set_child(node,
+  /// plan) finds the graph it kept for a plan by this stamp without comparing the plans
+  /// (exec/child_cache.cpp).
   mutable std::atomic<std::uint64_t> stamp{0};
   /// The content stamp, stamping the plan first when it has none (thread-safe for readers).
   std::uint64_t content_stamp() const noexcept;
