@@ -23,6 +23,7 @@
 #include "native/driver_params.hpp"
 #include "native/kind_build.hpp"
 #include "native/native.hpp"
+#include "native/thread_scratch.hpp"
 #include "plan/counters.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
@@ -330,20 +331,24 @@ Executable Graph::instantiate(const InstantiateOptions& options) && {
 Executable Graph::compile(Graph plan, const InstantiateOptions& options, std::uint64_t origin) {
   const detail::GraphImpl& g = plan.impl();
   check_options(g, options);
-  const std::vector<std::uint32_t> order = detail::check_plan(g);
+  struct OrderTag;
+  detail::ThreadScratch<std::uint32_t, OrderTag> kept_order;  // no allocation for it once the thread has compiled
+  const std::vector<std::uint32_t>& order = kept_order.get();
+  detail::check_plan_into(g, kept_order.get());
   check_versions(g);
   const bool device_updatable = detail::check_device_updatable(g);
 
-  auto x = std::make_unique<detail::ExecImpl>(std::move(plan));
-  x->sink = std::make_shared<detail::HostErrorSink>();
+  detail::GraphImpl& own = plan.impl();   // the same plan as g, which the executable takes below
+  detail::seal_as_recorded(own, origin);  // handles of a moved-in plan must not change it behind the executable
+  std::shared_ptr<detail::HostErrorSink> sink;
+  detail::Materialized native = detail::materialize(own, order, sink);
+  // The plan and its graph are moved in (the plan's storage stays where it is: g and own stay valid).
+  auto x = std::make_unique<detail::ExecImpl>(std::move(plan), std::move(native), std::move(sink));
   x->flags = options.flags();
   x->origin_id = origin;
   if (const std::uint32_t a = detail::first_unfreed_alloc(g); a != detail::ConditionRef::unresolved) {
     x->unfreed = g.info(a);
   }
-  detail::GraphImpl& own = x->plan.impl();
-  detail::seal_as_recorded(own, origin);  // handles of a moved-in plan must not change it behind the executable
-  x->native = detail::materialize(own, order, x->sink);
   x->graph_behind.assign(detail::graph_behind_words(x->native.nodes.size()), 0);
   if (!detail::uses_devices(own)) x->context = detail::current_context();  // the nodes' context (setters)
   if (options.copies_checked() || detail::copies_checked_by_environment()) detail::record_copy_ends(*x);
@@ -397,12 +402,15 @@ detail::ExecImpl& Executable::impl() const {
 
 void Executable::rethrow_host_error() {
   auto& x = impl();
-  if (x.sink->pending.load(std::memory_order_acquire)) {
+  if (x.sink != nullptr && x.sink->pending.load(std::memory_order_acquire)) {
     if (std::exception_ptr e = x.sink->take()) std::rethrow_exception(e);
   }
 }
 
-bool Executable::has_host_error() const { return impl().sink->pending.load(std::memory_order_acquire); }
+bool Executable::has_host_error() const {
+  const detail::ExecImpl& x = impl();
+  return x.sink != nullptr && x.sink->pending.load(std::memory_order_acquire);
+}
 
 void Executable::launch(cudaStream_t stream) {
   rethrow_host_error();

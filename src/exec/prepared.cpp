@@ -112,7 +112,7 @@ PreparedUpdate Executable::prepare_update(const Graph& templ) const {
   const detail::GraphImpl& t = templ.impl();
   auto q = std::make_unique<detail::PreparedImpl>();
   q->exec = &x;
-  q->alive = x.alive;
+  q->alive = detail::alive_token(x);
   q->exec_plan = detail::plan_name(x.plan.impl());
   q->template_name = detail::plan_name(t);
   q->template_id = detail::plan_id(t);

@@ -292,7 +292,7 @@ PreparedChild Executable::prepare_child(const ChildNode& node, const Graph& chil
   detail::ExecImpl& x = impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
   std::unique_ptr<detail::PreparedChildImpl> p(new detail::PreparedChildImpl);
-  p->exec = x.alive;
+  p->exec = detail::alive_token(x);
   p->node = i;
   p->plan = detail::embedded_child(x.plan.impl(), child.impl());
   detail::check_child_shape(x.plan.impl(), i, *p->plan);
@@ -310,7 +310,9 @@ void Executable::set_child(const ChildNode& node, const PreparedChild& child) {
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::child);
   const detail::PreparedChildImpl* p = child.impl();
   if (p == nullptr) throw UsageError(fmt::format("{}: set_child with an empty PreparedChild", a.info(i).describe()));
-  if (p->exec.lock() != x.alive || p->node != i) {
+  // x.alive is null when x never prepared one: then p, whose executable may be gone (a null lock),
+  // is another's.
+  if (x.alive == nullptr || p->exec.lock() != x.alive || p->node != i) {
     throw UsageError(
         fmt::format("{}: this PreparedChild was prepared for another node or another executable; prepare "
                     "one with prepare_child(node, plan) on this executable",

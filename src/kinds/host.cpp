@@ -166,7 +166,7 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
   const NodeData& n = g.nodes[i];
   auto slot = std::make_shared<HostSlot>();
   slot->fn = g.hosts[n.payload];
-  slot->sink = builder.sink_;
+  slot->sink = builder.error_sink();
   cudaHostNodeParams p{};
   p.fn = &host_trampoline;
   p.userData = slot.get();

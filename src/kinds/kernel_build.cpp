@@ -44,13 +44,18 @@ ContextFunctions& context_functions() noexcept {
 /// lookups, else cudaGetFuncBySymbol. Entries are keyed by the context's unique id, not by its
 /// handle or device: a context destroyed and created again (cudaDeviceReset) may get the old
 /// handle back, never the old id, so a function of a destroyed context is never handed to the
-/// driver. Null without a current context or the entry points, or when the lookup fails.
-cudaFunction_t function_in_context(const void* func) noexcept {
+/// driver. `memo` (null: none) holds the current context and its id once asked, for the next
+/// kernel node of the same materialize. Null without a current context or the entry points, or
+/// when the lookup fails.
+cudaFunction_t function_in_context(const void* func, ContextMemo* memo) noexcept {
   using GetId = CUresult (*)(CUcontext, unsigned long long*);
   static const auto get_id = reinterpret_cast<GetId>(driver_entry("cuCtxGetId", 12000));
-  const CUcontext ctx = current_context();
-  unsigned long long id = 0;
-  if (ctx == nullptr || get_id == nullptr || get_id(ctx, &id) != CUDA_SUCCESS || id == 0) return nullptr;
+  unsigned long long id = memo != nullptr ? memo->id : 0;
+  if (id == 0) {
+    const CUcontext ctx = current_context();
+    if (ctx == nullptr || get_id == nullptr || get_id(ctx, &id) != CUDA_SUCCESS || id == 0) return nullptr;
+    if (memo != nullptr) *memo = ContextMemo{ctx, id};
+  }
   ContextFunctions& cache = context_functions();
   for (const ContextFunctions::Entry& e : cache.entries) {
     if (e.func == func && e.context == id) return e.function;
@@ -72,18 +77,21 @@ void forget_function(const void* func) noexcept {
 #endif
 
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
-                            const cudaKernelNodeParams& p) noexcept {
+                            const cudaKernelNodeParams& p, ContextMemo* memo) noexcept {
 #if GRAPHDSL_HAS_DRIVER_ENTRY  // driver_entry needs cudaGetDriverEntryPointByVersion
   using Add = CUresult (*)(CUgraphNode*, CUgraph, const CUgraphNode*, std::size_t, const CUDA_KERNEL_NODE_PARAMS*);
   static const auto driver = reinterpret_cast<Add>(driver_entry("cuGraphAddKernelNode", 12000));
   if (driver != nullptr && p.extra == nullptr) {
-    if (const cudaFunction_t function = function_in_context(p.func)) {
+    if (const cudaFunction_t function = function_in_context(p.func, memo)) {
       const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(p, function);
       count_cuda_call();
       if (driver(node, graph, deps, count, &d) == CUDA_SUCCESS) return cudaSuccess;
       forget_function(p.func);
+      if (memo != nullptr) *memo = ContextMemo{};  // asked again for the next node
     }
   }
+#else
+  (void)memo;
 #endif
   return cuda_try(cudaGraphAddKernelNode, node, graph, deps, count, &p);
 }
@@ -258,13 +266,16 @@ AddedNode add(Builder& builder, const GraphImpl& g, std::uint32_t i, cudaGraph_t
               const std::vector<cudaGraphNode_t>& deps) {
   const NodeData& n = g.nodes[i];
   const KernelData& k = g.kernels[n.payload];
-  const cudaKernelNodeParams p = kernel_params(g, n.payload, builder.scopes_, builder.dptrs_, builder.block_,
-                                               builder.argv_);
+  // The argument pointers live until the driver has copied them, within this call: the thread's
+  // buffers serve every kernel node it builds (a compile allocates nothing for them).
+  thread_local std::vector<unsigned char> block;
+  thread_local std::vector<void*> argv;
+  const cudaKernelNodeParams p = kernel_params(g, n.payload, builder.scopes_, builder.dptrs_, block, argv);
   const KernelAttributes* attributes = attributes_of(g, n.payload);
   if (attributes != nullptr) check_attributes_on_device(g, i, builder.where_, k, launch_of(g, n.payload));
   AddedNode out;
   out.api = "cudaGraphAddKernelNode";
-  out.rc = add_kernel_node(&out.node, graph, deps.data(), deps.size(), p);
+  out.rc = add_kernel_node(&out.node, graph, deps.data(), deps.size(), p, builder.context_memo());
   if (out.rc == cudaSuccess) out.rc = set_attributes(out.node, k.launch.priority, attributes, out.api);
   if (out.rc != cudaSuccess) out.hint = kernel_hint(out.rc, k);
   return out;

@@ -29,9 +29,10 @@ void check_attributes_on_device(const GraphImpl& g, std::uint32_t i, const std::
 /// cudaGraphAddKernelNode with `p`, first through the driver's cuGraphAddKernelNode (its entry
 /// point, the kernel's CUfunction from function_in_context): measured 0.56-0.69 of the runtime
 /// call's time on an H200. On any failure of that attempt the runtime call is made, so the error
-/// reported and its translation stay the runtime's (native/cuda_call.hpp).
+/// reported and its translation stay the runtime's (native/cuda_call.hpp). `memo`: the build's
+/// memo of the current context (Builder::context_memo), or null to ask the driver.
 cudaError_t add_kernel_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, std::size_t count,
-                            const cudaKernelNodeParams& p) noexcept;
+                            const cudaKernelNodeParams& p, ContextMemo* memo) noexcept;
 
 /// Sets the node's priority and launch attributes (those not at their defaults); `api` receives
 /// the name of the last call made. With `rewrite`, the node already has attributes that may differ:

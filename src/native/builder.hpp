@@ -25,8 +25,10 @@ class DeviceScope;  // native/device_rules.hpp
 /// through build(), the plans nested in it. Its state is public for the kinds' add functions.
 class Builder {
  public:
-  Builder(KeepAlive& keep, const std::shared_ptr<HostErrorSink>& sink, HostSlots* slots, DeviceScope* devices)
-      : keep_(keep), sink_(sink), slots_(slots), devices_(devices) {}
+  /// `scopes`: an empty list for scopes_ (materialize lends the thread's kept one).
+  Builder(KeepAlive& keep, std::shared_ptr<HostErrorSink>& sink, HostSlots* slots, DeviceScope* devices,
+          HandleScopes& scopes)
+      : keep_(keep), sink_(sink), slots_(slots), scopes_(scopes), devices_(devices) {}
 
   /// Adds the nodes of `g` to `graph` in `order`; out[i] receives plan node i's native node.
   void build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std::uint32_t>& order,
@@ -52,18 +54,24 @@ class Builder {
   /// set when it cannot be created.
   cudaEvent_t node_event(const GraphImpl& g, std::uint32_t i, AddedNode& out);
 
+  /// The executable's error sink, which host nodes report to: made by the first host node built
+  /// for the executable (a plan without host nodes has none, and its compile allocates none).
+  const std::shared_ptr<HostErrorSink>& error_sink();
+
+  /// The memo of the context nodes are created in; null for a plan placed on several devices, whose
+  /// nodes are created with their own device current.
+  ContextMemo* context_memo() noexcept { return devices_ == nullptr ? &context_memo_ : nullptr; }
+
   // ---- the state of the build, used by the kinds' add functions (src/kinds/<kind>.cpp) ----------
 
-  KeepAlive& keep_;  ///< what the root graph keeps alive (retained once the plan is built)
-  std::shared_ptr<HostErrorSink> sink_;
+  KeepAlive& keep_;                       ///< what the root graph keeps alive (retained once the plan is built)
+  std::shared_ptr<HostErrorSink>& sink_;  ///< the executable's (error_sink())
   HostSlots* slots_;
-  std::string where_;  ///< context of the plan being built, for messages about nested nodes
-  HandleScopes scopes_;
+  std::string where_;         ///< context of the plan being built, for messages about nested nodes
+  HandleScopes& scopes_;      ///< the condition handles of the plans being built, innermost last
   int body_depth_ = 0;        ///< how many conditional bodies enclose the plan being built
   std::vector<void*> dptrs_;  ///< addresses of the top-level plan's allocations, by node
   bool enclosed_ = false;     ///< dptrs_ came from the plan enclosing a child plan built on its own
-  std::vector<unsigned char> block_;
-  std::vector<void*> argv_;
 
  private:
   /// Adds node i of `g` through its kind's BuildOps. @throws CudaError naming the node.
@@ -74,7 +82,8 @@ class Builder {
   void add_kinded_edge(const GraphImpl& g, std::uint32_t from, std::uint32_t to, cudaGraph_t graph,
                        cudaGraphNode_t native_from, cudaGraphNode_t native_to) const;
 
-  DeviceScope* devices_;  ///< switches devices for placed nodes; null for single-device plans
+  DeviceScope* devices_;      ///< switches devices for placed nodes; null for single-device plans
+  ContextMemo context_memo_;  ///< forgotten after a captured node (its function may switch devices)
   std::vector<std::pair<int, NativeStream>> streams_;     ///< capture streams by device, created on first use
   std::vector<cudaGraphConditionalHandle> root_handles_;  ///< of the top-level plan's conditions
   std::vector<NestedNative> nested_;                      ///< Materialized::nested

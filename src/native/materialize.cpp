@@ -21,6 +21,7 @@
 #include "native/kind_build.hpp"
 #include "native/native.hpp"
 #include "native/reaper.hpp"
+#include "native/thread_scratch.hpp"
 #include "plan/counters.hpp"
 #include "plan/node_params.hpp"
 #include "plan/plan_access.hpp"
@@ -278,7 +279,8 @@ void Builder::build(const GraphImpl& g, cudaGraph_t graph, const std::vector<std
   if (std::exchange(record_handles_, false)) nested_[nested_at_].handles = handles;
   if (scopes_.empty()) {
     root_handles_ = handles;
-    if (!enclosed_) dptrs_.assign(node_count(g), nullptr);  // graph buffers live in the top-level plan
+    // Graph buffers live in the top-level plan, and only its allocation nodes have addresses.
+    if (!enclosed_ && g.holds(NodeKind::mem_alloc)) dptrs_.assign(node_count(g), nullptr);
   }
   scopes_.push_back(std::move(handles));
   out.assign(node_count(g), nullptr);
@@ -366,6 +368,7 @@ cudaGraphNode_t Builder::add(const GraphImpl& g, std::uint32_t i, cudaGraph_t gr
   if (devices_ != nullptr) devices_->use(node_device(g, i, -1));  // -1: the device current at compile time
   const BuildOps& ops = build_ops(node_kind(g, i));
   AddedNode added = ops.add(*this, g, i, graph, deps);
+  if (node_kind(g, i) == NodeKind::captured) context_memo_ = ContextMemo{};
   if (added.rc != cudaSuccess) throw_cuda(added.rc, added.api, info(g, i), std::move(added.hint));
   return added.node;
 }
@@ -378,6 +381,11 @@ cudaEvent_t Builder::node_event(const GraphImpl& g, std::uint32_t i, AddedNode& 
   if (out.rc != cudaSuccess) return nullptr;
   keep_.add(e.state());
   return native;
+}
+
+const std::shared_ptr<HostErrorSink>& Builder::error_sink() {
+  if (!sink_) sink_ = std::make_shared<HostErrorSink>();
+  return sink_;
 }
 
 cudaStream_t Builder::capture_stream() {
@@ -420,7 +428,7 @@ NodeInfo Builder::info(const GraphImpl& g, std::uint32_t i) const {
 }
 
 Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
-                         const std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing) {
+                         std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing) {
   const bool placed = uses_devices(g);
   if (placed) check_devices(g);
   DeviceScope devices(-1);  // restores the current device on the way out
@@ -428,7 +436,9 @@ Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& o
   m.graph = create_native_graph();
   m.host_slots.assign(host_count(g), nullptr);
   KeepAlive keep;  // moved into shared ownership below only if the graph keeps something
-  Builder b(keep, sink, &m.host_slots, placed ? &devices : nullptr);
+  struct ScopesTag;
+  ThreadScratch<std::vector<cudaGraphConditionalHandle>, ScopesTag> scopes;
+  Builder b(keep, sink, &m.host_slots, placed ? &devices : nullptr, scopes.get());
   if (enclosing != nullptr) {  // a child plan: its graph buffers are the enclosing plan's
     b.dptrs_ = *enclosing;
     b.enclosed_ = true;

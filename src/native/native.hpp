@@ -155,8 +155,8 @@ struct Materialized {
   std::vector<cudaGraphNode_t> nodes;
   HostSlots host_slots;
   std::vector<cudaGraphConditionalHandle> handles;  ///< of the top-level plan's conditions
-  std::vector<void*> dptrs;                         ///< per top-level node: a mem_alloc node's address
-  std::vector<NestedNative> nested;                 ///< in the order built (an entry before those it encloses)
+  std::vector<void*> dptrs;          ///< per top-level node: a mem_alloc node's address (empty: the plan has none)
+  std::vector<NestedNative> nested;  ///< in the order built (an entry before those it encloses)
   /// The indices of `nested` sorted by (parent, node, slot): find_nested looks an entry up in
   /// O(log entries), so that setting a parameter used in b bodies costs O(b log b), not O(b^2).
   std::vector<std::uint32_t> nested_by_key;
@@ -182,8 +182,9 @@ cudaError_t memcpy_params(const GraphImpl& g, std::uint32_t i, const std::vector
 /// @throws CudaError naming the plan node whose creation failed.
 /// `enclosing`: for a child plan built to patch a child node, the addresses of the top-level plan's
 /// allocations (Materialized::dptrs of the executable), which the child's nodes may use.
+/// `sink`: the executable's error sink, made here if null and the plan has a host node.
 Materialized materialize(const GraphImpl& g, const std::vector<std::uint32_t>& order,
-                         const std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing = nullptr);
+                         std::shared_ptr<HostErrorSink>& sink, const std::vector<void*>* enclosing = nullptr);
 
 /// A child plan given to Executable::set_child(node, plan) and its materialized graph, kept so that
 /// setting an equal plan on that node again is one driver call (exec/child_cache.cpp). A slot of
@@ -216,15 +217,53 @@ struct ChildCache {
   std::uint32_t limit = 0;                 ///< the entry bound, set at the first keep (0: not yet)
 };
 
+/// The CUDA context a single-device plan's kernel nodes are created in, with its unique id, asked
+/// of the driver once per materialize rather than twice per kernel node (kinds/kernel_build.cpp,
+/// add_kernel_node). Empty (id 0) until the first kernel node.
+struct ContextMemo {
+  CUctx_st* context = nullptr;
+  unsigned long long id = 0;
+};
+
+/// The words of ExecImpl::graph_behind, with the subset of std::vector's interface it uses: the
+/// first word lives in the object, so that an executable of up to 64 nodes allocates none.
+class NodeWords {
+ public:
+  void assign(std::size_t words, std::uint64_t value) {
+    size_ = words;
+    first_ = value;
+    if (words > 1) {
+      rest_.assign(words, value);
+    } else {
+      rest_.clear();
+    }
+  }
+  std::size_t size() const noexcept { return size_; }
+  std::uint64_t* begin() noexcept { return size_ > 1 ? rest_.data() : &first_; }
+  std::uint64_t* end() noexcept { return begin() + size_; }
+  std::uint64_t& operator[](std::size_t w) noexcept { return begin()[w]; }
+  std::uint64_t& back() noexcept { return begin()[size_ - 1]; }
+
+ private:
+  std::uint64_t first_ = 0;
+  std::size_t size_ = 0;
+  std::vector<std::uint64_t> rest_;  ///< all words when there are more than one
+};
+
 struct ExecImpl {
-  /// Takes the plan it is compiled from (no default: an empty Graph would allocate a plan only to
-  /// drop it, a cost every instantiate() of a small graph paid).
-  explicit ExecImpl(Graph&& compiled_from) : plan(std::move(compiled_from)) {}
+  /// Takes the plan it is compiled from, its materialized graph and its error sink (no default: an
+  /// empty Graph would allocate a plan only to drop it, a cost every instantiate() of a small graph
+  /// paid; and the graph is moved in, not assigned over an empty one).
+  ExecImpl(Graph&& compiled_from, Materialized&& built, std::shared_ptr<HostErrorSink>&& errors)
+      : plan(std::move(compiled_from)), native(std::move(built)), sink(std::move(errors)) {}
 
   Graph plan;  ///< the plan the executable was compiled from (a copy)
   Materialized native;
   NativeExec exec;
-  std::shared_ptr<HostErrorSink> sink;
+  /// Where host nodes report what their callables throw: made by materialize with the first host
+  /// node built for the executable, so null for a plan that has none. Mutable: a template
+  /// materialized by the const prepare_update may be the first to have one.
+  mutable std::shared_ptr<HostErrorSink> sink;
   unsigned long long flags = 0;
   /// Plans whose node handles the per-node setters accept: the one compiled from, the recorded
   /// copy, and the template of the last successful update.
@@ -238,9 +277,10 @@ struct ExecImpl {
   /// After a whole-graph update of a plan with conditions: the materialized template whose condition
   /// handles the executable now uses (kept alive with them; shared with a PreparedUpdate's).
   std::shared_ptr<const Materialized> handle_owner;
-  /// Alive as long as the executable: a PreparedUpdate holds a weak reference, to tell an executable
-  /// destroyed since from another one.
-  std::shared_ptr<const int> alive = std::make_shared<const int>(0);
+  /// Alive as long as the executable: a PreparedUpdate or PreparedChild holds a weak reference, to
+  /// tell an executable destroyed since from another one. Made by the first of them (alive_token):
+  /// an executable that prepares nothing allocates none.
+  mutable std::shared_ptr<const int> alive;
   /// The first allocation never freed in the plan: a relaunch that CUDA refuses because the previous
   /// launch's allocation is still live names it (unless compiled with auto_free_on_launch).
   std::optional<NodeInfo> unfreed;
@@ -271,7 +311,7 @@ struct ExecImpl {
   /// per-node setter or per-node update patched the executable alone, or a whole-graph update came
   /// from another cudaGraph_t). A whole-graph update from native.graph patches these nodes there
   /// first (exec/update.cpp). One bit per node, sized when the executable is compiled.
-  std::vector<std::uint64_t> graph_behind;
+  NodeWords graph_behind;
   /// A whole-graph update from another cudaGraph_t may have changed kernel nodes' priorities and
   /// launch attributes, which native.graph does not have: bringing a node in step writes them too.
   bool attributes_behind = false;
@@ -302,6 +342,12 @@ class Launching {
  private:
   std::atomic<bool>& flag_;
 };
+
+/// x's liveness token (ExecImpl::alive), made on first use.
+inline const std::shared_ptr<const int>& alive_token(const ExecImpl& x) {
+  if (!x.alive) x.alive = std::make_shared<const int>(0);
+  return x.alive;
+}
 
 /// Records a host-side change of the executable: a device launch needs it uploaded again. Called
 /// once per operation that changes it, before its driver call (exec/patch.hpp says which).

@@ -209,6 +209,12 @@ namespace {
 }  // namespace
 
 std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context) {
+  std::vector<std::uint32_t> order;
+  creation_order_into(g, context, order);
+  return order;
+}
+
+void creation_order_into(const GraphImpl& g, const std::string& context, std::vector<std::uint32_t>& order) {
   const auto n = static_cast<std::uint32_t>(g.nodes.size());
   // Kahn's algorithm over a successor table; ready nodes are taken in FIFO order, seeded in index
   // order, so the order is a deterministic function of the plan. One buffer holds the in-degrees
@@ -233,7 +239,7 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
   for (std::uint32_t v = 0; v < n; ++v) {
     for (std::uint32_t p : g.nodes[v].preds) succ[first[p + 1]++] = v;  // first[p + 1] ends as p + 1's start
   }
-  std::vector<std::uint32_t> order;
+  order.clear();
   order.reserve(n);
   for (std::uint32_t v = 0; v < n; ++v) {
     if (indegree[v] == 0 && g.nodes[v].removed == 0) order.push_back(v);  // a removed node is not created
@@ -245,7 +251,6 @@ std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string&
     }
   }
   if (order.size() != n - g.removed_nodes) report_cycle(g, std::vector<std::uint32_t>(indegree, indegree + n), context);
-  return order;
 }
 
 namespace {
@@ -448,7 +453,8 @@ void check_outer_buffers(const GraphImpl& g, const std::string& ctx, const Scope
   }
 }
 
-std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, const Scope* outer, Usage& usage) {
+void check_in(const GraphImpl& g, const std::string& ctx, const Scope* outer, Usage& usage,
+              std::vector<std::uint32_t>& order) {
   const Scope here{&g, outer};
   if (outer != nullptr) check_outer_bindings(g, here, ctx);
   check_outer_buffers(g, ctx, here);  // in a top-level plan, each such reference is refused
@@ -457,7 +463,7 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
     check_node_by(ops, g, i, ctx);
     if (ops.check_scoped != nullptr) ops.check_scoped(rule::ScopedNode{g, i, ctx, here, usage});
   }
-  std::vector<std::uint32_t> order = creation_order(g, ctx);
+  creation_order_into(g, ctx, order);
   check_memory(g, ctx, order);
   for (std::uint32_t k = 0; k < g.conditions.size(); ++k) {
     if (usage.count({&g, k}) == 0) {
@@ -467,6 +473,11 @@ std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, 
                       ctx, quoted(g.name), k, g.conditions[k].default_value));
     }
   }
+}
+
+std::vector<std::uint32_t> check_in(const GraphImpl& g, const std::string& ctx, const Scope* outer, Usage& usage) {
+  std::vector<std::uint32_t> order;
+  check_in(g, ctx, outer, usage, order);
   return order;
 }
 
@@ -502,6 +513,11 @@ std::vector<std::uint32_t> check_child_plan(const GraphImpl& g, const GraphImpl&
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context) {
   Usage usage;
   return check_in(g, context, nullptr, usage);
+}
+
+void check_plan_into(const GraphImpl& g, std::vector<std::uint32_t>& order) {
+  Usage usage;
+  check_in(g, {}, nullptr, usage, order);
 }
 
 std::vector<OuterBinding> outer_bindings_of(const GraphImpl& copy, const GraphImpl& from) {

@@ -15,6 +15,8 @@ namespace graphdsl::detail {
 /// for a given plan. `context` prefixes messages about nodes of child plans.
 /// @throws UsageError naming the node and the rule.
 std::vector<std::uint32_t> check_plan(const GraphImpl& g, const std::string& context = {});
+/// check_plan with the order written into `order` (its storage reused: compile passes a kept one).
+void check_plan_into(const GraphImpl& g, std::vector<std::uint32_t>& order);
 /// check_plan of `g` as a child plan of a node of `outer`, a top-level plan (Executable::set_child):
 /// its references to the buffers and conditions of `outer` are checked there; `by_position`: a
 /// buffer reference needs only a mem_alloc node at its position (a child taken from a template of
@@ -30,6 +32,8 @@ std::vector<OuterBinding> outer_bindings_of(const GraphImpl& copy, const GraphIm
 /// removed ones (Graph::remove_node) left out.
 /// @throws UsageError naming the whole cycle if there is one.
 std::vector<std::uint32_t> creation_order(const GraphImpl& g, const std::string& context = {});
+/// creation_order written into `order`.
+void creation_order_into(const GraphImpl& g, const std::string& context, std::vector<std::uint32_t>& order);
 
 /// Checks the per-node rules of node i (not the plans a child or conditional node holds).
 /// @throws UsageError naming the node and the rule.

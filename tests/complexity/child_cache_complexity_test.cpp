@@ -29,7 +29,7 @@ gd::Graph fill(unsigned value) {
 
 /// An executable's state (no CUDA graph) of n child nodes, each with two kept plans: the cache is full.
 struct Full {
-  explicit Full(gd::Graph&& plan) : x(std::move(plan)) {}
+  explicit Full(gd::Graph&& plan) : x(std::move(plan), {}, nullptr) {}
   gd::detail::ExecImpl x;
   std::shared_ptr<const gd::detail::GraphImpl> kept[3];
 };

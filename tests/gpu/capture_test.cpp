@@ -332,4 +332,40 @@ TEST_CASE("destroying and compiling executables during a global-mode capture lea
   CHECK(cudaGetLastError() == cudaSuccess);
 }
 
+TEST_CASE("a captured function may compile another graph while its own graph is being compiled",
+          "[gpu][capture][compile]") {
+  // The compile under way keeps its node order and condition scopes in lists its thread reuses
+  // between compiles; the compile inside the captured function must get lists of its own, or the
+  // outer compile would go on building from the inner plan's order.
+  auto gen = rng(207);
+  const auto hx = random_floats(N, gen);
+  DeviceBuffer<float> x(hx), y(hx), z(hx);
+  Stream s;
+  std::optional<gd::Executable> inner;
+  gd::Graph g("outer");
+  auto cap = g.add_captured(
+                  [&](cudaStream_t cs) {
+                    gd::Graph h("inner");
+                    gd::Node last = h.add_kernel(scale_by, gd::cover(N), z.get(), 2.0f, N);
+                    for (int k = 1; k < 5; ++k) last = h.add_kernel(scale_by, gd::cover(N), z.get(), 2.0f, N).after(last);
+                    inner.emplace(std::move(h).instantiate());
+                    launch_kernel(scale_by, (N + 255) / 256, 256, 0, cs, x.get(), 3.0f, N);
+                  },
+                  cudaStreamCaptureModeRelaxed)
+                 .name("compiles another graph");
+  gd::Node prev = cap;
+  for (int k = 0; k < 3; ++k) prev = g.add_kernel(scale_by, gd::cover(N), y.get(), 2.0f, N).after(prev);
+  gd::Executable exec = g.instantiate();
+  REQUIRE(inner.has_value());
+  exec.launch(s);
+  inner->launch(s);
+  exec.synchronize(s);
+  const auto gx = x.download(), gy = y.download(), gz = z.download();
+  for (int i = 0; i < N; ++i) {
+    REQUIRE(gx[i] == 3.0f * hx[i]);
+    REQUIRE(gy[i] == 8.0f * hx[i]);
+    REQUIRE(gz[i] == 32.0f * hx[i]);
+  }
+}
+
 }  // namespace capture_test

@@ -228,3 +228,38 @@ TEST_CASE("only the first host exception is kept; upload() also re-throws it", "
   REQUIRE_FALSE(exec.has_host_error());
   REQUIRE_NOTHROW(exec.synchronize(s));  // "boom 2" was dropped
 }
+
+TEST_CASE("a host callable inside a child plan reports its exception to the executable, also after set_child",
+          "[gpu][host][error][child]") {
+  // The executable's error sink is made by the first host node built for it: here none is at the
+  // top level, only inside the child plan, and set_child builds the next ones.
+  std::atomic<int> calls{0};
+  auto child = [&calls](const char* message) {
+    gd::Graph c("inner");
+    c.add_host([&calls, message] {
+       calls.fetch_add(1);
+       throw std::runtime_error(message);
+     }).name("throws");
+    return c;
+  };
+  gd::Graph g("outer");
+  auto node = g.add_child(child("from the compiled child")).name("sub");
+  gd::Executable exec = g.instantiate();
+  CHECK_FALSE(exec.has_host_error());
+
+  Stream s;
+  exec.launch(s);
+  GPU_REQUIRE(cudaStreamSynchronize(s));
+  REQUIRE(exec.has_host_error());
+  REQUIRE_THROWS_MATCHES(exec.synchronize(s), std::runtime_error, message_is("from the compiled child"));
+  CHECK_FALSE(exec.has_host_error());
+
+  exec.set_child(node, child("from the child set later"));
+  exec.launch(s);
+  REQUIRE_THROWS_MATCHES(exec.synchronize(s), std::runtime_error, message_is("from the child set later"));
+  const gd::PreparedChild prepared = exec.prepare_child(node, child("from a prepared child"));
+  exec.set_child(node, prepared);
+  exec.launch(s);
+  REQUIRE_THROWS_MATCHES(exec.synchronize(s), std::runtime_error, message_is("from a prepared child"));
+  CHECK(calls.load() == 3);
+}

@@ -606,6 +606,17 @@ TEST_CASE("prepared child plans: one CUDA call per set_child, refusals before an
                       has_substr("child node 'other sub' (#1): set_child with an empty PreparedChild"));
   CHECK(gd::debug::cuda_calls() == calls);
   c.check(exec, s, -3.0f, "after the refusals");
+  {
+    // An executable that never prepared a child has no liveness token of its own: a PreparedChild
+    // whose executable is gone must still be refused, not taken for one of its own.
+    gd::Executable gone = g.instantiate();
+    const gd::PreparedChild orphan = gone.prepare_child(other_sub, c.inner(9.0f));
+    gone = gd::Executable();
+    REQUIRE_THROWS_WITH(second.set_child(other_sub, orphan),
+                        has_substr("child node 'other sub' (#1): this PreparedChild was prepared for another node or "
+                                   "another executable"));
+    c.check(second, s, 2.0f, "a fresh executable refusing another's prepared child");
+  }
 
   // A child plan with a parameter: Executable::set writes into the recorded plan's copy, not into
   // the prepared plan, which sets its own value again next time.

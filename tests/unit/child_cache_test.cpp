@@ -32,7 +32,7 @@ gd::Graph fill(unsigned value) {
 gd::detail::ExecImpl exec_of(int children) {
   gd::Graph outer("outer");
   for (int j = 0; j < children; ++j) outer.add_child(fill(0));
-  return gd::detail::ExecImpl(std::move(outer));
+  return gd::detail::ExecImpl(std::move(outer), {}, nullptr);
 }
 
 void keep(gd::detail::ExecImpl& x, std::uint32_t node, const gd::Graph& plan, std::uint64_t stamp = 0) {
