@@ -32,6 +32,18 @@ struct ChildAxpb {
     c.add_kernel(axpb, gd::cover(N), y.get(), x.get(), a, 1.0f, N).name("inner_axpb");
     return c;
   }
+  /// The plan "outer" of one child node "sub" holding inner(2), and its executable.
+  struct Outer {
+    gd::Graph g;
+    gd::ChildNode sub;
+    gd::Executable exec;
+  };
+  Outer outer() {
+    Outer o{gd::Graph("outer"), {}, {}};
+    o.sub = o.g.add_child(inner(2.0f)).name("sub");
+    o.exec = o.g.instantiate();
+    return o;
+  }
   /// Launches `exec` with y poisoned and checks y = a * x + 1.
   void check(gd::Executable& exec, cudaStream_t s, float a, const char* what) {
     INFO(what);
@@ -416,9 +428,7 @@ TEST_CASE("set_child patches a child plan of the same shape; another shape is re
           "[gpu][update][child][setters]") {
   ChildAxpb c(rng(108));
   Stream s;
-  gd::Graph g("outer");
-  auto sub = g.add_child(c.inner(2.0f)).name("sub");
-  gd::Executable exec = g.instantiate();
+  auto [g, sub, exec] = c.outer();
   exec.set_child(sub, c.inner(-3.0f));
   c.check(exec, s, -3.0f, "after set_child");
 
@@ -436,9 +446,7 @@ TEST_CASE("set_child keeps the graphs of the plans it was given: an equal plan a
           "[gpu][update][child][setters]") {
   ChildAxpb c(rng(110));
   Stream s;
-  gd::Graph g("outer");
-  auto sub = g.add_child(c.inner(2.0f)).name("sub");
-  gd::Executable exec = g.instantiate();
+  auto [g, sub, exec] = c.outer();
   const gd::Graph minus3 = c.inner(-3.0f);
   exec.set_child(sub, minus3);
   c.check(exec, s, -3.0f, "-3");
@@ -499,9 +507,7 @@ TEST_CASE("set_child sets a plan changed since it was given as it is now, not fr
           "[gpu][update][child][setters]") {
   ChildAxpb c(rng(112));
   Stream s;
-  gd::Graph g("outer");
-  auto sub = g.add_child(c.inner(2.0f)).name("sub");
-  gd::Executable exec = g.instantiate();
+  auto [g, sub, exec] = c.outer();
   gd::Graph mine = c.inner(-3.0f);
   exec.set_child(sub, mine);
   c.check(exec, s, -3.0f, "-3");
