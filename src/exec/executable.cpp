@@ -23,10 +23,10 @@
 #include "native/driver_params.hpp"
 #include "native/kind_build.hpp"
 #include "native/native.hpp"
-#include "native/thread_scratch.hpp"
 #include "plan/counters.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
+#include "plan/thread_scratch.hpp"
 
 namespace graphdsl {
 
@@ -400,17 +400,21 @@ detail::ExecImpl& Executable::impl() const {
   return *impl_.get();
 }
 
+namespace {
+/// Whether a host node of `x` has thrown since the error was last taken (no sink: no host node).
+bool host_error_pending(const detail::ExecImpl& x) noexcept {
+  return x.sink != nullptr && x.sink->pending.load(std::memory_order_acquire);
+}
+}  // namespace
+
 void Executable::rethrow_host_error() {
   auto& x = impl();
-  if (x.sink != nullptr && x.sink->pending.load(std::memory_order_acquire)) {
+  if (host_error_pending(x)) {
     if (std::exception_ptr e = x.sink->take()) std::rethrow_exception(e);
   }
 }
 
-bool Executable::has_host_error() const {
-  const detail::ExecImpl& x = impl();
-  return x.sink != nullptr && x.sink->pending.load(std::memory_order_acquire);
-}
+bool Executable::has_host_error() const { return host_error_pending(impl()); }
 
 void Executable::launch(cudaStream_t stream) {
   rethrow_host_error();

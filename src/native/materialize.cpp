@@ -21,11 +21,11 @@
 #include "native/kind_build.hpp"
 #include "native/native.hpp"
 #include "native/reaper.hpp"
-#include "native/thread_scratch.hpp"
 #include "plan/counters.hpp"
 #include "plan/node_params.hpp"
 #include "plan/plan_access.hpp"
 #include "plan/rules.hpp"
+#include "plan/thread_scratch.hpp"
 
 namespace graphdsl::detail {
 

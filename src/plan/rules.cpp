@@ -16,6 +16,7 @@
 #include "plan/plan_access.hpp"
 #include "plan/rule_kit.hpp"
 #include "plan/rules.hpp"
+#include "plan/thread_scratch.hpp"
 
 namespace graphdsl::detail {
 
@@ -220,14 +221,12 @@ void creation_order_into(const GraphImpl& g, const std::string& context, std::ve
   // order, so the order is a deterministic function of the plan. One buffer holds the in-degrees
   // (n), the successor ranges (n + 2: node p's successors are succ[first[p]] .. succ[first[p + 1]])
   // and the successors (one per edge).
-  // Small plans (instantiating one of a few nodes is a hot path) use the thread's buffer, kept
-  // between calls; large ones a buffer of their own, so that no thread keeps a large one.
-  const std::size_t words = 2 * std::size_t{n} + 2 + g.edge_count;
-  constexpr std::size_t kept_words = 4096;
-  thread_local std::vector<std::uint32_t> kept;
-  std::vector<std::uint32_t> own;
-  std::vector<std::uint32_t>& work = words <= kept_words ? kept : own;
-  work.assign(words, 0);
+  // The buffer is the thread's, kept between calls (instantiating a plan of a few nodes is a hot
+  // path); a large plan's is given back afterwards.
+  struct WorkTag;
+  ThreadScratch<std::uint32_t, WorkTag> kept_work;
+  std::vector<std::uint32_t>& work = kept_work.get();
+  work.assign(2 * std::size_t{n} + 2 + g.edge_count, 0);
   std::uint32_t* const indegree = work.data();
   std::uint32_t* const first = indegree + n;
   std::uint32_t* const succ = first + n + 2;

@@ -1,11 +1,11 @@
-// The scratch lists a compile keeps per thread (src/native/thread_scratch.hpp): reused between
+// The scratch lists a compile keeps per thread (src/plan/thread_scratch.hpp): reused between
 // compiles, and never shared by two compiles at once on one thread (a captured function that a
 // compile runs may compile another graph).
 #include <cstdint>
 #include <thread>
 #include <vector>
 
-#include "native/thread_scratch.hpp"  // src/, not installed
+#include "plan/thread_scratch.hpp"  // src/, not installed
 #include "unit_support.hpp"
 
 namespace gd = graphdsl;
@@ -48,6 +48,22 @@ TEST_CASE("a borrow while the thread's scratch list is borrowed gets its own, an
   });
   t.join();
   CHECK(other_thread != &outer.get());
+}
+
+TEST_CASE("a borrow that grows the thread's scratch list beyond its limit gives the storage back",
+          "[compile][scratch]") {
+  {
+    Scratch s;
+    s.get().assign(Scratch::kept_limit, 1);  // at the limit: kept
+  }
+  {
+    Scratch s;
+    CHECK(s.get().capacity() >= Scratch::kept_limit);
+    s.get().assign(Scratch::kept_limit + 1, 2);  // beyond it: given back at the end
+  }
+  Scratch after;
+  CHECK(after.get().empty());
+  CHECK(after.get().capacity() == 0);
 }
 
 TEST_CASE("the thread's scratch list is free again once a borrow ends by an exception", "[compile][scratch]") {
