@@ -3,10 +3,12 @@
 // and context, then the runtime call, whose error is the one reported.
 #include <cuda.h>
 
+#include <cstring>
 #include "exec/patch.hpp"
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
 #include "native/native.hpp"
+#include "plan/records/kernel_access.hpp"
 
 namespace graphdsl::detail {
 
@@ -41,12 +43,18 @@ cudaFunction_t setter_function(ExecImpl& x, const void* function) noexcept {
 /// runtime's own call looks it up and converts the parameters on every call). False without that
 /// entry point, when the lookup fails, or when the driver refuses; a refusal also forgets the
 /// function, and the next call looks it up again.
+using SetExec = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
+/// The driver's cuGraphExecKernelNodeSetParams (null without it), looked up at the first call.
+SetExec exec_setter() noexcept {
+  static const auto set = reinterpret_cast<SetExec>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
+  return set;
+}
+
 bool driver_kernel_set(ExecImpl& x, CUgraphExec exec, cudaGraphNode_t node, const void* function, const dim3& grid,
                        const dim3& block, unsigned int shared_bytes, void** params, void** extra) noexcept {
-  using SetExec = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
   using SetGraph = CUresult (*)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
-  static const auto set_exec = reinterpret_cast<SetExec>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
   static const auto set_graph = reinterpret_cast<SetGraph>(driver_entry("cuGraphKernelNodeSetParams", 12000));
+  const SetExec set_exec = exec_setter();
   if ((exec != nullptr ? set_exec == nullptr : set_graph == nullptr)) return false;
   const cudaFunction_t f = setter_function(x, function);
   if (f == nullptr) return false;
@@ -55,6 +63,13 @@ bool driver_kernel_set(ExecImpl& x, CUgraphExec exec, cudaGraphNode_t node, cons
   if ((exec != nullptr ? set_exec(exec, node, &d) : set_graph(node, &d)) == CUDA_SUCCESS) return true;
   x.setter_kernel = KernelLookup{};
   return false;
+}
+
+bool driver_exec_kernel_set(CUgraphExec exec, cudaGraphNode_t node, const CUDA_KERNEL_NODE_PARAMS& d) noexcept {
+  const SetExec set_exec = exec_setter();
+  if (set_exec == nullptr) return false;
+  count_cuda_call();
+  return set_exec(exec, node, &d) == CUDA_SUCCESS;
 }
 
 /// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates: first the driver's

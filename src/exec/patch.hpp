@@ -29,6 +29,24 @@ namespace graphdsl::detail {
 bool driver_kernel_set(ExecImpl& x, CUgraphExec exec, cudaGraphNode_t node, const void* function, const dim3& grid,
                        const dim3& block, unsigned int shared_bytes, void** params, void** extra) noexcept;
 
+/// The driver's cuGraphExecKernelNodeSetParams of `exec` with `d` (the kernel setters' short path,
+/// whose records hold the CUfunction): false without that entry point or when the driver refuses.
+bool driver_exec_kernel_set(CUgraphExec exec, cudaGraphNode_t node, const CUDA_KERNEL_NODE_PARAMS& d) noexcept;
+
+/// set_kernel_args and set_launch from node ref.index's setter record (KernelSetterRecord): the
+/// handle's plan checked, the driver's call made with `args` (laid out as `layout`; null: the
+/// recorded arguments) and `launch` (null: the recorded shape), and both recorded in the plan,
+/// reading the record, the executable and the plan's arena only. False, with nothing changed, when
+/// the record is missing, stale or of another layout, the handle is not one the executable accepts,
+/// the launch is one the kernel rules or launch attributes have to look at, or the driver refuses:
+/// the caller then takes the checked path, which reports what is wrong.
+bool set_from_record(ExecImpl& x, const NodeRef& ref, const unsigned char* args, const ArgLayout* layout,
+                     const Launch* launch) noexcept;  // src/kinds/kernel_patch.cpp
+
+/// After the kernel setters' direct path patched node i of a single-device executable with the
+/// driver: its setter record made (the records allocated with the first) or brought in step.
+void keep_setter_record(ExecImpl& x, std::uint32_t i, const KernelData& k, const ArgLayout& layout) noexcept;
+
 /// cudaGraphExecKernelNodeSetParams for the kernel setters and per-node updates, through the
 /// driver's entry point where it can (see exec/kernel_driver.cpp).
 cudaError_t exec_kernel_set_params(ExecImpl& x, cudaGraphNode_t node, const cudaKernelNodeParams& p);

@@ -170,7 +170,7 @@ void patch_recorded(ExecImpl& x, std::uint32_t i, Params& slot, Params now, Appl
   try {
     check_node(a, i);
     const DeviceScope device(node_device(a, i, -1));
-    mark_node_changed(x, i);
+    mark_node_patched(x, i);  // memset, memcpy, host, event and child nodes: no kernel record changes
     const Applied applied = apply();
     if (applied.rc != cudaSuccess) throw_cuda(applied.rc, applied.api, a.info(i));
   } catch (...) {

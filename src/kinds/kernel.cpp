@@ -69,10 +69,7 @@ std::string dims(const dim3& d) { return fmt::format("({},{},{})", d.x, d.y, d.z
 void check_launch_limits(const GraphImpl& g, std::uint32_t i, const std::string& ctx, const LaunchShape& l) {
   // Every launch within the limits (the common case, once per kernel node of every validation)
   // skips building the table below, which cost a third of the kernel rules' time.
-  if (l.grid.x <= 2147483647u && l.grid.y <= 65535u && l.grid.z <= 65535u && l.block.x <= 1024u && l.block.y <= 1024u &&
-      l.block.z <= 64u) {
-    return;
-  }
+  if (launch_shape_allowed(l.grid, l.block)) return;
   struct Limit {
     const char* what;
     char axis;

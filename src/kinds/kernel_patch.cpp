@@ -18,6 +18,7 @@
 #include "kinds/kinds.hpp"
 #include "native/cuda_call.hpp"
 #include "native/device_rules.hpp"
+#include "native/driver_params.hpp"
 #include "native/native.hpp"
 #include "plan/diff.hpp"
 #include "plan/node_params.hpp"
@@ -34,7 +35,7 @@ cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cuda
   void** params = kernel_argv(layout, block, argv.data());
   const DeviceScope device(node_device(g, i, -1));
   if (&g == &recorded_plan(x)) {
-    mark_node_changed(x, i);
+    mark_node_patched(x, i);
   } else {
     mark_changed(x);  // a node of a nested plan (Executable::set)
   }
@@ -46,6 +47,60 @@ cudaError_t kernel_direct(ExecImpl& x, const GraphImpl& g, std::uint32_t i, cuda
   }
   const cudaKernelNodeParams p = kernel_node_params(k, layout, block, argv.data());
   return cuda_try(cudaGraphExecKernelNodeSetParams, x.exec.get(), node, &p);
+}
+
+bool set_from_record(ExecImpl& x, const NodeRef& ref, const unsigned char* args, const ArgLayout* layout,
+                     const Launch* launch) noexcept {
+  if (ref.index >= x.setter_records.size()) return false;
+  KernelSetterRecord& r = x.setter_records[ref.index];
+  if (r.epoch != x.setter_epoch || (args != nullptr && r.layout != layout)) return false;
+  GraphImpl& a = x.plan.impl();
+  if (ref.plan == 0 || (ref.plan != x.origin_id && ref.plan != plan_id(a) && ref.plan != x.last_template_id)) {
+    return false;
+  }
+  // A new launch shape takes this path when the kernel rules have nothing to say of it (they would
+  // name the rule it breaks) and no launch attributes are involved.
+  if (launch != nullptr &&
+      (launch->has_attributes() || has_launch_attributes(a) || !launch_shape_allowed(launch->grid, launch->block))) {
+    return false;
+  }
+  const dim3& grid = launch != nullptr ? launch->grid : r.grid;
+  const dim3& block = launch != nullptr ? launch->block : r.block;
+  const unsigned int shared_bytes = launch != nullptr ? launch->shared_bytes : r.shared_bytes;
+  const unsigned char* from = args != nullptr ? args : argument_block_at(a, r.args);
+  void* argv[max_setter_args];
+  const CUDA_KERNEL_NODE_PARAMS d = driver_kernel_params(r.function, grid, block, shared_bytes,
+                                                         kernel_argv(*r.layout, from, argv), nullptr);
+  mark_node_patched(x, ref.index);
+  if (!driver_exec_kernel_set(x.exec.get(), r.node, d)) return false;
+  if (args != nullptr) std::memcpy(argument_block_at(a, r.args), args, r.layout->total);
+  if (launch != nullptr) {
+    LaunchShape& recorded = kernel_of(a, ref.index).launch;
+    recorded.grid = r.grid = launch->grid;
+    recorded.block = r.block = launch->block;
+    recorded.shared_bytes = r.shared_bytes = launch->shared_bytes;  // the priority stays: CUDA patches none per node
+  }
+  return true;
+}
+
+void keep_setter_record(ExecImpl& x, std::uint32_t i, const KernelData& k, const ArgLayout& layout) noexcept {
+  if (x.context == nullptr || x.setter_kernel.func != k.func || x.setter_kernel.function == nullptr) return;
+  if (x.setter_records.empty()) {
+    try {
+      x.setter_records.resize(x.native.nodes.size());
+    } catch (...) {  // the records only spare reads: without them every call takes the checked path
+      return;
+    }
+  }
+  KernelSetterRecord& r = x.setter_records[i];
+  r.node = x.native.nodes[i];
+  r.function = x.setter_kernel.function;
+  r.layout = &layout;
+  r.args = k.args;
+  r.grid = k.launch.grid;
+  r.block = k.launch.block;
+  r.shared_bytes = k.launch.shared_bytes;
+  r.epoch = x.setter_epoch;
 }
 
 }  // namespace detail
@@ -67,6 +122,7 @@ Launch Executable::recorded_launch(const Node& node) const {
 void Executable::set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
                                    const Launch* launch) {
   detail::ExecImpl& x = impl();
+  if (detail::set_from_record(x, node.ref(), args, layout, launch)) return;
   detail::GraphImpl& a = x.plan.impl();
   const std::uint32_t i = detail::exec_index(x, node, NodeKind::kernel);
   const std::uint32_t kernel = detail::kernel_index(a, i);
@@ -121,6 +177,7 @@ void Executable::set_kernel_params(const Node& node, const unsigned char* args, 
   if (rc != cudaSuccess) detail::throw_cuda(rc, "cudaGraphExecKernelNodeSetParams", a.info(i));
   if (args != nullptr) std::memcpy(detail::argument_block(a, k), args, links.layout->total);
   keep.done = true;
+  detail::keep_setter_record(x, i, k, *links.layout);
 }
 
 namespace detail::kinds::kernel {

@@ -250,6 +250,22 @@ class NodeWords {
   std::vector<std::uint64_t> rest_;  ///< all words when there are more than one
 };
 
+/// What set_kernel_args needs to patch one kernel node of a single-device executable, in one cache
+/// line: the driver's parameters but the arguments, the layout they are packed as, and where the
+/// recorded plan keeps them. A copy of the plan's records (kept with them by the kernel setters'
+/// direct path, and dropped by any other change: ExecImpl::setter_epoch), so that the setter reads
+/// one line where the plan spreads the same over six; a driver call in between leaves them cold.
+struct alignas(64) KernelSetterRecord {
+  cudaGraphNode_t node = nullptr;
+  CUfunc_st* function = nullptr;  ///< the kernel's CUfunction in the executable's context
+  const ArgLayout* layout = nullptr;
+  std::uint64_t args = 0;  ///< offset of the node's argument block in the recorded plan's arena
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  unsigned int shared_bytes = 0;
+  std::uint32_t epoch = 0;  ///< valid while ExecImpl::setter_epoch equals it
+};
+
 struct ExecImpl {
   /// Takes the plan it is compiled from, its materialized graph and its error sink (no default: an
   /// empty Graph would allocate a plan only to drop it, a cost every instantiate() of a small graph
@@ -298,6 +314,10 @@ struct ExecImpl {
   /// The plan has device-updatable kernel nodes (exec/device_update.hpp): no cudaGraphExecUpdate,
   /// and CUDA wants it uploaded before a launch after instantiation and after host-side changes.
   bool device_updatable = false;
+  /// The epoch of the kernel setters' records (setter_records): advanced by every change of the
+  /// executable (mark_changed) but the kernel setters' own, which keep their node's record in step.
+  /// Next to `upload`, which mark_changed writes too (and in its padding).
+  std::uint32_t setter_epoch = 1;
   /// The kernel setters' driver path: the last kernel it looked up and its CUfunction
   /// (cached_function), so that repeated setters on one kernel look nothing up, and the context it
   /// was looked up in (a CUfunction belongs to one context: exec/kernel_driver.cpp, setter_function).
@@ -327,6 +347,11 @@ struct ExecImpl {
   /// set_child(node, plan)'s last child plans with their graphs, least recently set evicted first
   /// (bounded: exec/child_cache.hpp).
   ChildCache child_cache;
+  /// The kernel setters' records (KernelSetterRecord), one per top-level node, made by the first
+  /// set_kernel_args or set_launch that patches a node through the driver; empty until then. A
+  /// record is valid while its epoch is `setter_epoch`. Last: the fields before it keep their
+  /// places, which the other setters' hot paths read.
+  std::vector<KernelSetterRecord> setter_records;
 };
 
 /// Marks an executable's `launching` flag for the lifetime of a launch() call's cudaGraphLaunch,
@@ -353,6 +378,7 @@ inline const std::shared_ptr<const int>& alive_token(const ExecImpl& x) {
 /// once per operation that changes it, before its driver call (exec/patch.hpp says which).
 inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
+  ++x.setter_epoch;
 }
 
 /// The executable's recorded plan, to read: unlike x.plan.impl() on a non-const ExecImpl, it
@@ -376,6 +402,14 @@ inline void mark_node_behind(ExecImpl& x, std::uint32_t i) noexcept {
 /// mark_changed, for a change of top-level node i that leaves native.graph behind the executable.
 inline void mark_node_changed(ExecImpl& x, std::uint32_t i) noexcept {
   mark_changed(x);
+  mark_node_behind(x, i);
+}
+
+/// mark_node_changed for a change of top-level node i alone that leaves every kernel setter record
+/// valid (ExecImpl::setter_records): a kernel setter's direct path, which brings node i's record in
+/// step itself, or the direct setter of a node of another kind, which no record describes.
+inline void mark_node_patched(ExecImpl& x, std::uint32_t i) noexcept {
+  if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
   mark_node_behind(x, i);
 }
 

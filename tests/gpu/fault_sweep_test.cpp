@@ -3,7 +3,8 @@
 // Executable::set(param), update() (per node and whole graph), set_child, prepare_update,
 // update(prepared), prepare_child and set_kernel to a kernel of another signature either complete or
 // leave every node launching the old values, never a mix, and the recorded plan as it was;
-// reset_graph_memory_high_marks allocates nothing. The plan-side sweep is tests/faults.
+// reset_graph_memory_high_marks allocates nothing; the kernel setters allocate once per executable
+// (their records) and apply the call when that allocation fails. The plan-side sweep is tests/faults.
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -333,7 +334,7 @@ TEST_CASE("reset_graph_memory_high_marks allocates nothing", "[gpu][faults][memo
   CHECK(launches(exec, c, 2.0f, 1.0f, 3.0f));
 }
 
-TEST_CASE("compiling a one-kernel plan makes at most 9 allocations; a failure in any of them throws and leaves "
+TEST_CASE("compiling a one-kernel plan makes at most 2 allocations; a failure in any of them throws and leaves "
           "nothing alive",
           "[gpu][faults][instantiate]") {
   Cells c;
@@ -410,6 +411,52 @@ TEST_CASE("set_host allocates nothing once a callable of its size has been relea
   const std::vector<float> got = c.child.download();
   const std::vector<float> hx = c.x.download();
   for (int i = 0; i < N; ++i) REQUIRE(got[i] == 1.5f * hx[i]);
+}
+
+TEST_CASE("the kernel setters allocate once per executable, for their records; a failure of that allocation still "
+          "applies the call",
+          "[gpu][faults][setters]") {
+  Cells c;
+  gd::Graph g("records");
+  add_nodes(g, c, 2.0f, 1.0f, 3.0f);
+  const auto top = gd::node_cast<gd::KernelNodeOf<decltype(axpb)>>(*g.find("top"));
+  auto top_is = [&c](gd::Executable& e, float a) {  // 'top' computes a * x + 0.5
+    e.launch(c.s);
+    e.synchronize(c.s);
+    const std::vector<float> got = c.top.download();
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += got[i] != a * c.hx[i] + 0.5f;
+    INFO("a = " << a << ": " << bad << " wrong values");
+    return bad == 0;
+  };
+  {
+    gd::Executable exec = g.instantiate();
+    faults::arm(std::uint64_t{1} << 40);  // counts this thread's allocations, fails none
+    exec.set_kernel_args(top, c.top.get(), c.x.get(), 4.0f, 0.5f, N);
+    const std::uint64_t first = faults::allocations();
+    for (int k = 0; k < 10; ++k) {
+      exec.set_kernel_args(top, c.top.get(), c.x.get(), k % 2 == 0 ? 5.0f : 4.0f, 0.5f, N);
+      exec.set_launch(top, gd::cover(N, k % 2 == 0 ? 128 : 256));
+    }
+    const std::uint64_t later = faults::allocations() - first;
+    faults::disarm();
+    CHECK(first == 1);  // the records: one per top-level node
+    CHECK(later == 0);
+    CHECK(top_is(exec, 4.0f));
+  }
+  gd::Executable exec = g.instantiate();
+  float a = 2.0f;
+  const std::uint64_t failed = sweep(
+      "set_kernel_args",
+      [&] {
+        a += 1.0f;
+        exec.set_kernel_args(top, c.top.get(), c.x.get(), a, 0.5f, N);
+      },
+      [&](bool threw) { return !threw && top_is(exec, a); });
+  CHECK(failed == 1);
+  exec.set_kernel_args(top, c.top.get(), c.x.get(), 9.0f, 0.5f, N);  // the records, made now
+  exec.set_kernel_args(top, c.top.get(), c.x.get(), 10.0f, 0.5f, N);
+  CHECK(top_is(exec, 10.0f));
 }
 
 }  // namespace fault_sweep_test

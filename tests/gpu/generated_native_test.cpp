@@ -1,6 +1,8 @@
 // Generated, model-based GPU cases: seeded random plans of kernel, memset and memcpy nodes (one of
-// the kernels' factors a Parameter), and random sequences of setters, Executable::set and updates
-// under every policy. A host model keeps what each node should do now; after every step
+// the kernels' factors a Parameter; each kernel's grid covering all of its buffer or a part), and
+// random sequences of setters (arguments, launch shape, another function of the same signature),
+// Executable::set and updates under every policy. A host model keeps what each node should do now;
+// after every step
 //   - the executable computes what the model computes (values read back from the device),
 //   - the executable's plan (exec.plan()) dumps as the model's plan does, and compiles into an
 //     executable that computes the same,
@@ -11,6 +13,7 @@
 //     the same kinds, it diffs against the adoption of a second compilation of the plan with nothing
 //     to change (exec.plan() keeps its Parameter, the native graph its value), and it computes the same.
 // A failure names the seed and the step; rerun one seed with GRAPHDSL_GENERATED_SEED.
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <random>
@@ -28,6 +31,7 @@ namespace {
 
 constexpr int n = 2048;
 constexpr int buffers = 4;
+constexpr unsigned threads = 256;  // per block of every kernel: a grid of n / threads blocks covers a buffer
 
 /// One node of the model: what it does to the buffers.
 struct Step {
@@ -35,6 +39,10 @@ struct Step {
   int out = 0, in = 0;  // buffers (scale: out only; memset: out; memcpy: out <- in)
   float m = 1.0f, c = 0.0f;
   bool param = false;  // scale: its factor is the plan's Parameter
+  bool add = false;    // scale without the Parameter: adds m (add_scalar, the same signature) instead
+  unsigned blocks = n / threads;  // kernels: the grid; elements past blocks * threads stay as they were
+
+  int reach() const { return std::min(n, static_cast<int>(blocks * threads)); }
 };
 
 struct Model {
@@ -44,10 +52,17 @@ struct Model {
   /// The buffers after one launch from `init` (host reference of the chain, in order).
   std::vector<std::vector<float>> run(std::vector<std::vector<float>> b) const {
     for (const Step& s : steps) {
-      for (int i = 0; i < n; ++i) {
+      const int count = s.kind == Step::affine || s.kind == Step::scale ? s.reach() : n;
+      for (int i = 0; i < count; ++i) {
         switch (s.kind) {
           case Step::affine: b[s.out][i] = s.m * b[s.in][i] + s.c; break;
-          case Step::scale: b[s.out][i] *= s.param ? param : s.m; break;
+          case Step::scale:
+            if (s.add) {
+              b[s.out][i] += s.m;
+            } else {
+              b[s.out][i] *= s.param ? param : s.m;
+            }
+            break;
           case Step::memset: b[s.out][i] = s.m; break;
           case Step::memcpy: b[s.out][i] = b[s.in][i]; break;
         }
@@ -58,6 +73,12 @@ struct Model {
 };
 
 float small_value(std::mt19937& gen) { return static_cast<float>(std::uniform_int_distribution<int>(-8, 8)(gen)) / 4; }
+
+/// A kernel's grid: the whole buffer most often, else half of it or one block.
+unsigned random_blocks(std::mt19937& gen) {
+  const unsigned choices[] = {n / threads, n / threads, n / threads / 2, 1};
+  return choices[std::uniform_int_distribution<int>(0, 3)(gen)];
+}
 
 Model random_model(std::mt19937& gen) {
   Model m;
@@ -72,6 +93,7 @@ Model random_model(std::mt19937& gen) {
     s.m = small_value(gen);
     s.c = small_value(gen);
     s.param = s.kind == Step::scale && k % 2 == 0;
+    s.blocks = random_blocks(gen);
     m.steps.push_back(s);
   }
   m.param = small_value(gen);
@@ -88,9 +110,9 @@ struct Built {
 Built build(const Model& m, const std::deque<DeviceBuffer<float>>& b) {
   Built out;
   out.param = out.g.parameter(m.param);
-  const gd::Launch l = gd::cover(n);
   for (std::size_t k = 0; k < m.steps.size(); ++k) {
     const Step& s = m.steps[k];
+    const gd::Launch l{s.blocks, threads};
     auto chained = [&](auto node) {
       node.name("n" + std::to_string(k));
       if (k > 0) node.after(out.nodes.back());
@@ -101,6 +123,8 @@ Built build(const Model& m, const std::deque<DeviceBuffer<float>>& b) {
       case Step::scale:
         if (s.param) {
           chained(out.g.add_kernel(scale_by, l, b[s.out].get(), out.param, n));
+        } else if (s.add) {
+          chained(out.g.add_kernel(add_scalar, l, b[s.out].get(), s.m, n));
         } else {
           chained(out.g.add_kernel(scale_by, l, b[s.out].get(), s.m, n));
         }
@@ -148,25 +172,62 @@ struct Harness {
   }
 };
 
+/// One to three kernel setters on node `node` (step `s`, an affine or a scale without the Parameter),
+/// each the new arguments (twice as often), a new grid, or (a scale) the other function of its
+/// signature: a setter often follows another change of the same node.
+std::string kernel_setters(std::mt19937& gen, Step& s, Harness& h, gd::Executable& exec, const gd::Node& node) {
+  using Affine = gd::KernelNodeOf<decltype(affine)>;
+  using Scale = gd::KernelNodeOf<decltype(scale_by)>;
+  std::string done;
+  const int calls = std::uniform_int_distribution<int>(1, 3)(gen);
+  for (int c = 0; c < calls; ++c) {
+    const int which = std::uniform_int_distribution<int>(0, 3)(gen);
+    if (which == 2) {
+      s.blocks = random_blocks(gen);
+      const gd::Launch l{s.blocks, threads};
+      if (s.kind == Step::affine) {
+        exec.set_launch(gd::node_cast<Affine>(node), l);
+      } else {
+        exec.set_launch(gd::node_cast<Scale>(node), l);
+      }
+      done += " set_launch " + std::to_string(s.blocks) + " blocks,";
+    } else if (which == 3 && s.kind == Step::scale) {
+      s.add = !s.add;
+      s.m = small_value(gen);
+      exec.set_kernel(gd::node_cast<Scale>(node), s.add ? add_scalar : scale_by, gd::Launch{s.blocks, threads},
+                      h.b[s.out].get(), s.m, n);
+      done += s.add ? " set_kernel add_scalar," : " set_kernel scale_by,";
+    } else {
+      s.m = small_value(gen);
+      if (s.kind == Step::affine) {
+        exec.set_kernel_args(gd::node_cast<Affine>(node), h.b[s.out].get(), h.b[s.in].get(), s.m, s.c, n);
+      } else {
+        exec.set_kernel_args(gd::node_cast<Scale>(node), h.b[s.out].get(), s.m, n);
+      }
+      done += " set_kernel_args,";
+    }
+  }
+  done.pop_back();
+  return done.substr(1);
+}
+
 /// One random change of the model, made on the executable through a setter, Executable::set or
 /// update(): what was done, in words.
-std::string random_change(std::mt19937& gen, Model& m, Harness& h, gd::Executable& exec, const Built& first) {
-  const int k = std::uniform_int_distribution<int>(0, static_cast<int>(m.steps.size()) - 1)(gen);
+/// Half the changes are of `last`, the node changed before (-1: none yet), so that a node's setter
+/// often follows another change of the same node (its launch, function or an update).
+std::string random_change(std::mt19937& gen, Model& m, Harness& h, gd::Executable& exec, const Built& first, int& last) {
+  const bool again = last >= 0 && std::uniform_int_distribution<int>(0, 1)(gen) == 0;
+  const int k = again ? last : std::uniform_int_distribution<int>(0, static_cast<int>(m.steps.size()) - 1)(gen);
+  last = k;
   Step& s = m.steps[k];
   const int how = std::uniform_int_distribution<int>(0, 3)(gen);
+  if (how == 0 && (s.kind == Step::affine || (s.kind == Step::scale && !s.param))) {
+    return kernel_setters(gen, s, h, exec, first.nodes[k]) + " n" + std::to_string(k);
+  }
   if (how == 0) {  // the node's own setter
     switch (s.kind) {
       case Step::affine:
-        s.m = small_value(gen);
-        exec.set_kernel_args(gd::node_cast<gd::KernelNodeOf<decltype(affine)>>(first.nodes[k]), h.b[s.out].get(),
-                             h.b[s.in].get(), s.m, s.c, n);
-        return "set_kernel_args n" + std::to_string(k);
-      case Step::scale:
-        if (s.param) break;
-        s.m = small_value(gen);
-        exec.set_kernel_args(gd::node_cast<gd::KernelNodeOf<decltype(scale_by)>>(first.nodes[k]), h.b[s.out].get(), s.m,
-                             n);
-        return "set_kernel_args n" + std::to_string(k);
+      case Step::scale: break;  // a scale by the Parameter: kernel_setters takes the others
       case Step::memset:
         s.m = small_value(gen);
         exec.set_memset(gd::node_cast<gd::MemsetNode>(first.nodes[k]), h.b[s.out].get(), s.m, n);
@@ -187,6 +248,7 @@ std::string random_change(std::mt19937& gen, Model& m, Harness& h, gd::Executabl
   // A new plan of the same shape: new values at one or two nodes, then update() under a policy.
   s.m = small_value(gen);
   s.c = small_value(gen);
+  if (s.kind == Step::affine || s.kind == Step::scale) s.blocks = random_blocks(gen);
   if (how == 3) m.param = small_value(gen);
   const Built next = build(m, h.b);
   const gd::UpdatePolicy policy = static_cast<gd::UpdatePolicy>(std::uniform_int_distribution<int>(0, 2)(gen));
@@ -213,8 +275,9 @@ TEST_CASE(
     Model m = random_model(gen);
     const Built first = build(m, h.b);
     gd::Executable exec = first.g.instantiate();
-    for (int step = 0; step < 8; ++step) {
-      const std::string what = step == 0 ? std::string("compiled") : random_change(gen, m, h, exec, first);
+    int last = -1;
+    for (int step = 0; step < 10; ++step) {
+      const std::string what = step == 0 ? std::string("compiled") : random_change(gen, m, h, exec, first, last);
       INFO("seed " << seed << ", step " << step << ": " << what);
       const auto want = m.run(h.init);
       REQUIRE(h.launch(exec) == want);

@@ -52,6 +52,9 @@ inline const unsigned char* argument_block(const GraphImpl& g, const KernelData&
   return g.args.data() + k.args;
 }
 inline unsigned char* argument_block(GraphImpl& g, const KernelData& k) noexcept { return g.args.data() + k.args; }
+/// The argument block at `offset` in g's arena (a KernelData::args kept elsewhere: the executable's
+/// setter records).
+inline unsigned char* argument_block_at(GraphImpl& g, std::uint64_t offset) noexcept { return g.args.data() + offset; }
 /// Whether a kernel of `g` has launch attributes (attributes_of is null for every kernel when not).
 inline bool has_launch_attributes(const GraphImpl& g) noexcept { return !g.kernel_attributes.empty(); }
 /// Whether a kernel of the plan takes a Condition or GraphBuffer argument.
@@ -69,6 +72,18 @@ inline std::uint64_t placeholder_offset(const GraphImpl& g, const KernelData& k,
   std::uint64_t at = 0;
   std::memcpy(&at, argument_block(g, k) + ph.offset, sizeof at);
   return at;
+}
+
+/// Whether a launch shape keeps the kernel rules that depend on the shape alone: no zero dimension,
+/// at most 1,024 threads per block, and CUDA's per-dimension limits of grid and block (the same on
+/// every device graphdsl supports). The kernel rules (src/kinds/kernel.cpp) say which one a shape
+/// breaks; the kernel setters' short path takes only shapes this allows.
+inline bool launch_shape_allowed(const dim3& grid, const dim3& block) noexcept {
+  const bool nonzero = grid.x != 0 && grid.y != 0 && grid.z != 0 && block.x != 0 && block.y != 0 && block.z != 0;
+  const bool limits = grid.x <= 2147483647u && grid.y <= 65535u && grid.z <= 65535u && block.x <= 1024u &&
+                      block.y <= 1024u && block.z <= 64u;
+  // Each block dimension is at most 1,024 here, so the product cannot wrap.
+  return nonzero && limits && std::uint64_t{block.x} * block.y * block.z <= 1024u;
 }
 
 /// The launch attributes of kernel `kernel` (an index into g.kernels), or nullptr when it has none.
