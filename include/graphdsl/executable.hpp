@@ -221,8 +221,10 @@ class Executable {
   // GraphBuffer, and set_memset / set_memcpy with raw pointers on a node that has them, take a
   // direct path: no plan is built and nothing is allocated on the heap (kernel arguments are
   // converted into a block on the stack, and the kernel node is patched through the CUDA driver's
-  // entry point, the runtime's call on any failure so that errors read the same). The other setters
-  // build a one-node plan and patch from it.
+  // entry point, the runtime's call on any failure so that errors read the same). The first such
+  // kernel setter of a single-device executable allocates its setter records once (64 bytes per
+  // top-level node); later kernel setters patch the node from its record. The other setters build
+  // a one-node plan and patch from it.
   // Setters affect launches made after them; launches already queued keep their parameters, except
   // host callables, which are swapped in place: a queued launch that has not reached the host node
   // yet runs the new callable.
@@ -381,7 +383,8 @@ class Executable {
   /// set_kernel_args and set_launch: patches kernel node `node` with the packed argument block
   /// `args` laid out as `layout` (null: the recorded arguments) and `launch` (null: the recorded
   /// launch). A node whose arguments hold no Condition or GraphBuffer is patched directly (no plan
-  /// built, no heap allocation); any other goes through replace_node with a one-node plan.
+  /// built; from the node's setter record once the executable has one, else from the plan's records,
+  /// after which the record is made); any other goes through replace_node with a one-node plan.
   void set_kernel_params(const Node& node, const unsigned char* args, const detail::ArgLayout* layout,
                          const Launch* launch);
   /// set_kernel_arg: the recorded block with parameter `index` replaced by `bytes` bytes at `value`.
