@@ -3,12 +3,10 @@
 // and context, then the runtime call, whose error is the one reported.
 #include <cuda.h>
 
-#include <cstring>
 #include "exec/patch.hpp"
 #include "native/cuda_call.hpp"
 #include "native/driver_params.hpp"
 #include "native/native.hpp"
-#include "plan/records/kernel_access.hpp"
 
 namespace graphdsl::detail {
 
@@ -34,6 +32,13 @@ cudaFunction_t setter_function(ExecImpl& x, const void* function) noexcept {
   return cached_function(x.setter_kernel, function, -1);
 }
 
+using SetExec = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
+/// The driver's cuGraphExecKernelNodeSetParams (null without it), looked up at the first call.
+SetExec exec_setter() noexcept {
+  static const auto set = reinterpret_cast<SetExec>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
+  return set;
+}
+
 }  // namespace
 
 /// The driver's half of exec_kernel_set_params and graph_kernel_set_params (the launch given field
@@ -43,13 +48,6 @@ cudaFunction_t setter_function(ExecImpl& x, const void* function) noexcept {
 /// runtime's own call looks it up and converts the parameters on every call). False without that
 /// entry point, when the lookup fails, or when the driver refuses; a refusal also forgets the
 /// function, and the next call looks it up again.
-using SetExec = CUresult (*)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);
-/// The driver's cuGraphExecKernelNodeSetParams (null without it), looked up at the first call.
-SetExec exec_setter() noexcept {
-  static const auto set = reinterpret_cast<SetExec>(driver_entry("cuGraphExecKernelNodeSetParams", 12000));
-  return set;
-}
-
 bool driver_kernel_set(ExecImpl& x, CUgraphExec exec, cudaGraphNode_t node, const void* function, const dim3& grid,
                        const dim3& block, unsigned int shared_bytes, void** params, void** extra) noexcept {
   using SetGraph = CUresult (*)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS*);

@@ -250,11 +250,12 @@ class NodeWords {
   std::vector<std::uint64_t> rest_;  ///< all words when there are more than one
 };
 
-/// What set_kernel_args needs to patch one kernel node of a single-device executable, in one cache
-/// line: the driver's parameters but the arguments, the layout they are packed as, and where the
-/// recorded plan keeps them. A copy of the plan's records (kept with them by the kernel setters'
-/// direct path, and dropped by any other change: ExecImpl::setter_epoch), so that the setter reads
-/// one line where the plan spreads the same over six; a driver call in between leaves them cold.
+/// What set_kernel_args and set_launch need to patch one kernel node of a single-device executable,
+/// in one cache line: the driver's parameters but the arguments, the layout they are packed as, and
+/// where the recorded plan keeps them. A copy of the plan's records (kept with them by the kernel
+/// setters' direct path, and dropped by any other change: ExecImpl::setter_epoch), so that the
+/// setter reads one line where the plan spreads the same over six; a driver call in between leaves
+/// them cold.
 struct alignas(64) KernelSetterRecord {
   cudaGraphNode_t node = nullptr;
   CUfunc_st* function = nullptr;  ///< the kernel's CUfunction in the executable's context
@@ -374,11 +375,15 @@ inline const std::shared_ptr<const int>& alive_token(const ExecImpl& x) {
   return x.alive;
 }
 
-/// Records a host-side change of the executable: a device launch needs it uploaded again. Called
-/// once per operation that changes it, before its driver call (exec/patch.hpp says which).
+/// Records a host-side change of the executable: a device launch needs it uploaded again, and the
+/// kernel setters' records may no longer say what the plan does (a new epoch). Called once per
+/// operation that changes it, before its driver call (exec/patch.hpp says which).
 inline void mark_changed(ExecImpl& x) noexcept {
   if (x.upload == ExecImpl::Upload::done) x.upload = ExecImpl::Upload::stale;
-  ++x.setter_epoch;
+  if (++x.setter_epoch == 0) {  // after 2^32 changes: no record made an epoch ago may match again
+    x.setter_epoch = 1;
+    x.setter_records.clear();  // keeps the storage: the next record made allocates nothing
+  }
 }
 
 /// The executable's recorded plan, to read: unlike x.plan.impl() on a non-const ExecImpl, it
