@@ -55,9 +55,7 @@ bool set_from_record(ExecImpl& x, const NodeRef& ref, const unsigned char* args,
   KernelSetterRecord& r = x.setter_records[ref.index];
   if (r.epoch != x.setter_epoch || (args != nullptr && r.layout != layout)) return false;
   GraphImpl& a = x.plan.impl();
-  if (ref.plan == 0 || (ref.plan != x.origin_id && ref.plan != plan_id(a) && ref.plan != x.last_template_id)) {
-    return false;
-  }
+  if (!handle_plan_accepted(x, a, ref.plan)) return false;
   // A new launch shape takes this path when the kernel rules have nothing to say of it (they would
   // name the rule it breaks) and no launch attributes are involved.
   if (launch != nullptr &&

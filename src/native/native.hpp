@@ -433,6 +433,13 @@ inline void mark_graph_behind(ExecImpl& x) noexcept {
   if (n % 64 != 0) x.graph_behind.back() = (std::uint64_t{1} << (n % 64)) - 1;
 }
 
+/// Whether a node handle of plan `id` is one x's setters accept: of the plan x was compiled from,
+/// of its recorded copy `recorded`, or of the template of its last update (0: an empty handle).
+/// Only ids are compared: nothing of the handle's plan is read.
+inline bool handle_plan_accepted(const ExecImpl& x, const GraphImpl& recorded, std::uint64_t id) noexcept {
+  return id != 0 && (id == x.origin_id || id == plan_id(recorded) || id == x.last_template_id);
+}
+
 /// exec_index's checks, each with its message: what exec_index calls when its inline test fails.
 /// @throws UsageError naming the node and both plans.
 std::uint32_t exec_index_checked(const ExecImpl& x, const Node& node, NodeKind kind);
@@ -447,8 +454,7 @@ inline std::uint32_t exec_index(const ExecImpl& x, const Node& node, NodeKind ki
   const GraphImpl& plan = x.plan.impl();
   const NodeRef ref = node.ref();
   const std::uint32_t i = ref.index;
-  if (ref.plan != 0 && (ref.plan == x.origin_id || ref.plan == plan_id(plan) || ref.plan == x.last_template_id) &&
-      i < node_count(plan) && node_kind(plan, i) == kind) {
+  if (handle_plan_accepted(x, plan, ref.plan) && i < node_count(plan) && node_kind(plan, i) == kind) {
     return i;
   }
   return exec_index_checked(x, node, kind);
